@@ -1,0 +1,69 @@
+import canonicalize from 'canonicalize'
+
+import { invalidRequest } from './errors.js'
+
+/** A JSON value as the canonical encoder accepts it. */
+export type JsonValue =
+  null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
+
+function nfcDeep(value: unknown, path: string): JsonValue {
+  if (value === null || typeof value === 'boolean') return value
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw invalidRequest(path, 'must be a finite number')
+    return value
+  }
+  if (typeof value === 'string') {
+    if (!value.isWellFormed()) throw invalidRequest(path, 'contains a lone surrogate')
+    return value.normalize('NFC')
+  }
+  if (Array.isArray(value)) return value.map((item, i) => nfcDeep(item, `${path}[${i}]`))
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, JsonValue> = {}
+    for (const [key, item] of Object.entries(value)) {
+      if (!key.isWellFormed()) throw invalidRequest(path, 'has a key with a lone surrogate')
+      const nfcKey = key.normalize('NFC')
+      if (Object.hasOwn(out, nfcKey))
+        throw invalidRequest(path, `keys collide after NFC: ${nfcKey}`)
+      out[nfcKey] = nfcDeep(item, `${path}.${nfcKey}`)
+    }
+    return out
+  }
+  throw invalidRequest(path, 'is not a JSON value')
+}
+
+/**
+ * Canonical JSON text: every string and key NFC-normalised, then RFC 8785 (JCS) serialisation.
+ * Two values with the same meaning always give the same text.
+ * @throws PowerContextError `invalid_request` for non-JSON values, NaN/Infinity, lone surrogates
+ *   or keys that collide after NFC.
+ */
+export function canonicalJson(value: unknown, path = 'value'): string {
+  const text = canonicalize(nfcDeep(value, path))
+  if (text === undefined) throw invalidRequest(path, 'is not a JSON value')
+  return text
+}
+
+/** Canonical bytes: UTF-8 of {@link canonicalJson}. */
+export function canonicalBytes(value: unknown, path = 'value'): Uint8Array {
+  return new TextEncoder().encode(canonicalJson(value, path))
+}
+
+function compareUtf8(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
+}
+
+/**
+ * Sorts references by their canonical bytes and drops duplicates (same canonical bytes), so a
+ * set of refs has exactly one canonical order.
+ */
+export function normalizeRefList<T>(refs: readonly T[], path: string): T[] {
+  const keyed = refs.map((ref, i) => ({ ref, key: canonicalJson(ref, `${path}[${i}]`) }))
+  keyed.sort((a, b) => compareUtf8(a.key, b.key))
+  const out: T[] = []
+  let last: string | undefined
+  for (const { ref, key } of keyed) {
+    if (key !== last) out.push(ref)
+    last = key
+  }
+  return out
+}

@@ -1,0 +1,250 @@
+import {
+  checkArtifactRef,
+  checkKinds,
+  checkLimit,
+  checkSourceRefs,
+  checkStates,
+} from '../core/command-rules.js'
+import { invalidRequest, PowerContextError } from '../core/errors.js'
+import {
+  checkMemoryId,
+  checkRevision,
+  checkScopeId,
+  newMemoryId,
+  newOperationId,
+} from '../core/ids.js'
+import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '../core/search-rules.js'
+import {
+  normalizeKind,
+  normalizeReason,
+  normalizeText,
+  normalizeTimestamp,
+} from '../core/text-rules.js'
+import type { DialectTx } from './dialect.js'
+import { rebuildInTx, verifyInTx } from './maintenance.js'
+import type * as Spi from './memory-backend.js'
+import {
+  CHANGES_LIMIT_DEFAULT,
+  CHANGES_LIMIT_MAX,
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  REMEMBER_MAX_ENTRIES,
+  SEARCH_MODES,
+} from './memory-backend.js'
+import { changesInTx, getInTx, historyInTx, listInTx, searchFtsInTx } from './memory-reads.js'
+import type { CheckedEntry, WriteContext } from './memory-writes.js'
+import { forgetInTx, rememberInTx, restoreInTx, updateInTx } from './memory-writes.js'
+import { captureInTx, checkCapture } from './source-capture.js'
+
+/** Options every database backend accepts. */
+export interface DatabaseBackendOptions {
+  /** Clock for `created_at`/`at` stamps; default `() => new Date()`. */
+  readonly now?: () => Date
+}
+
+function checkEntry(entry: unknown, i: number): CheckedEntry {
+  const path = `entries[${i}]`
+  if (typeof entry !== 'object' || entry === null) throw invalidRequest(path, 'must be an object')
+  const e = entry as Partial<Spi.RememberEntry>
+  return {
+    content: {
+      kind: normalizeKind(e.kind, `${path}.kind`),
+      text: normalizeText(e.text, `${path}.text`),
+      sources: checkSourceRefs(e.sources, `${path}.sources`),
+      artifacts: [],
+      observedAt: normalizeTimestamp(e.observedAt, `${path}.observed_at`),
+    },
+    reason: normalizeReason(e.reason, `${path}.reason`),
+  }
+}
+
+function optional<T>(value: T | undefined, check: (v: T) => T): T | undefined {
+  return value === undefined ? undefined : check(value)
+}
+
+/**
+ * The abstract base of every database backend (DESIGN §4, STYLE R2): it validates every command,
+ * owns canonical bytes, hashes, the state machine, CAS decisions, evidence checks and hit
+ * re-checks. Adapters implement only transactions and the row verbs of {@link DialectTx}.
+ */
+export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
+  abstract readonly name: string
+  readonly #now: () => Date
+
+  constructor(options: DatabaseBackendOptions = {}) {
+    this.#now = options.now ?? (() => new Date())
+  }
+
+  /** Capability defaults; adapters override what they support (STYLE R3). */
+  get capabilities(): Spi.BackendCapabilities {
+    return { fts: true, vector: false }
+  }
+
+  /** Runs `work` in one write transaction: commit on return, roll back and rethrow on error. */
+  protected abstract inWriteTransaction<T>(work: (tx: DialectTx) => Promise<T>): Promise<T>
+  /** Runs `work` in one read transaction over a consistent snapshot. */
+  protected abstract inReadTransaction<T>(work: (tx: DialectTx) => Promise<T>): Promise<T>
+  abstract close(): Promise<void>
+
+  #context(): WriteContext {
+    const now = this.#now()
+    return {
+      operationId: newOperationId(now.getTime()),
+      at: now.toISOString(),
+      newMemoryId: () => newMemoryId(now.getTime()),
+    }
+  }
+
+  /** Adds memories; an entry equal to an active memory's current content is `unchanged`. */
+  async remember(cmd: Spi.RememberCommand): Promise<Spi.RememberResult> {
+    const scopeId = checkScopeId(cmd.scopeId)
+    if (
+      !Array.isArray(cmd.entries) ||
+      cmd.entries.length === 0 ||
+      cmd.entries.length > REMEMBER_MAX_ENTRIES
+    ) {
+      throw invalidRequest('entries', `must hold 1–${REMEMBER_MAX_ENTRIES} entries`)
+    }
+    const entries = cmd.entries.map(checkEntry)
+    const ctx = this.#context()
+    return this.inWriteTransaction((tx) => rememberInTx(tx, ctx, scopeId, entries))
+  }
+
+  /** Writes a new version of an active memory at exactly `memoryRef.revision`. */
+  async update(cmd: Spi.UpdateCommand): Promise<Spi.UpdateResult> {
+    const checked = {
+      scopeId: checkScopeId(cmd.scopeId),
+      memoryRef: checkArtifactRef(cmd.memoryRef),
+      text: optional(cmd.text, (t) => normalizeText(t)),
+      kind: optional(cmd.kind, (k) => normalizeKind(k)),
+      sources: checkSourceRefs(cmd.sources),
+      observedAt: cmd.observedAt === undefined ? undefined : normalizeTimestamp(cmd.observedAt),
+      reason: normalizeReason(cmd.reason),
+    }
+    const ctx = this.#context()
+    return this.inWriteTransaction((tx) => updateInTx(tx, ctx, checked))
+  }
+
+  /** Moves an active memory to `forgotten`; already forgotten is a no-op. */
+  async forget(cmd: Spi.ForgetCommand): Promise<Spi.ForgetResult> {
+    const checked = {
+      scopeId: checkScopeId(cmd.scopeId),
+      memoryId: checkMemoryId(cmd.memoryId),
+      expectedRevision: optional(cmd.expectedRevision, (r) =>
+        checkRevision(r, 'expected_revision'),
+      ),
+      reason: normalizeReason(cmd.reason),
+    }
+    const ctx = this.#context()
+    return this.inWriteTransaction((tx) => forgetInTx(tx, ctx, checked))
+  }
+
+  /** Brings a forgotten memory back; with `toRevision`, writes a version with that content. */
+  async restore(cmd: Spi.RestoreCommand): Promise<Spi.RestoreResult> {
+    const checked = {
+      scopeId: checkScopeId(cmd.scopeId),
+      memoryId: checkMemoryId(cmd.memoryId),
+      toRevision: optional(cmd.toRevision, (r) => checkRevision(r, 'to_revision')),
+      reason: normalizeReason(cmd.reason),
+    }
+    const ctx = this.#context()
+    return this.inWriteTransaction((tx) => restoreInTx(tx, ctx, checked))
+  }
+
+  /** Reads one version (default: current), verified against its hash. */
+  async get(cmd: Spi.GetCommand): Promise<Spi.GetResult> {
+    const checked = {
+      scopeId: checkScopeId(cmd.scopeId),
+      memoryId: checkMemoryId(cmd.memoryId),
+      revision: optional(cmd.revision, (r) => checkRevision(r)),
+    }
+    return this.inReadTransaction((tx) => getInTx(tx, checked))
+  }
+
+  /** All versions and transitions of one memory. */
+  async history(cmd: Spi.HistoryCommand): Promise<Spi.HistoryResult> {
+    const checked = { scopeId: checkScopeId(cmd.scopeId), memoryId: checkMemoryId(cmd.memoryId) }
+    return this.inReadTransaction((tx) => historyInTx(tx, checked))
+  }
+
+  /** One keyset page of memories, oldest id first. */
+  async list(cmd: Spi.ListCommand): Promise<Spi.ListResult> {
+    const checked = {
+      scopeId: checkScopeId(cmd.scopeId),
+      states: checkStates(cmd.states),
+      kinds: checkKinds(cmd.kinds),
+      after: optional(cmd.after, (a) => checkMemoryId(a, 'after')),
+      limit: checkLimit(cmd.limit, 'limit', {
+        min: 1,
+        max: LIST_LIMIT_MAX,
+        fallback: LIST_LIMIT_DEFAULT,
+      }),
+    }
+    return this.inReadTransaction((tx) => listInTx(tx, checked))
+  }
+
+  /**
+   * Searches active memories. `auto` uses the best mode available (fts here); an explicit mode the
+   * backend cannot run fails with `capability_not_supported`, never an empty result.
+   */
+  async search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult> {
+    const mode = cmd.mode ?? 'auto'
+    if (!(SEARCH_MODES as readonly unknown[]).includes(mode)) {
+      throw invalidRequest('mode', `must be one of ${SEARCH_MODES.join(', ')}`)
+    }
+    const checked = {
+      scopeId: checkScopeId(cmd.scopeId),
+      query: normalizeText(cmd.query, 'query'),
+      limit: checkLimit(cmd.limit, 'limit', {
+        min: 1,
+        max: SEARCH_LIMIT_MAX,
+        fallback: SEARCH_LIMIT_DEFAULT,
+      }),
+      kinds: checkKinds(cmd.kinds),
+    }
+    if (mode === 'vector' || mode === 'hybrid') {
+      throw new PowerContextError(
+        'capability_not_supported',
+        `search mode ${mode} needs an embedding model and a vector index`,
+        { capability: mode },
+      )
+    }
+    return this.inReadTransaction((tx) => searchFtsInTx(tx, checked))
+  }
+
+  /** Change-log rows after `since` (exclusive; 0 = from the start). */
+  async changes(cmd: Spi.ChangesCommand): Promise<Spi.ChangesResult> {
+    const scopeId = checkScopeId(cmd.scopeId)
+    const since = checkLimit(cmd.since, 'since', {
+      min: 0,
+      max: Number.MAX_SAFE_INTEGER,
+      fallback: 0,
+    })
+    const limit = checkLimit(cmd.limit, 'limit', {
+      min: 1,
+      max: CHANGES_LIMIT_MAX,
+      fallback: CHANGES_LIMIT_DEFAULT,
+    })
+    return this.inReadTransaction((tx) => changesInTx(tx, { scopeId, since, limit }))
+  }
+
+  /** Persists a source (evidence) in the scope journal; idempotent on identical payloads. */
+  async captureSource(cmd: Spi.CaptureSourceCommand): Promise<Spi.CaptureSourceResult> {
+    const checked = checkCapture(cmd)
+    const at = this.#now().toISOString()
+    return this.inWriteTransaction((tx) => captureInTx(tx, checked, at))
+  }
+
+  /**
+   * Checks every stored invariant; `ok` is false with a list of problems otherwise. Runs in a write
+   * transaction because index integrity checks are commands to the index (nothing is written).
+   */
+  async verify(): Promise<Spi.VerifyReport> {
+    return this.inWriteTransaction((tx) => verifyInTx(tx))
+  }
+
+  /** Rebuilds projections and indexes from authoritative rows, in one transaction. */
+  async rebuild(): Promise<Spi.RebuildReport> {
+    return this.inWriteTransaction((tx) => rebuildInTx(tx))
+  }
+}

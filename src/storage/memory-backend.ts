@@ -1,0 +1,223 @@
+import type {
+  ArtifactRef,
+  Memory,
+  MemoryChange,
+  MemoryState,
+  SourceRef,
+} from '../core/memory-model.js'
+import type { SearchChannel } from '../core/search-rules.js'
+
+/** Search modes a caller may ask for; the response reports the one actually used. */
+export const SEARCH_MODES = ['auto', 'fts', 'vector', 'hybrid'] as const
+export type SearchMode = (typeof SEARCH_MODES)[number]
+export type UsedSearchMode = Exclude<SearchMode, 'auto'>
+
+/** Batch and page limits (DESIGN §7). */
+export const REMEMBER_MAX_ENTRIES = 100
+export const LIST_LIMIT_DEFAULT = 100
+export const LIST_LIMIT_MAX = 500
+export const CHANGES_LIMIT_DEFAULT = 1000
+export const CHANGES_LIMIT_MAX = 10_000
+
+/** One entry of a `remember` batch. */
+export interface RememberEntry {
+  readonly kind: string
+  readonly text: string
+  readonly sources?: readonly SourceRef[]
+  readonly observedAt?: string | null
+  readonly reason?: string | null
+}
+
+export interface RememberCommand {
+  readonly scopeId: string
+  readonly entries: readonly RememberEntry[]
+}
+
+export interface RememberResult {
+  readonly results: readonly { readonly status: 'created' | 'unchanged'; readonly memory: Memory }[]
+}
+
+export interface UpdateCommand {
+  readonly scopeId: string
+  /** The exact version the change was computed from. */
+  readonly memoryRef: ArtifactRef
+  readonly text?: string
+  readonly kind?: string
+  /** Added to the previous version's evidence (union). */
+  readonly sources?: readonly SourceRef[]
+  /** `undefined` keeps the previous value; `null` clears it. */
+  readonly observedAt?: string | null
+  readonly reason?: string | null
+}
+
+export interface UpdateResult {
+  readonly status: 'updated' | 'unchanged'
+  readonly memory: Memory
+}
+
+export interface ForgetCommand {
+  readonly scopeId: string
+  readonly memoryId: string
+  readonly expectedRevision?: number
+  readonly reason?: string | null
+}
+
+export interface ForgetResult {
+  readonly status: 'forgotten' | 'unchanged'
+  readonly memory: Memory
+}
+
+export interface RestoreCommand {
+  readonly scopeId: string
+  readonly memoryId: string
+  /** Write a new version carrying this old version's content. */
+  readonly toRevision?: number
+  readonly reason?: string | null
+}
+
+export interface RestoreResult {
+  readonly status: 'restored' | 'unchanged'
+  readonly memory: Memory
+  readonly restored: readonly Memory[]
+  readonly retired: readonly Memory[]
+}
+
+export interface GetCommand {
+  readonly scopeId: string
+  readonly memoryId: string
+  /** The version to read; the current one when absent. */
+  readonly revision?: number
+}
+
+export interface GetResult {
+  readonly memory: Memory
+  readonly currentRevision: number
+  readonly state: MemoryState
+}
+
+export interface HistoryCommand {
+  readonly scopeId: string
+  readonly memoryId: string
+}
+
+export interface HistoryResult {
+  readonly memoryId: string
+  readonly state: MemoryState
+  readonly currentRevision: number
+  readonly versions: readonly Memory[]
+  /** Every change-log row of this memory, oldest first. */
+  readonly transitions: readonly MemoryChange[]
+  readonly merges: readonly never[]
+}
+
+export interface ListCommand {
+  readonly scopeId: string
+  /** Default `['active']`. */
+  readonly states?: readonly MemoryState[]
+  readonly kinds?: readonly string[]
+  /** 1–500, default 100. */
+  readonly limit?: number
+  /** Exclusive keyset cursor: the last memory id of the previous page. */
+  readonly after?: string
+}
+
+export interface ListResult {
+  readonly memories: readonly Memory[]
+  readonly nextAfter: string | null
+}
+
+export interface SearchCommand {
+  readonly scopeId: string
+  readonly query: string
+  /** 1–50, default 8. */
+  readonly limit?: number
+  /** Default `auto`. */
+  readonly mode?: SearchMode
+  readonly kinds?: readonly string[]
+}
+
+export interface SearchHit {
+  readonly memoryRef: ArtifactRef
+  readonly kind: string
+  readonly text: string
+  readonly score: number
+  readonly matchedBy: readonly SearchChannel[]
+}
+
+export interface SearchResult {
+  readonly mode: UsedSearchMode
+  readonly hits: readonly SearchHit[]
+}
+
+export interface ChangesCommand {
+  readonly scopeId: string
+  /** Exclusive; 0 returns everything. */
+  readonly since: number
+  /** 1–10000, default 1000. */
+  readonly limit?: number
+}
+
+export interface ChangesResult {
+  readonly changes: readonly MemoryChange[]
+  readonly headSeq: number
+}
+
+export interface CaptureSourceCommand {
+  readonly scopeId: string
+  readonly sourceId?: string
+  readonly content: string
+  readonly mediaType?: string
+  readonly metadata?: Readonly<Record<string, unknown>>
+  readonly occurredAt?: string | null
+}
+
+export interface CaptureSourceResult {
+  readonly status: 'accepted'
+  readonly source: SourceRef
+  readonly position: number
+  /** False when the same payload was already captured (idempotent repeat). */
+  readonly created: boolean
+}
+
+export interface VerifyReport {
+  readonly ok: boolean
+  readonly problems: readonly string[]
+  readonly counts: {
+    readonly memories: number
+    readonly versions: number
+    readonly heads: number
+    readonly changes: number
+  }
+}
+
+export interface RebuildReport {
+  readonly heads: number
+}
+
+/** What a backend can do; base defaults, adapters override (STYLE R3). */
+export interface BackendCapabilities {
+  readonly fts: boolean
+  readonly vector: boolean
+}
+
+/**
+ * The storage SPI every backend implements. All rules live in `DatabaseMemoryBackend`; adapters
+ * add only SQL, transactions and their search dialect.
+ */
+export interface MemoryBackend {
+  readonly name: string
+  readonly capabilities: BackendCapabilities
+  remember(cmd: RememberCommand): Promise<RememberResult>
+  update(cmd: UpdateCommand): Promise<UpdateResult>
+  forget(cmd: ForgetCommand): Promise<ForgetResult>
+  restore(cmd: RestoreCommand): Promise<RestoreResult>
+  get(cmd: GetCommand): Promise<GetResult>
+  history(cmd: HistoryCommand): Promise<HistoryResult>
+  list(cmd: ListCommand): Promise<ListResult>
+  search(cmd: SearchCommand): Promise<SearchResult>
+  changes(cmd: ChangesCommand): Promise<ChangesResult>
+  captureSource(cmd: CaptureSourceCommand): Promise<CaptureSourceResult>
+  verify(): Promise<VerifyReport>
+  rebuild(): Promise<RebuildReport>
+  close(): Promise<void>
+}

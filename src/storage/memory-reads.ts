@@ -1,0 +1,134 @@
+import { analyzeTokens } from '../core/analyzer.js'
+import type { MemoryState } from '../core/memory-model.js'
+import type { ChannelHit } from '../core/search-rules.js'
+import { admitsFts, candidatePoolSize, fuseRrf } from '../core/search-rules.js'
+import type { ChangeRow, DialectTx } from './dialect.js'
+import type {
+  ChangesResult,
+  GetResult,
+  HistoryResult,
+  ListResult,
+  SearchHit,
+  SearchResult,
+} from './memory-backend.js'
+import { requireMemory, requireVersion } from './memory-writes.js'
+import { versionRowProblems, viewOf } from './version-codec.js'
+
+/** Change rows as callers see them (the scope is implied by the request). */
+export function toChange(row: ChangeRow): HistoryResult['transitions'][number] {
+  return Object.freeze({
+    seq: row.seq,
+    op: row.op,
+    memoryId: row.memoryId,
+    fromRevision: row.fromRevision,
+    toRevision: row.toRevision,
+    fromState: row.fromState,
+    toState: row.toState,
+    reason: row.reason,
+    operationId: row.operationId,
+    at: row.at,
+  })
+}
+
+/** DESIGN §3 get: an exact version (or the current one), hash-verified, under the current state. */
+export async function getInTx(
+  tx: DialectTx,
+  cmd: { scopeId: string; memoryId: string; revision: number | undefined },
+): Promise<GetResult> {
+  const row = await requireMemory(tx, cmd.scopeId, cmd.memoryId)
+  const version = await requireVersion(tx, row.memoryId, cmd.revision ?? row.currentVersion)
+  return { memory: viewOf(version, row), currentRevision: row.currentVersion, state: row.state }
+}
+
+/** DESIGN §3 history: every version and every state transition of one memory. */
+export async function historyInTx(
+  tx: DialectTx,
+  cmd: { scopeId: string; memoryId: string },
+): Promise<HistoryResult> {
+  const row = await requireMemory(tx, cmd.scopeId, cmd.memoryId)
+  const versions = await tx.listVersions(row.memoryId)
+  const transitions = await tx.listChangesOfMemory(row.memoryId)
+  return {
+    memoryId: row.memoryId,
+    state: row.state,
+    currentRevision: row.currentVersion,
+    versions: versions.map((v) => viewOf(v, row)),
+    transitions: transitions.map(toChange),
+    merges: [],
+  }
+}
+
+/** DESIGN §3 list: one keyset page over memory ids, filtered by state and kind. */
+export async function listInTx(
+  tx: DialectTx,
+  q: {
+    scopeId: string
+    states: MemoryState[]
+    kinds: string[] | undefined
+    after: string | undefined
+    limit: number
+  },
+): Promise<ListResult> {
+  const rows = await tx.listMemories({ ...q, limit: q.limit + 1 })
+  const page = rows.slice(0, q.limit)
+  const current = await tx.loadCurrent(page.map((r) => r.memoryId))
+  const memories = page.map((r) => {
+    const c = current.get(r.memoryId)
+    if (c === undefined) throw new Error(`memory ${r.memoryId} vanished inside a read transaction`)
+    return viewOf(c.version, c.row)
+  })
+  const last = page.at(-1)
+  return { memories, nextAfter: rows.length > q.limit && last !== undefined ? last.memoryId : null }
+}
+
+/** DESIGN §2 changes: rows after `since` (exclusive), oldest first; never loads memory text. */
+export async function changesInTx(
+  tx: DialectTx,
+  q: { scopeId: string; since: number; limit: number },
+): Promise<ChangesResult> {
+  const rows = await tx.listChanges(q.scopeId, q.since, q.limit)
+  return { changes: rows.map(toChange), headSeq: await tx.headSeq(q.scopeId) }
+}
+
+/**
+ * DESIGN §5 fts search: analysed query terms, quoted-OR candidates from the adapter, then every
+ * candidate is re-checked against the authoritative rows in this read transaction (active, same
+ * version, hash-verified) and admitted by term overlap before single-channel RRF.
+ */
+export async function searchFtsInTx(
+  tx: DialectTx,
+  q: { scopeId: string; query: string; limit: number; kinds: string[] | undefined },
+): Promise<SearchResult> {
+  const terms = [...new Set(analyzeTokens(q.query))]
+  if (terms.length === 0) return { mode: 'fts', hits: [] }
+  const raw = await tx.searchText({
+    scopeId: q.scopeId,
+    terms,
+    kinds: q.kinds,
+    limit: candidatePoolSize(q.limit),
+  })
+  const current = await tx.loadCurrent(raw.map((h) => h.memoryId))
+  const queryTerms = new Set(terms)
+  const admitted: ChannelHit[] = []
+  const texts = new Map<string, { kind: string; text: string }>()
+  for (const hit of raw) {
+    const c = current.get(hit.memoryId)
+    if (c === undefined || c.row.scopeId !== q.scopeId || c.row.state !== 'active') continue
+    if (c.row.currentVersion !== hit.version || c.version.version !== hit.version) continue
+    if (versionRowProblems(c.version).length > 0) continue
+    if (!admitsFts(queryTerms, analyzeTokens(c.version.text))) continue
+    admitted.push({ memoryId: hit.memoryId, version: hit.version })
+    texts.set(hit.memoryId, { kind: c.version.kind, text: c.version.text })
+  }
+  const hits: SearchHit[] = fuseRrf({ fts: admitted }, q.limit).map((f) => {
+    const t = texts.get(f.memoryId) ?? { kind: '', text: '' }
+    return Object.freeze({
+      memoryRef: Object.freeze({ artifactId: f.memoryId, revision: f.version }),
+      kind: t.kind,
+      text: t.text,
+      score: f.score,
+      matchedBy: f.matchedBy,
+    })
+  })
+  return { mode: 'fts', hits }
+}

@@ -1,0 +1,2 @@
+export type { SqliteBackendOptions } from './sqlite-memory-backend.js'
+export { openSqliteBackend, SqliteMemoryBackend } from './sqlite-memory-backend.js'

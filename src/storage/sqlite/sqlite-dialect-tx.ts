@@ -1,0 +1,358 @@
+import type Database from 'better-sqlite3'
+
+import type { MemoryState, SourceType } from '../../core/memory-model.js'
+import type {
+  ChangeRow,
+  CurrentMemory,
+  DialectTx,
+  HeadRow,
+  MemoryRow,
+  NewChangeRow,
+  SourceRow,
+  TextHit,
+  VersionRow,
+} from '../dialect.js'
+import {
+  CHANGE_COLUMNS,
+  CURRENT_SQL,
+  HEAD_COLUMNS,
+  MEMORY_COLUMNS,
+  SOURCE_COLUMNS,
+  splitCurrent,
+  VERSION_COLUMNS,
+} from './sqlite-rows.js'
+import { HEAD_DELETE_TRIGGER } from './sqlite-schema.js'
+import { FTS_CANDIDATES_SQL, ftsMatchExpression, scopeToken } from './sqlite-search.js'
+
+/** Row verbs over one better-sqlite3 connection; statements are prepared once and cached. */
+export class SqliteDialectTx implements DialectTx {
+  readonly #db: Database.Database
+  readonly #statements = new Map<string, Database.Statement>()
+
+  constructor(db: Database.Database) {
+    this.#db = db
+  }
+
+  #stmt(sql: string): Database.Statement {
+    let stmt = this.#statements.get(sql)
+    if (stmt === undefined) {
+      stmt = this.#db.prepare(sql)
+      this.#statements.set(sql, stmt)
+    }
+    return stmt
+  }
+
+  #all<T>(sql: string, ...params: unknown[]): T[] {
+    return this.#stmt(sql).all(...params) as T[]
+  }
+
+  #get<T>(sql: string, ...params: unknown[]): T | undefined {
+    return this.#stmt(sql).get(...params) as T | undefined
+  }
+
+  #run(sql: string, ...params: unknown[]): Database.RunResult {
+    return this.#stmt(sql).run(...params)
+  }
+
+  #ensureScope(scopeId: string): void {
+    this.#run('INSERT INTO scopes (scope_id) VALUES (?) ON CONFLICT (scope_id) DO NOTHING', scopeId)
+  }
+
+  async getMemory(memoryId: string): Promise<MemoryRow | undefined> {
+    return this.#get(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE memory_id = ?`, memoryId)
+  }
+
+  async getVersion(memoryId: string, version: number): Promise<VersionRow | undefined> {
+    return this.#get(
+      `SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE memory_id = ? AND version = ?`,
+      memoryId,
+      version,
+    )
+  }
+
+  async listVersions(memoryId: string): Promise<VersionRow[]> {
+    return this.#all(
+      `SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE memory_id = ? ORDER BY version`,
+      memoryId,
+    )
+  }
+
+  async loadCurrent(memoryIds: readonly string[]): Promise<Map<string, CurrentMemory>> {
+    const out = new Map<string, CurrentMemory>()
+    if (memoryIds.length === 0) return out
+    for (const r of this.#all<Record<string, unknown>>(CURRENT_SQL, JSON.stringify(memoryIds))) {
+      const current = splitCurrent(r)
+      out.set(current.row.memoryId, current)
+    }
+    return out
+  }
+
+  async findActiveByHash(scopeId: string, contentHash: string): Promise<HeadRow[]> {
+    return this.#all(
+      `SELECT ${HEAD_COLUMNS} FROM memory_heads WHERE scope_id = ? AND content_hash = ?`,
+      scopeId,
+      contentHash,
+    )
+  }
+
+  async missingSources(scopeId: string, sourceIds: readonly string[]): Promise<string[]> {
+    return this.#all<{ id: string }>(
+      `SELECT j.value AS id FROM json_each(?) j WHERE NOT EXISTS (SELECT 1 FROM sources s
+       WHERE s.scope_id = ? AND s.source_type = 'content' AND s.source_id = j.value) ORDER BY j.value`,
+      JSON.stringify(sourceIds),
+      scopeId,
+    ).map((r) => r.id)
+  }
+
+  async listMemories(q: {
+    scopeId: string
+    states: readonly MemoryState[]
+    kinds: readonly string[] | undefined
+    after: string | undefined
+    limit: number
+  }): Promise<MemoryRow[]> {
+    return this.#all(
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE scope_id = ? AND memory_id > ?
+         AND state IN (SELECT value FROM json_each(?))
+         AND (? IS NULL OR kind IN (SELECT value FROM json_each(?)))
+       ORDER BY memory_id LIMIT ?`,
+      q.scopeId,
+      q.after ?? '',
+      JSON.stringify(q.states),
+      q.kinds === undefined ? null : 1,
+      JSON.stringify(q.kinds ?? []),
+      q.limit,
+    )
+  }
+
+  async listChanges(scopeId: string, since: number, limit: number): Promise<ChangeRow[]> {
+    return this.#all(
+      `SELECT ${CHANGE_COLUMNS} FROM memory_changes WHERE scope_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      scopeId,
+      since,
+      limit,
+    )
+  }
+
+  async listChangesOfMemory(memoryId: string): Promise<ChangeRow[]> {
+    return this.#all(
+      `SELECT ${CHANGE_COLUMNS} FROM memory_changes WHERE memory_id = ? ORDER BY seq`,
+      memoryId,
+    )
+  }
+
+  async headSeq(scopeId: string): Promise<number> {
+    return (
+      this.#get<{ seq: number }>('SELECT change_seq AS seq FROM scopes WHERE scope_id = ?', scopeId)
+        ?.seq ?? 0
+    )
+  }
+
+  async searchText(q: {
+    scopeId: string
+    terms: readonly string[]
+    kinds: readonly string[] | undefined
+    limit: number
+  }): Promise<TextHit[]> {
+    const kinds = q.kinds === undefined ? null : JSON.stringify(q.kinds)
+    return this.#all(
+      FTS_CANDIDATES_SQL,
+      ftsMatchExpression(q.scopeId, q.terms),
+      kinds,
+      kinds,
+      q.limit,
+    )
+  }
+
+  async insertMemory(row: MemoryRow): Promise<void> {
+    this.#ensureScope(row.scopeId)
+    this.#run(
+      `INSERT INTO memories (memory_id, scope_id, current_version, state, state_version, merged_into, kind, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      row.memoryId,
+      row.scopeId,
+      row.currentVersion,
+      row.state,
+      row.stateVersion,
+      row.mergedInto,
+      row.kind,
+      row.createdAt,
+      row.updatedAt,
+    )
+  }
+
+  async insertVersion(v: VersionRow): Promise<void> {
+    this.#run(
+      `INSERT INTO memory_versions (memory_id, version, scope_id, previous_version, kind, text, sources_json,
+         artifacts_json, observed_at, content_hash, created_at, operation, operation_id, reason)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      v.memoryId,
+      v.version,
+      v.scopeId,
+      v.previousVersion,
+      v.kind,
+      v.text,
+      v.sourcesJson,
+      v.artifactsJson,
+      v.observedAt,
+      v.contentHash,
+      v.createdAt,
+      v.operation,
+      v.operationId,
+      v.reason,
+    )
+  }
+
+  async casMemory(
+    next: MemoryRow,
+    expected: { version: number; stateVersion: number },
+  ): Promise<boolean> {
+    const result = this.#run(
+      `UPDATE memories SET current_version = ?, state = ?, state_version = ?, merged_into = ?, kind = ?, updated_at = ?
+       WHERE memory_id = ? AND current_version = ? AND state_version = ?`,
+      next.currentVersion,
+      next.state,
+      next.stateVersion,
+      next.mergedInto,
+      next.kind,
+      next.updatedAt,
+      next.memoryId,
+      expected.version,
+      expected.stateVersion,
+    )
+    return result.changes === 1
+  }
+
+  async appendChanges(scopeId: string, rows: readonly NewChangeRow[]): Promise<number[]> {
+    this.#ensureScope(scopeId)
+    const last = this.#get<{ seq: number }>(
+      'UPDATE scopes SET change_seq = change_seq + ? WHERE scope_id = ? RETURNING change_seq AS seq',
+      rows.length,
+      scopeId,
+    )?.seq
+    if (last === undefined) throw new Error(`scope ${scopeId} has no sequence row`)
+    const first = last - rows.length + 1
+    rows.forEach((r, i) => {
+      this.#run(
+        `INSERT INTO memory_changes (scope_id, seq, op, memory_id, from_revision, to_revision, from_state, to_state, reason, operation_id, at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        scopeId,
+        first + i,
+        r.op,
+        r.memoryId,
+        r.fromRevision,
+        r.toRevision,
+        r.fromState,
+        r.toState,
+        r.reason,
+        r.operationId,
+        r.at,
+      )
+    })
+    return rows.map((_r, i) => first + i)
+  }
+
+  async putHead(h: HeadRow): Promise<void> {
+    this.#run(
+      `INSERT INTO memory_heads (memory_id, scope_id, version, kind, content_hash, scope_key, searchable_text)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (memory_id) DO UPDATE SET scope_id = excluded.scope_id, version = excluded.version,
+         kind = excluded.kind, content_hash = excluded.content_hash, scope_key = excluded.scope_key,
+         searchable_text = excluded.searchable_text`,
+      h.memoryId,
+      h.scopeId,
+      h.version,
+      h.kind,
+      h.contentHash,
+      scopeToken(h.scopeId),
+      h.searchableText,
+    )
+  }
+
+  async deleteHead(memoryId: string): Promise<void> {
+    this.#run('DELETE FROM memory_heads WHERE memory_id = ?', memoryId)
+  }
+
+  async getSource(
+    scopeId: string,
+    sourceType: SourceType,
+    sourceId: string,
+  ): Promise<SourceRow | undefined> {
+    return this.#get(
+      `SELECT ${SOURCE_COLUMNS} FROM sources WHERE scope_id = ? AND source_type = ? AND source_id = ?`,
+      scopeId,
+      sourceType,
+      sourceId,
+    )
+  }
+
+  async nextSourcePosition(scopeId: string): Promise<number> {
+    this.#ensureScope(scopeId)
+    const row = this.#get<{ position: number }>(
+      'UPDATE scopes SET source_position = source_position + 1 WHERE scope_id = ? RETURNING source_position AS position',
+      scopeId,
+    )
+    if (row === undefined) throw new Error(`scope ${scopeId} has no journal row`)
+    return row.position
+  }
+
+  async insertSource(s: SourceRow): Promise<void> {
+    this.#run(
+      `INSERT INTO sources (scope_id, source_type, source_id, position, payload_hash, payload, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      s.scopeId,
+      s.sourceType,
+      s.sourceId,
+      s.position,
+      s.payloadHash,
+      s.payload,
+      s.createdAt,
+    )
+  }
+
+  async allMemories(): Promise<MemoryRow[]> {
+    return this.#all(`SELECT ${MEMORY_COLUMNS} FROM memories ORDER BY memory_id`)
+  }
+
+  async allVersions(): Promise<VersionRow[]> {
+    return this.#all(`SELECT ${VERSION_COLUMNS} FROM memory_versions ORDER BY memory_id, version`)
+  }
+
+  async allHeads(): Promise<HeadRow[]> {
+    return this.#all(`SELECT ${HEAD_COLUMNS} FROM memory_heads ORDER BY memory_id`)
+  }
+
+  async allChanges(): Promise<ChangeRow[]> {
+    return this.#all(`SELECT ${CHANGE_COLUMNS} FROM memory_changes ORDER BY scope_id, seq`)
+  }
+
+  async scopeSeqs(): Promise<Map<string, number>> {
+    const rows = this.#all<{ scopeId: string; seq: number }>(
+      'SELECT scope_id AS scopeId, change_seq AS seq FROM scopes',
+    )
+    return new Map(rows.map((r) => [r.scopeId, r.seq]))
+  }
+
+  async checkIndexes(): Promise<string[]> {
+    const problems: string[] = []
+    try {
+      this.#db.exec("INSERT INTO memory_fts (memory_fts, rank) VALUES ('integrity-check', 1)")
+    } catch (err) {
+      problems.push(`full-text index does not match the head projection: ${(err as Error).message}`)
+    }
+    const badKeys = this.#all<{ memoryId: string; scopeId: string; scopeKey: string }>(
+      'SELECT memory_id AS memoryId, scope_id AS scopeId, scope_key AS scopeKey FROM memory_heads',
+    ).filter((h) => h.scopeKey !== scopeToken(h.scopeId))
+    for (const h of badKeys)
+      problems.push(`head ${h.memoryId}: scope token does not match its scope`)
+    return problems
+  }
+
+  async clearProjections(): Promise<void> {
+    // Drop the delete trigger so a damaged index cannot fail the clean-up, then empty both.
+    this.#db.exec('DROP TRIGGER IF EXISTS memory_heads_ad')
+    this.#db.exec('DELETE FROM memory_heads')
+    this.#db.exec(HEAD_DELETE_TRIGGER)
+    this.#db.exec("INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')")
+  }
+}

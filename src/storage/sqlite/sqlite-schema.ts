@@ -1,0 +1,139 @@
+import type Database from 'better-sqlite3'
+
+/** Keeps the full-text index in step when a head row is deleted (re-created by `rebuild`). */
+export const HEAD_DELETE_TRIGGER = `CREATE TRIGGER memory_heads_ad AFTER DELETE ON memory_heads BEGIN
+    INSERT INTO memory_fts (memory_fts, rowid, scope_key, searchable_text)
+    VALUES ('delete', old.projection_id, old.scope_key, old.searchable_text);
+  END`
+
+/**
+ * Forward-only migrations. Each entry moves the schema from version `i` to `i + 1`; they run inside
+ * one `BEGIN IMMEDIATE` transaction at open, and only when the stored version is behind, so opening
+ * an up-to-date database touches no data (open time independent of size).
+ */
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE scopes (
+    scope_id TEXT PRIMARY KEY,
+    change_seq INTEGER NOT NULL DEFAULT 0 CHECK (change_seq >= 0),
+    source_position INTEGER NOT NULL DEFAULT 0 CHECK (source_position >= 0)
+  ) STRICT;
+
+  CREATE TABLE sources (
+    scope_id TEXT NOT NULL REFERENCES scopes (scope_id),
+    source_type TEXT NOT NULL,
+    source_id TEXT NOT NULL,
+    position INTEGER NOT NULL CHECK (position >= 1),
+    payload_hash TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (scope_id, source_type, source_id),
+    UNIQUE (scope_id, position)
+  ) STRICT;
+
+  CREATE TABLE memories (
+    memory_id TEXT PRIMARY KEY,
+    scope_id TEXT NOT NULL REFERENCES scopes (scope_id),
+    current_version INTEGER NOT NULL CHECK (current_version >= 1),
+    state TEXT NOT NULL CHECK (state IN ('active', 'forgotten', 'merged', 'retired')),
+    state_version INTEGER NOT NULL CHECK (state_version >= 1),
+    merged_into TEXT REFERENCES memories (memory_id),
+    kind TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX memories_by_scope ON memories (scope_id, memory_id);
+
+  CREATE TABLE memory_versions (
+    memory_id TEXT NOT NULL REFERENCES memories (memory_id),
+    version INTEGER NOT NULL CHECK (version >= 1),
+    scope_id TEXT NOT NULL,
+    previous_version INTEGER CHECK (previous_version IS NULL OR previous_version = version - 1),
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    sources_json TEXT NOT NULL,
+    artifacts_json TEXT NOT NULL,
+    observed_at TEXT,
+    content_hash TEXT NOT NULL CHECK (length(content_hash) = 64),
+    created_at TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    operation_id TEXT NOT NULL,
+    reason TEXT,
+    PRIMARY KEY (memory_id, version),
+    FOREIGN KEY (memory_id, previous_version) REFERENCES memory_versions (memory_id, version)
+  ) STRICT;
+
+  CREATE TABLE memory_changes (
+    scope_id TEXT NOT NULL REFERENCES scopes (scope_id),
+    seq INTEGER NOT NULL CHECK (seq >= 1),
+    op TEXT NOT NULL,
+    memory_id TEXT NOT NULL REFERENCES memories (memory_id),
+    from_revision INTEGER,
+    to_revision INTEGER,
+    from_state TEXT,
+    to_state TEXT,
+    reason TEXT,
+    operation_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    PRIMARY KEY (scope_id, seq)
+  ) STRICT;
+  CREATE INDEX memory_changes_by_memory ON memory_changes (memory_id, seq);
+
+  CREATE TABLE memory_heads (
+    projection_id INTEGER PRIMARY KEY,
+    memory_id TEXT NOT NULL UNIQUE REFERENCES memories (memory_id),
+    scope_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    scope_key TEXT NOT NULL,
+    searchable_text TEXT NOT NULL,
+    FOREIGN KEY (memory_id, version) REFERENCES memory_versions (memory_id, version)
+  ) STRICT;
+  CREATE INDEX memory_heads_by_hash ON memory_heads (scope_id, content_hash);
+
+  CREATE VIRTUAL TABLE memory_fts USING fts5 (
+    scope_key, searchable_text,
+    content = 'memory_heads', content_rowid = 'projection_id',
+    tokenize = "unicode61 remove_diacritics 0 tokenchars '_'"
+  );
+  CREATE TRIGGER memory_heads_ai AFTER INSERT ON memory_heads BEGIN
+    INSERT INTO memory_fts (rowid, scope_key, searchable_text)
+    VALUES (new.projection_id, new.scope_key, new.searchable_text);
+  END;
+  ${HEAD_DELETE_TRIGGER};
+  CREATE TRIGGER memory_heads_au AFTER UPDATE ON memory_heads BEGIN
+    INSERT INTO memory_fts (memory_fts, rowid, scope_key, searchable_text)
+    VALUES ('delete', old.projection_id, old.scope_key, old.searchable_text);
+    INSERT INTO memory_fts (rowid, scope_key, searchable_text)
+    VALUES (new.projection_id, new.scope_key, new.searchable_text);
+  END;
+  `,
+]
+
+/** The schema version this code writes and reads. */
+export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS.length
+
+/** Reads the stored schema version (0 for a new database). */
+export function storedSchemaVersion(db: Database.Database): number {
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL) STRICT',
+  )
+  const row = db.prepare('SELECT version FROM schema_version WHERE id = 1').get() as
+    { version: number } | undefined
+  return row?.version ?? 0
+}
+
+/** Applies the migrations the database lacks; the caller holds the write transaction. */
+export function migrate(db: Database.Database): void {
+  const from = storedSchemaVersion(db)
+  if (from > SQLITE_SCHEMA_VERSION) {
+    throw new Error(
+      `database schema ${from} is newer than this version of PowerContext (${SQLITE_SCHEMA_VERSION})`,
+    )
+  }
+  for (let v = from; v < SQLITE_SCHEMA_VERSION; v += 1) db.exec(SQLITE_MIGRATIONS[v] ?? '')
+  db.prepare(
+    'INSERT INTO schema_version (id, version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version',
+  ).run(SQLITE_SCHEMA_VERSION)
+}

@@ -1,0 +1,30 @@
+import { createHash } from 'node:crypto'
+
+/**
+ * The FTS token that marks a head's scope. Scope ids are arbitrary printable ASCII, so they are
+ * hashed into one token the `unicode61` tokenizer keeps whole (`_` is a token character here).
+ * A hash collision can only add candidates; the base class re-checks every hit's scope.
+ */
+export function scopeToken(scopeId: string): string {
+  return `s_${createHash('sha256').update(scopeId, 'utf8').digest('hex').slice(0, 32)}`
+}
+
+function quote(term: string): string {
+  return `"${term.replaceAll('"', '""')}"`
+}
+
+/**
+ * The FTS5 MATCH expression: the scope token AND any of the analysed query terms, each quoted.
+ * Raw user input never reaches MATCH: terms come from Analyzer v1 only (DESIGN §5).
+ */
+export function ftsMatchExpression(scopeId: string, terms: readonly string[]): string {
+  return `scope_key : ${quote(scopeToken(scopeId))} AND searchable_text : (${terms.map(quote).join(' OR ')})`
+}
+
+/** Candidate query: best bm25 first (the scope column has weight 0), then memory id. */
+export const FTS_CANDIDATES_SQL = `
+  SELECT h.memory_id AS memoryId, h.version AS version
+  FROM memory_fts JOIN memory_heads h ON h.projection_id = memory_fts.rowid
+  WHERE memory_fts MATCH ? AND (? IS NULL OR h.kind IN (SELECT value FROM json_each(?)))
+  ORDER BY bm25(memory_fts, 0.0, 1.0), h.memory_id
+  LIMIT ?`

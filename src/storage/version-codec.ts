@@ -1,0 +1,109 @@
+import { canonicalJson } from '../core/canonical.js'
+import {
+  artifactRefJson,
+  canonicalContent,
+  hashCanonicalContent,
+  sourceRefJson,
+} from '../core/content-hash.js'
+import { PowerContextError } from '../core/errors.js'
+import type {
+  ArtifactRef,
+  Memory,
+  MemoryVersion,
+  SourceRef,
+  VersionContent,
+} from '../core/memory-model.js'
+import { toMemory } from '../core/memory-model.js'
+import type { MemoryRow, VersionRow } from './dialect.js'
+
+/** Canonical JSON text of source refs, as stored. */
+export function encodeSources(refs: readonly SourceRef[]): string {
+  return canonicalJson(refs.map(sourceRefJson), 'sources')
+}
+
+/** Canonical JSON text of artifact refs, as stored. */
+export function encodeArtifacts(refs: readonly ArtifactRef[]): string {
+  return canonicalJson(refs.map(artifactRefJson), 'artifacts')
+}
+
+function decodeSources(json: string): SourceRef[] {
+  return (JSON.parse(json) as { name: 'content'; source_id: string }[]).map((r) => ({
+    name: r.name,
+    sourceId: r.source_id,
+  }))
+}
+
+function decodeArtifacts(json: string): ArtifactRef[] {
+  return (JSON.parse(json) as { artifact_id: string; revision: number }[]).map((r) => ({
+    artifactId: r.artifact_id,
+    revision: r.revision,
+  }))
+}
+
+/** The hashed content of a stored version. */
+export function contentOfRow(row: VersionRow): VersionContent {
+  return {
+    kind: row.kind,
+    text: row.text,
+    sources: decodeSources(row.sourcesJson),
+    artifacts: decodeArtifacts(row.artifactsJson),
+    observedAt: row.observedAt,
+  }
+}
+
+/**
+ * Problems of a stored version: its hash must match its canonical bytes and its refs must be
+ * stored in canonical form. Empty when the row is sound.
+ */
+export function versionRowProblems(row: VersionRow): string[] {
+  const problems: string[] = []
+  const content = contentOfRow(row)
+  if (hashCanonicalContent(canonicalContent(content)) !== row.contentHash) {
+    problems.push(`version ${row.memoryId}@${row.version}: content hash does not match its bytes`)
+  }
+  if (encodeSources(content.sources) !== row.sourcesJson) {
+    problems.push(`version ${row.memoryId}@${row.version}: sources are not canonical`)
+  }
+  if (encodeArtifacts(content.artifacts) !== row.artifactsJson) {
+    problems.push(`version ${row.memoryId}@${row.version}: artifacts are not canonical`)
+  }
+  return problems
+}
+
+/**
+ * Decodes a stored version after verifying its hash against its bytes.
+ * @throws PowerContextError `internal_error` when stored bytes no longer match their hash.
+ */
+export function decodeVersion(row: VersionRow): MemoryVersion {
+  const problems = versionRowProblems(row)
+  if (problems.length > 0) {
+    throw new PowerContextError(
+      'internal_error',
+      'stored memory version failed its integrity check',
+      {
+        memory_id: row.memoryId,
+        revision: row.version,
+      },
+    )
+  }
+  const content = contentOfRow(row)
+  return Object.freeze({
+    ...content,
+    sources: Object.freeze(content.sources),
+    artifacts: Object.freeze(content.artifacts),
+    memoryId: row.memoryId,
+    scopeId: row.scopeId,
+    version: row.version,
+    previousVersion: row.previousVersion,
+    contentHash: row.contentHash,
+    createdAt: row.createdAt,
+    operation: row.operation,
+    operationId: row.operationId,
+    reason: row.reason,
+  })
+}
+
+/** The caller view of a stored version under the memory's current state. */
+export function viewOf(version: VersionRow, row: MemoryRow): Memory {
+  return toMemory(decodeVersion(version), row.state, row.mergedInto)
+}
