@@ -17,7 +17,10 @@ const layer = (dir) => [`**/${dir}/**`, `**/${dir}`, `**/${dir}/*.js`]
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'src/contract/**'] },
   js.configs.recommended,
-  { files: ['**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+  {
+    files: ['**/*.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

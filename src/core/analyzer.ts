@@ -6,7 +6,6 @@ import { casefold } from './casefold.js'
 /** Version tag of the analyzer rules; bump it whenever tokens could change for some input. */
 export const ANALYZER_VERSION = 'v1'
 
-
 /** One bit per code point: set when the code point is a word character (L*, N*, or `_`). */
 let wordBits: Uint32Array | undefined
 

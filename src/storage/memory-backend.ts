@@ -23,9 +23,9 @@ export const CHANGES_LIMIT_MAX = 10_000
 export interface RememberEntry {
   readonly kind: string
   readonly text: string
-  readonly sources?: readonly SourceRef[]
-  readonly observedAt?: string | null
-  readonly reason?: string | null
+  readonly sources?: readonly SourceRef[] | undefined
+  readonly observedAt?: string | null | undefined
+  readonly reason?: string | null | undefined
 }
 
 export interface RememberCommand {
@@ -41,13 +41,13 @@ export interface UpdateCommand {
   readonly scopeId: string
   /** The exact version the change was computed from. */
   readonly memoryRef: ArtifactRef
-  readonly text?: string
-  readonly kind?: string
+  readonly text?: string | undefined
+  readonly kind?: string | undefined
   /** Added to the previous version's evidence (union). */
-  readonly sources?: readonly SourceRef[]
+  readonly sources?: readonly SourceRef[] | undefined
   /** `undefined` keeps the previous value; `null` clears it. */
-  readonly observedAt?: string | null
-  readonly reason?: string | null
+  readonly observedAt?: string | null | undefined
+  readonly reason?: string | null | undefined
 }
 
 export interface UpdateResult {
@@ -58,8 +58,8 @@ export interface UpdateResult {
 export interface ForgetCommand {
   readonly scopeId: string
   readonly memoryId: string
-  readonly expectedRevision?: number
-  readonly reason?: string | null
+  readonly expectedRevision?: number | undefined
+  readonly reason?: string | null | undefined
 }
 
 export interface ForgetResult {
@@ -71,8 +71,8 @@ export interface RestoreCommand {
   readonly scopeId: string
   readonly memoryId: string
   /** Write a new version carrying this old version's content. */
-  readonly toRevision?: number
-  readonly reason?: string | null
+  readonly toRevision?: number | undefined
+  readonly reason?: string | null | undefined
 }
 
 export interface RestoreResult {
@@ -86,7 +86,7 @@ export interface GetCommand {
   readonly scopeId: string
   readonly memoryId: string
   /** The version to read; the current one when absent. */
-  readonly revision?: number
+  readonly revision?: number | undefined
 }
 
 export interface GetResult {
@@ -113,12 +113,12 @@ export interface HistoryResult {
 export interface ListCommand {
   readonly scopeId: string
   /** Default `['active']`. */
-  readonly states?: readonly MemoryState[]
-  readonly kinds?: readonly string[]
+  readonly states?: readonly MemoryState[] | undefined
+  readonly kinds?: readonly string[] | undefined
   /** 1–500, default 100. */
-  readonly limit?: number
+  readonly limit?: number | undefined
   /** Exclusive keyset cursor: the last memory id of the previous page. */
-  readonly after?: string
+  readonly after?: string | undefined
 }
 
 export interface ListResult {
@@ -130,10 +130,10 @@ export interface SearchCommand {
   readonly scopeId: string
   readonly query: string
   /** 1–50, default 8. */
-  readonly limit?: number
+  readonly limit?: number | undefined
   /** Default `auto`. */
-  readonly mode?: SearchMode
-  readonly kinds?: readonly string[]
+  readonly mode?: SearchMode | undefined
+  readonly kinds?: readonly string[] | undefined
 }
 
 export interface SearchHit {
@@ -154,7 +154,7 @@ export interface ChangesCommand {
   /** Exclusive; 0 returns everything. */
   readonly since: number
   /** 1–10000, default 1000. */
-  readonly limit?: number
+  readonly limit?: number | undefined
 }
 
 export interface ChangesResult {
@@ -164,11 +164,11 @@ export interface ChangesResult {
 
 export interface CaptureSourceCommand {
   readonly scopeId: string
-  readonly sourceId?: string
+  readonly sourceId?: string | undefined
   readonly content: string
-  readonly mediaType?: string
-  readonly metadata?: Readonly<Record<string, unknown>>
-  readonly occurredAt?: string | null
+  readonly mediaType?: string | undefined
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined
+  readonly occurredAt?: string | null | undefined
 }
 
 export interface CaptureSourceResult {

@@ -76,13 +76,14 @@ export class SqliteMemoryBackend extends DatabaseMemoryBackend {
    */
   static async open(options: SqliteBackendOptions): Promise<SqliteMemoryBackend> {
     const path = options.database
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
     let db: Database.Database | undefined
     try {
+      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
       db = new Database(path)
       db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`)
       db.pragma('foreign_keys = ON')
-      db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`)
+      // Setting `synchronous` loads the schema: a read, busy while another process creates the file.
+      await retryBusy(() => db?.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`))
       if (path !== ':memory:') await retryBusy(() => db?.pragma('journal_mode = WAL'))
       const backend = new SqliteMemoryBackend(db, options)
       await backend.#lock.run(() =>

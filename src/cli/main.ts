@@ -1,0 +1,60 @@
+import { Command, CommanderError } from 'commander'
+
+import { MemoryRuntime, PRODUCT_VERSION } from '../runtime/memory-runtime.js'
+import { registerAdminCommands } from './admin-commands.js'
+import type { CliIo } from './cli-io.js'
+import { EXIT_OK, EXIT_USAGE, printError, PROCESS_IO } from './cli-io.js'
+import type { RunWithRuntime } from './memory-commands.js'
+import { registerMemoryCommands } from './memory-commands.js'
+import { registerServerCommands } from './server-commands.js'
+
+/**
+ * The `powercontext` command line. Returns the exit code: 0 success, 1 a typed failure, 2 a
+ * usage error. Memory commands act directly on the data directory (`--data-dir`, default
+ * `$POWERCONTEXT_HOME` or the platform's user data dir).
+ */
+export async function main(argv: readonly string[], io: CliIo = PROCESS_IO): Promise<number> {
+  let exitCode = EXIT_OK
+  const setExit = (code: number): void => {
+    exitCode = code
+  }
+  const program = new Command('powercontext')
+    .description('PowerContext: versioned memory with evidence for coding agents')
+    .version(PRODUCT_VERSION)
+    .option('--data-dir <dir>', 'data directory (default $POWERCONTEXT_HOME or the user data dir)')
+    .option('--json', 'print JSON (wire shapes) instead of text')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+
+  const run: RunWithRuntime = async (cmd, work) => {
+    const { dataDir, json } = cmd.optsWithGlobals<{ dataDir?: string; json?: boolean }>()
+    let runtime: MemoryRuntime | undefined
+    try {
+      runtime = await MemoryRuntime.open(dataDir === undefined ? {} : { dataDir })
+      setExit(await work(runtime, json === true))
+    } catch (err) {
+      setExit(printError(io, err, json === true))
+    } finally {
+      await runtime?.close()
+    }
+  }
+
+  registerMemoryCommands(program, io, run)
+  registerAdminCommands(program, io, run)
+  registerServerCommands(program, io, setExit)
+  for (const cmd of program.commands) cmd.exitOverride()
+
+  try {
+    await program.parseAsync([...argv])
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      const helpShown =
+        err.code === 'commander.helpDisplayed' ||
+        err.code === 'commander.version' ||
+        err.code === 'commander.help'
+      return helpShown ? EXIT_OK : EXIT_USAGE
+    }
+    return printError(io, err, false)
+  }
+  return exitCode
+}

@@ -1,0 +1,273 @@
+import { readFileSync } from 'node:fs'
+
+import type { Command } from 'commander'
+
+import type { MemoryState, SourceRef } from '../core/memory-model.js'
+import type { MemoryRuntime } from '../runtime/memory-runtime.js'
+import type { RememberEntry, SearchMode } from '../storage/memory-backend.js'
+import {
+  toWireChanges,
+  toWireGet,
+  toWireHistory,
+  toWireList,
+  toWireMemory,
+  toWireSearch,
+} from '../wire/memory-wire.js'
+import type { CliIo } from './cli-io.js'
+import { collect, parseInteger } from './cli-io.js'
+import { formatChange, formatHit, formatMemory } from './memory-format.js'
+
+/** Runs one command against an opened runtime; `work` returns the exit code, which `run` records. */
+export type RunWithRuntime = (
+  cmd: Command,
+  work: (rt: MemoryRuntime, json: boolean) => Promise<number>,
+) => Promise<void>
+
+const toSources = (ids: string[] | undefined): SourceRef[] =>
+  (ids ?? []).map((sourceId) => ({ name: 'content', sourceId }))
+
+interface WireEntry {
+  kind?: unknown
+  text?: unknown
+  sources?: { name?: unknown; source_id?: unknown }[]
+  observed_at?: unknown
+  reason?: unknown
+}
+
+function readEntries(file: string): RememberEntry[] {
+  const raw = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8')) as
+    WireEntry[] | { entries: WireEntry[] }
+  const list = Array.isArray(raw) ? raw : raw.entries
+  return (Array.isArray(list) ? list : []).map((e) => ({
+    kind: e.kind as string,
+    text: e.text as string,
+    sources: (e.sources ?? []).map((s) => ({ name: s.name, sourceId: s.source_id }) as SourceRef),
+    observedAt: (e.observed_at ?? null) as string | null,
+    reason: (e.reason ?? null) as string | null,
+  }))
+}
+
+/** Registers the memory commands (DESIGN §3 operations) on the program. */
+export function registerMemoryCommands(program: Command, io: CliIo, run: RunWithRuntime): void {
+  const print = (json: boolean, wire: unknown, human: () => string[]): number => {
+    if (json) io.out(JSON.stringify(wire))
+    else for (const line of human()) io.out(line)
+    return 0
+  }
+
+  program
+    .command('remember')
+    .description('add a memory (or a batch with --entries FILE|-); exact duplicates are unchanged')
+    .requiredOption('--scope <id>', 'scope id')
+    .option('--kind <kind>', 'fact | preference | decision | constraint | working_note | …', 'fact')
+    .option('--source <id>', 'evidence source id (repeatable)', collect)
+    .option('--observed-at <time>', 'RFC 3339 time the fact became true')
+    .option('--reason <text>', 'audit reason')
+    .option(
+      '--entries <file>',
+      'JSON array of {kind, text, sources?, observed_at?, reason?}; - for stdin',
+    )
+    .argument('[text...]', 'the memory text')
+    .action(async (words: string[], o, cmd: Command) =>
+      run(cmd, async (rt, json) => {
+        const entries: RememberEntry[] =
+          o.entries !== undefined
+            ? readEntries(o.entries)
+            : [
+                {
+                  kind: o.kind,
+                  text: words.join(' '),
+                  sources: toSources(o.source),
+                  observedAt: o.observedAt ?? null,
+                  reason: o.reason ?? null,
+                },
+              ]
+        const r = await rt.remember({ scopeId: o.scope, entries })
+        return print(
+          json,
+          { results: r.results.map((x) => ({ status: x.status, memory: toWireMemory(x.memory) })) },
+          () => r.results.map((x) => `${x.status}: ${formatMemory(x.memory)}`),
+        )
+      }),
+    )
+
+  program
+    .command('search')
+    .description('search active memories')
+    .requiredOption('--scope <id>', 'scope id')
+    .option('--limit <n>', '1–50 (default 8)', parseInteger)
+    .option('--mode <mode>', 'auto | fts | vector | hybrid', 'auto')
+    .option('--kind <kind>', 'only this kind (repeatable)', collect)
+    .argument('<query...>', 'what to look for')
+    .action(async (words: string[], o, cmd: Command) =>
+      run(cmd, async (rt, json) => {
+        const r = await rt.search({
+          scopeId: o.scope,
+          query: words.join(' '),
+          limit: o.limit,
+          mode: o.mode as SearchMode,
+          kinds: o.kind,
+        })
+        return print(json, toWireSearch(r), () =>
+          r.hits.length === 0
+            ? [`no hits (mode ${r.mode})`]
+            : r.hits.map((h, i) => formatHit(h, i + 1)),
+        )
+      }),
+    )
+
+  program
+    .command('get')
+    .description('read a memory (current version or --revision N), hash-verified')
+    .requiredOption('--scope <id>', 'scope id')
+    .option('--revision <n>', 'exact version', parseInteger)
+    .argument('<memory-id>')
+    .action(async (memoryId: string, o, cmd: Command) =>
+      run(cmd, async (rt, json) => {
+        const r = await rt.get({ scopeId: o.scope, memoryId, revision: o.revision })
+        return print(json, toWireGet(r), () => [
+          formatMemory(r.memory),
+          `current revision: ${r.currentRevision}`,
+        ])
+      }),
+    )
+
+  program
+    .command('history')
+    .description('every version and state transition of a memory')
+    .requiredOption('--scope <id>', 'scope id')
+    .argument('<memory-id>')
+    .action(async (memoryId: string, o, cmd: Command) =>
+      run(cmd, async (rt, json) => {
+        const r = await rt.history({ scopeId: o.scope, memoryId })
+        return print(json, toWireHistory(r), () => [
+          `${r.memoryId} [${r.state}] at revision ${r.currentRevision}`,
+          ...r.versions.map(
+            (v) => `  v${v.memoryRef.revision} ${v.createdAt} ${v.kind}: ${v.text}`,
+          ),
+          ...r.transitions.map((c) => `  ${formatChange(c)}`),
+        ])
+      }),
+    )
+
+  program
+    .command('list')
+    .description('list memories, one keyset page at a time')
+    .requiredOption('--scope <id>', 'scope id')
+    .option(
+      '--state <state>',
+      'active | forgotten | merged | retired (repeatable; default active)',
+      collect,
+    )
+    .option('--kind <kind>', 'only this kind (repeatable)', collect)
+    .option('--limit <n>', '1–500 (default 100)', parseInteger)
+    .option('--after <memory-id>', 'continue after this id (next_after of the previous page)')
+    .action(async (o, cmd: Command) =>
+      run(cmd, async (rt, json) => {
+        const r = await rt.list({
+          scopeId: o.scope,
+          states: o.state as MemoryState[] | undefined,
+          kinds: o.kind,
+          limit: o.limit,
+          after: o.after,
+        })
+        return print(json, toWireList(r), () => [
+          ...r.memories.map(formatMemory),
+          ...(r.nextAfter === null ? [] : [`next page: --after ${r.nextAfter}`]),
+        ])
+      }),
+    )
+
+  program
+    .command('update')
+    .description('write a new version of an active memory, based on exactly --revision')
+    .requiredOption('--scope <id>', 'scope id')
+    .requiredOption('--revision <n>', 'the version your change is based on', parseInteger)
+    .option('--text <text>', 'new text')
+    .option('--kind <kind>', 'new kind')
+    .option('--source <id>', 'additional evidence source id (repeatable)', collect)
+    .option('--observed-at <time>', 'RFC 3339 time the fact became true')
+    .option('--clear-observed-at', 'remove observed_at')
+    .option('--reason <text>', 'audit reason')
+    .argument('<memory-id>')
+    .action(async (memoryId: string, o, cmd: Command) =>
+      run(cmd, async (rt, json) => {
+        const r = await rt.update({
+          scopeId: o.scope,
+          memoryRef: { artifactId: memoryId, revision: o.revision },
+          text: o.text,
+          kind: o.kind,
+          sources: toSources(o.source),
+          observedAt: o.clearObservedAt === true ? null : o.observedAt,
+          reason: o.reason,
+        })
+        return print(json, { status: r.status, memory: toWireMemory(r.memory) }, () => [
+          `${r.status}: ${formatMemory(r.memory)}`,
+        ])
+      }),
+    )
+
+  program
+    .command('forget')
+    .description('take an active memory out of search (restorable)')
+    .requiredOption('--scope <id>', 'scope id')
+    .option('--revision <n>', 'expected current revision', parseInteger)
+    .option('--reason <text>', 'audit reason')
+    .argument('<memory-id>')
+    .action(async (memoryId: string, o, cmd: Command) =>
+      run(cmd, async (rt, json) => {
+        const r = await rt.forget({
+          scopeId: o.scope,
+          memoryId,
+          expectedRevision: o.revision,
+          reason: o.reason,
+        })
+        return print(json, { status: r.status, memory: toWireMemory(r.memory) }, () => [
+          `${r.status}: ${formatMemory(r.memory)}`,
+        ])
+      }),
+    )
+
+  program
+    .command('restore')
+    .description(
+      'bring a forgotten memory back; --to-revision N writes a new version with version N content',
+    )
+    .requiredOption('--scope <id>', 'scope id')
+    .option('--to-revision <n>', 'old version whose content to restore', parseInteger)
+    .option('--reason <text>', 'audit reason')
+    .argument('<memory-id>')
+    .action(async (memoryId: string, o, cmd: Command) =>
+      run(cmd, async (rt, json) => {
+        const r = await rt.restore({
+          scopeId: o.scope,
+          memoryId,
+          toRevision: o.toRevision,
+          reason: o.reason,
+        })
+        const wire = {
+          status: r.status,
+          memory: toWireMemory(r.memory),
+          restored: r.restored.map(toWireMemory),
+          retired: r.retired.map(toWireMemory),
+        }
+        return print(json, wire, () => [`${r.status}: ${formatMemory(r.memory)}`])
+      }),
+    )
+
+  program
+    .command('changes')
+    .description('the scope change log after --since (exclusive; 0 = from the start)')
+    .requiredOption('--scope <id>', 'scope id')
+    .option('--since <seq>', 'last seq already seen', parseInteger, 0)
+    .option('--limit <n>', '1–10000 (default 1000)', parseInteger)
+    .action(async (o, cmd: Command) =>
+      run(cmd, async (rt, json) => {
+        const r = await rt.changes({ scopeId: o.scope, since: o.since, limit: o.limit })
+        return print(json, toWireChanges(r), () => [
+          ...r.changes.map(formatChange),
+          `head seq: ${r.headSeq}`,
+        ])
+      }),
+    )
+}

@@ -1,0 +1,66 @@
+import type { Command } from 'commander'
+
+import { startServer } from '../http/server-run.js'
+import type { CliIo } from './cli-io.js'
+import { EXIT_FAILURE, parseInteger, printError } from './cli-io.js'
+
+const env = (name: string): string | undefined => {
+  const v = process.env[`POWERCONTEXT_SERVER_${name}`]
+  return v === undefined || v === '' ? undefined : v
+}
+
+/** Registers `server run`. It resolves only when the server has stopped. */
+export function registerServerCommands(
+  program: Command,
+  io: CliIo,
+  setExit: (code: number) => void,
+): void {
+  const server = program.command('server').description('the HTTP server')
+  server
+    .command('run')
+    .description('open the runtime on the data directory and serve HTTP until SIGINT/SIGTERM')
+    .option(
+      '--host <host>',
+      'bind address (env POWERCONTEXT_SERVER_HOST)',
+      env('HOST') ?? '127.0.0.1',
+    )
+    .option(
+      '--port <port>',
+      'port (env POWERCONTEXT_SERVER_PORT)',
+      parseInteger,
+      Number(env('PORT') ?? 8000),
+    )
+    .option(
+      '--data-dir <dir>',
+      'data directory (env POWERCONTEXT_SERVER_DATA_DIR, POWERCONTEXT_HOME)',
+    )
+    .action(async (o: { host: string; port: number; dataDir?: string }, cmd: Command) => {
+      const globals = cmd.optsWithGlobals<{ dataDir?: string; json?: boolean }>()
+      const dataDir = o.dataDir ?? globals.dataDir ?? env('DATA_DIR')
+      let running
+      try {
+        running = await startServer({
+          host: o.host,
+          port: o.port,
+          ...(dataDir === undefined ? {} : { dataDir }),
+          logLevel: env('LOG_LEVEL') ?? 'info',
+        })
+      } catch (err) {
+        setExit(printError(io, err, globals.json === true))
+        return
+      }
+      io.err(`powercontext server listening on ${running.url}`)
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          process.off('SIGINT', stop)
+          process.off('SIGTERM', stop)
+          running.stop().then(resolve, (err: unknown) => {
+            setExit(printError(io, err, false) || EXIT_FAILURE)
+            resolve()
+          })
+        }
+        process.on('SIGINT', stop)
+        process.on('SIGTERM', stop)
+      })
+    })
+}

@@ -1,0 +1,57 @@
+import { PowerContextError } from '../core/errors.js'
+import { MemoryRuntime } from '../runtime/memory-runtime.js'
+import { buildApp, type RuntimeSlot } from './app.js'
+
+/** Server settings (CLI flags or `POWERCONTEXT_SERVER_*` environment variables). */
+export interface ServerSettings {
+  readonly host: string
+  readonly port: number
+  readonly dataDir?: string
+  readonly logLevel?: string
+}
+
+/** A running server: its address and a stop function (used by tests and signal handlers). */
+export interface RunningServer {
+  readonly url: string
+  stop(): Promise<void>
+}
+
+/**
+ * Starts the server in the remote RFC's order: open the runtime first (a failure means no listener
+ * at all), bind it, then listen. `stop` stops accepting work, marks the runtime unavailable, and
+ * closes the runtime last.
+ * @throws PowerContextError when the runtime cannot be opened or the port cannot be bound.
+ */
+export async function startServer(settings: ServerSettings): Promise<RunningServer> {
+  const runtime = await MemoryRuntime.open(
+    settings.dataDir === undefined ? {} : { dataDir: settings.dataDir },
+  )
+  const slot: RuntimeSlot = { current: runtime }
+  const app = buildApp({ slot, logger: { level: settings.logLevel ?? 'info' } })
+  try {
+    await app.listen({ host: settings.host, port: settings.port })
+  } catch (err) {
+    await runtime.close()
+    throw new PowerContextError(
+      'internal_error',
+      `cannot listen on ${settings.host}:${settings.port}: ${(err as Error).message}`,
+      undefined,
+      { cause: err },
+    )
+  }
+  const address = app.server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : settings.port
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host
+  let stopping: Promise<void> | undefined
+  return {
+    url: `http://${host}:${port}`,
+    stop: () => {
+      stopping ??= (async () => {
+        slot.current = undefined
+        await app.close()
+        await runtime.close()
+      })()
+      return stopping
+    },
+  }
+}

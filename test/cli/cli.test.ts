@@ -1,0 +1,195 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import { afterAll, describe, expect, it } from 'vitest'
+
+import { main } from '../../src/cli/main.js'
+
+const dataDir = mkdtempSync(join(tmpdir(), 'pc-cli-'))
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = ''
+  let err = ''
+  const code = await main(['node', 'powercontext', '--data-dir', dataDir, ...args], {
+    out: (t) => (out += t.endsWith('\n') ? t : `${t}\n`),
+    err: (t) => (err += t.endsWith('\n') ? t : `${t}\n`),
+  })
+  return { code, out, err }
+}
+
+async function json<T>(...args: string[]): Promise<T> {
+  const r = await cli('--json', ...args)
+  expect(r.err).toBe('')
+  expect(r.code).toBe(0)
+  return JSON.parse(r.out) as T
+}
+
+interface WireMemory {
+  memory_ref: { artifact_id: string; revision: number }
+  state: string
+  text: string
+}
+
+describe('powercontext CLI on a data directory', () => {
+  const scope = 'cli:demo'
+
+  it('runs the whole lifecycle with --json wire shapes', async () => {
+    const created = await json<{ results: { status: string; memory: WireMemory }[] }>(
+      'remember',
+      '--scope',
+      scope,
+      '--kind',
+      'decision',
+      'Production releases need owner approval',
+    )
+    expect(created.results[0]?.status).toBe('created')
+    const id = created.results[0]!.memory.memory_ref.artifact_id
+    expect(id).toMatch(/^mem_[0-9A-HJKMNP-TV-Z]{26}$/)
+
+    const again = await json<{ results: { status: string }[] }>(
+      'remember',
+      '--scope',
+      scope,
+      '--kind',
+      'decision',
+      '  Production releases need owner approval ',
+    )
+    expect(again.results[0]?.status).toBe('unchanged')
+
+    const found = await json<{
+      mode: string
+      hits: { memory_ref: { artifact_id: string }; matched_by: string[] }[]
+    }>('search', '--scope', scope, 'releases', 'approval')
+    expect(found.mode).toBe('fts')
+    expect(found.hits.map((h) => h.memory_ref.artifact_id)).toEqual([id])
+    expect(found.hits[0]?.matched_by).toEqual(['fts'])
+
+    const updated = await json<{ status: string; memory: WireMemory }>(
+      'update',
+      '--scope',
+      scope,
+      '--revision',
+      '1',
+      '--text',
+      'Production releases need two approvals',
+      id,
+    )
+    expect(updated.memory.memory_ref.revision).toBe(2)
+
+    const stale = await cli('update', '--scope', scope, '--revision', '1', '--text', 'x', id)
+    expect(stale.code).toBe(1)
+    expect(stale.err).toContain('revision_conflict')
+
+    const old = await json<{ memory: WireMemory; current_revision: number }>(
+      'get',
+      '--scope',
+      scope,
+      '--revision',
+      '1',
+      id,
+    )
+    expect(old.memory.text).toBe('Production releases need owner approval')
+    expect(old.current_revision).toBe(2)
+
+    expect((await json<{ status: string }>('forget', '--scope', scope, id)).status).toBe(
+      'forgotten',
+    )
+    expect((await json<{ hits: unknown[] }>('search', '--scope', scope, 'releases')).hits).toEqual(
+      [],
+    )
+    const listed = await json<{ memories: WireMemory[] }>(
+      'list',
+      '--scope',
+      scope,
+      '--state',
+      'forgotten',
+    )
+    expect(listed.memories.map((m) => m.memory_ref.artifact_id)).toEqual([id])
+
+    const restored = await json<{ status: string; memory: WireMemory }>(
+      'restore',
+      '--scope',
+      scope,
+      '--to-revision',
+      '1',
+      id,
+    )
+    expect(restored.status).toBe('restored')
+    expect(restored.memory).toMatchObject({
+      state: 'active',
+      text: 'Production releases need owner approval',
+    })
+    expect(restored.memory.memory_ref.revision).toBe(3)
+
+    const history = await json<{ versions: WireMemory[]; transitions: { op: string }[] }>(
+      'history',
+      '--scope',
+      scope,
+      id,
+    )
+    expect(history.versions.map((v) => v.memory_ref.revision)).toEqual([1, 2, 3])
+    expect(history.transitions.map((t) => t.op)).toEqual([
+      'add',
+      'update',
+      'forget',
+      'restore',
+      'update',
+    ])
+
+    const changes = await json<{ changes: { seq: number }[]; head_seq: number }>(
+      'changes',
+      '--scope',
+      scope,
+      '--since',
+      '2',
+    )
+    expect(changes.changes.map((c) => c.seq)).toEqual([3, 4, 5])
+    expect(changes.head_seq).toBe(5)
+  })
+
+  it('adds a batch from an entries file', async () => {
+    const file = join(dataDir, 'entries.json')
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { kind: 'fact', text: 'alpha one' },
+        { kind: 'preference', text: 'beta two', observed_at: '2024-05-01T10:00:00+02:00' },
+      ]),
+    )
+    const r = await json<{ results: { memory: WireMemory & { observed_at: string | null } }[] }>(
+      'remember',
+      '--scope',
+      'cli:batch',
+      '--entries',
+      file,
+    )
+    expect(r.results.map((x) => x.memory.text)).toEqual(['alpha one', 'beta two'])
+    expect(r.results[1]?.memory.observed_at).toBe('2024-05-01T08:00:00.000Z')
+  })
+
+  it('verifies and rebuilds the data directory', async () => {
+    const verify = await cli('admin', 'verify')
+    expect(verify.code).toBe(0)
+    expect(verify.out).toMatch(/^ok: \d+ memories/)
+    const rebuild = await cli('admin', 'rebuild')
+    expect(rebuild.code).toBe(0)
+    expect(rebuild.out).toMatch(/rebuilt: \d+ active memories/)
+    expect((await cli('admin', 'verify')).code).toBe(0)
+  })
+
+  it('reports typed errors with exit code 1 and usage errors with 2', async () => {
+    const missing = await cli('get', '--scope', scope, 'mem_00000000000000000000000000')
+    expect(missing).toMatchObject({ code: 1 })
+    expect(missing.err).toContain('error: memory_not_found:')
+    const badLimit = await cli('--json', 'search', '--scope', scope, '--limit', '0', 'x')
+    expect(badLimit.code).toBe(1)
+    expect(JSON.parse(badLimit.err)).toMatchObject({ error: { code: 'invalid_request' } })
+    expect((await cli('search', '--scope', scope, '--limit', 'abc', 'x')).code).toBe(2)
+    expect((await cli('nonsense')).code).toBe(2)
+    const blank = await cli('remember', '--scope', scope, '   ')
+    expect(blank.code).toBe(1)
+    expect(blank.err).toContain('invalid_request')
+  })
+})
