@@ -1,7 +1,18 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify'
 
+import { OPERATIONS } from '../contract/operations.js'
+import { PowerContextError } from '../core/errors.js'
 import type { MemoryRuntime } from '../runtime/memory-runtime.js'
+import { MAX_BODY_BYTES, OPERATION_HANDLERS } from '../wire/operation-handlers.js'
+import { bearerMatches } from './auth.js'
+import { toErrorResponse } from './error-response.js'
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js'
+import { ContractValidator } from './schema-validator.js'
 
 /** Holds the runtime the app serves; unbound until the runtime is open (remote RFC assembly). */
 export interface RuntimeSlot {
@@ -12,32 +23,171 @@ export interface AppOptions {
   readonly slot: RuntimeSlot
   /** pino logger options, or false for none (tests). */
   readonly logger?: boolean | { level: string }
+  /** When set, every non-health route requires `Authorization: Bearer <token>`. */
+  readonly authToken?: string | undefined
+  /** Extra routes mounted by other surfaces (e.g. `/mcp`), behind the same auth. */
+  readonly plugins?: readonly ((app: FastifyInstance, slot: RuntimeSlot) => void)[]
+}
+
+/** Structured per-request log lines: request id, method, route, status, duration. */
+class RequestLogController extends LogController {
+  constructor() {
+    super({ requestIdLogLabel: 'request_id' })
+  }
+  override incomingRequest(): void {}
+  override requestCompleted(_err: unknown, req: FastifyRequest, reply: FastifyReply): void {
+    reply.log.info(
+      {
+        method: req.method,
+        route: req.routeOptions.url ?? req.url,
+        status: reply.statusCode,
+        duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      'request completed',
+    )
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+const PUBLIC_PATHS: ReadonlySet<string> = new Set(
+  OPERATIONS.filter((op) => op.public).map((op) => op.path),
+)
+
+function clientError(
+  status: number,
+  code: 'invalid_request' | 'payload_too_large',
+  message: string,
+) {
+  return Object.assign(new PowerContextError(code, message), { statusCode: status })
 }
 
 /**
- * Builds the HTTP application over a runtime slot. An unbound app answers health routes (readiness
- * `not_ready`, 503) so it can be inspected before the runtime is open.
+ * Builds the HTTP application over a runtime slot. Routes come from the contract's operation table;
+ * each one validates its body against the contract, then calls the same operation handler the MCP
+ * tools use. An unbound app answers health routes (`not_ready`) and `runtime_not_ready` elsewhere.
  */
 export function buildApp(options: AppOptions): FastifyInstance {
   const app = Fastify({
     logger: options.logger ?? false,
+    logController: new RequestLogController(),
     genReqId: (req) => requestIdFor(req.headers[REQUEST_ID_HEADER]),
+    bodyLimit: MAX_BODY_BYTES,
+    return503OnClosing: true,
   })
+  const validator = new ContractValidator()
+
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer' },
+    (_req, body: Buffer, done) => {
+      let text: string
+      try {
+        text = utf8.decode(body)
+      } catch {
+        return done(
+          clientError(400, 'invalid_request', 'request body is not valid UTF-8'),
+          undefined,
+        )
+      }
+      if (text.trim() === '')
+        return done(clientError(400, 'invalid_request', 'request body is empty'), undefined)
+      try {
+        done(null, JSON.parse(text))
+      } catch {
+        done(clientError(400, 'invalid_request', 'request body is not valid JSON'), undefined)
+      }
+    },
+  )
 
   app.addHook('onRequest', async (req, reply) => {
     void reply.header(REQUEST_ID_HEADER, req.id)
+    const token = options.authToken
+    if (token === undefined || token === '' || PUBLIC_PATHS.has(req.url.split('?')[0] ?? '')) return
+    if (!bearerMatches(req.headers.authorization, token)) {
+      void reply.header('WWW-Authenticate', 'Bearer realm="powercontext"')
+      throw new PowerContextError('unauthorized', 'a valid bearer token is required')
+    }
+  })
+
+  app.setErrorHandler((err, req, reply) => {
+    const e = err as Error & { statusCode?: number; code?: string }
+    let mapped: unknown = err
+    let status: number | undefined
+    if (!(err instanceof PowerContextError) || e.statusCode !== undefined) {
+      if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+        mapped = new PowerContextError(
+          'payload_too_large',
+          `request body exceeds ${MAX_BODY_BYTES} bytes`,
+        )
+      else if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+        mapped = new PowerContextError('invalid_request', 'content type must be application/json')
+        status = 415
+      } else if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+        mapped =
+          err instanceof PowerContextError
+            ? err
+            : new PowerContextError('invalid_request', e.message)
+        status = e.statusCode
+      }
+    }
+    const { status: s, body } = toErrorResponse(mapped, req.id, req.log, status)
+    void reply.code(s).header(REQUEST_ID_HEADER, req.id).send(body)
+  })
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? ''
+    const allowed = OPERATIONS.filter((op) => op.path === path).map((op) => op.method)
+    const message =
+      allowed.length > 0
+        ? `method ${req.method} not allowed on ${path}`
+        : `no route ${req.method} ${path}`
+    if (allowed.length > 0) void reply.header('Allow', allowed.join(', '))
+    const { body } = toErrorResponse(
+      new PowerContextError('invalid_request', message),
+      req.id,
+      req.log,
+    )
+    void reply.code(allowed.length > 0 ? 405 : 404).send(body)
   })
 
   app.get('/health/live', async () => ({ status: 'ok' }))
 
   app.get('/health/ready', async (_req, reply) => {
     const runtime = options.slot.current
-    if (runtime === undefined) {
+    if (runtime === undefined)
       return reply.code(503).send({ status: 'not_ready', checks: { runtime: 'not_ready' } })
-    }
     const readiness = await runtime.readiness()
     return reply.code(readiness.status === 'not_ready' ? 503 : 200).send(readiness)
   })
 
+  for (const op of OPERATIONS) {
+    const handler = OPERATION_HANDLERS[op.operationId]
+    if (handler === undefined) continue
+    app.route({
+      method: op.method,
+      url: op.path,
+      handler: async (req, reply) => {
+        let body: Record<string, unknown> = {}
+        if (op.requestSchema !== null) {
+          const errors = validator.check(op.requestSchema, req.body)
+          if (errors.length > 0) {
+            throw new PowerContextError(
+              'invalid_request',
+              `request does not match ${op.requestSchema}: ${errors[0]?.field} ${errors[0]?.message}`,
+              { errors },
+            )
+          }
+          body = req.body as Record<string, unknown>
+        }
+        const runtime = options.slot.current
+        if (runtime === undefined)
+          throw new PowerContextError('runtime_not_ready', 'the runtime is not open yet')
+        return reply.code(op.successStatus).send(await handler(runtime, body))
+      },
+    })
+  }
+
+  for (const plugin of options.plugins ?? []) plugin(app, options.slot)
   return app
 }

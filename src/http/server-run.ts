@@ -1,6 +1,6 @@
 import { PowerContextError } from '../core/errors.js'
 import { MemoryRuntime } from '../runtime/memory-runtime.js'
-import { buildApp, type RuntimeSlot } from './app.js'
+import { type AppOptions, buildApp, type RuntimeSlot } from './app.js'
 
 /** Server settings (CLI flags or `POWERCONTEXT_SERVER_*` environment variables). */
 export interface ServerSettings {
@@ -8,6 +8,19 @@ export interface ServerSettings {
   readonly port: number
   readonly dataDir?: string
   readonly logLevel?: string
+  /** Bearer token required on every non-health route (env `POWERCONTEXT_SERVER_AUTH_TOKEN`). */
+  readonly authToken?: string
+  /** Allow a non-loopback bind address without a token. */
+  readonly insecureNoAuth?: boolean
+  /** Extra surfaces mounted on the app (e.g. MCP). */
+  readonly plugins?: AppOptions['plugins']
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/
+
+/** True for loopback bind addresses (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.test(host.replace(/^\[|\]$/g, ''))
 }
 
 /** A running server: its address and a stop function (used by tests and signal handlers). */
@@ -23,11 +36,23 @@ export interface RunningServer {
  * @throws PowerContextError when the runtime cannot be opened or the port cannot be bound.
  */
 export async function startServer(settings: ServerSettings): Promise<RunningServer> {
+  const hasToken = settings.authToken !== undefined && settings.authToken !== ''
+  if (!isLoopback(settings.host) && !hasToken && settings.insecureNoAuth !== true) {
+    throw new PowerContextError(
+      'invalid_request',
+      `refusing to listen on non-loopback address ${settings.host} without POWERCONTEXT_SERVER_AUTH_TOKEN (pass --insecure-no-auth to override)`,
+    )
+  }
   const runtime = await MemoryRuntime.open(
     settings.dataDir === undefined ? {} : { dataDir: settings.dataDir },
   )
   const slot: RuntimeSlot = { current: runtime }
-  const app = buildApp({ slot, logger: { level: settings.logLevel ?? 'info' } })
+  const app = buildApp({
+    slot,
+    logger: { level: settings.logLevel ?? 'info' },
+    authToken: settings.authToken,
+    plugins: settings.plugins ?? [],
+  })
   try {
     await app.listen({ host: settings.host, port: settings.port })
   } catch (err) {

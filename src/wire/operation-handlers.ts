@@ -1,0 +1,88 @@
+import type { OperationId } from '../contract/operations.js'
+import { SEARCH_LIMIT_MAX } from '../core/search-rules.js'
+import { MAX_REASON_CODE_POINTS, MAX_TEXT_BYTES } from '../core/text-rules.js'
+import type { MemoryRuntime } from '../runtime/memory-runtime.js'
+import {
+  CHANGES_LIMIT_MAX,
+  LIST_LIMIT_MAX,
+  REMEMBER_MAX_ENTRIES,
+} from '../storage/memory-backend.js'
+import { MAX_SOURCE_CONTENT_BYTES } from '../storage/source-capture.js'
+import {
+  toWireChanges,
+  toWireGet,
+  toWireHistory,
+  toWireList,
+  toWireMemory,
+  toWireSearch,
+  toWireSourceRef,
+} from './memory-wire.js'
+import * as req from './request-mapper.js'
+
+/** Largest accepted request body, in bytes (HTTP 413 `payload_too_large` above it). */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024
+
+type Body = Record<string, unknown>
+/** A runtime-backed operation: validated wire body in, wire response out. */
+export type OperationHandler = (runtime: MemoryRuntime, body: Body) => Promise<unknown>
+
+/** Capabilities on the wire, derived from the opened runtime. */
+export function wireCapabilities(runtime: MemoryRuntime) {
+  const caps = runtime.capabilities()
+  return {
+    version: caps.version,
+    backend: caps.backend,
+    source_types: [...caps.sourceTypes],
+    search_modes: [...caps.searchModes],
+    extraction: { mode: 'none' as const },
+    embedding_profile: null,
+    limits: {
+      text_bytes: MAX_TEXT_BYTES,
+      reason_characters: MAX_REASON_CODE_POINTS,
+      remember_entries: REMEMBER_MAX_ENTRIES,
+      list_limit_max: LIST_LIMIT_MAX,
+      search_limit_max: SEARCH_LIMIT_MAX,
+      changes_limit_max: CHANGES_LIMIT_MAX,
+      source_content_bytes: MAX_SOURCE_CONTENT_BYTES,
+      body_bytes: MAX_BODY_BYTES,
+    },
+  }
+}
+
+/**
+ * One handler per runtime-backed contract operation: the thin wire ↔ domain mapping every surface
+ * (HTTP routes, MCP tools) calls. Adding an operation = a contract entry + one line here.
+ */
+export const OPERATION_HANDLERS: Partial<Record<OperationId, OperationHandler>> = {
+  capabilities: async (rt) => wireCapabilities(rt),
+  captureContent: async (rt, b) => {
+    const r = await rt.captureSource(req.fromWireCapture(b))
+    return { status: r.status, source: toWireSourceRef(r.source), position: r.position }
+  },
+  remember: async (rt, b) => {
+    const r = await rt.remember(req.fromWireRemember(b))
+    return { results: r.results.map((x) => ({ status: x.status, memory: toWireMemory(x.memory) })) }
+  },
+  update: async (rt, b) => {
+    const r = await rt.update(req.fromWireUpdate(b))
+    return { status: r.status, memory: toWireMemory(r.memory) }
+  },
+  forget: async (rt, b) => {
+    const r = await rt.forget(req.fromWireForget(b))
+    return { status: r.status, memory: toWireMemory(r.memory) }
+  },
+  restore: async (rt, b) => {
+    const r = await rt.restore(req.fromWireRestore(b))
+    return {
+      status: r.status,
+      memory: toWireMemory(r.memory),
+      restored: r.restored.map(toWireMemory),
+      retired: r.retired.map(toWireMemory),
+    }
+  },
+  get: async (rt, b) => toWireGet(await rt.get(req.fromWireGet(b))),
+  history: async (rt, b) => toWireHistory(await rt.history(req.fromWireHistory(b))),
+  list: async (rt, b) => toWireList(await rt.list(req.fromWireList(b))),
+  search: async (rt, b) => toWireSearch(await rt.search(req.fromWireSearch(b))),
+  changes: async (rt, b) => toWireChanges(await rt.changes(req.fromWireChanges(b))),
+}
