@@ -86,9 +86,10 @@ export function normalizeTimestamp(value: unknown, field = 'observed_at'): strin
   const s = requireString(field, value).trim()
   const m = RFC3339.exec(s)
   if (m === null) throw invalidRequest(field, 'must be an RFC 3339 timestamp with a time zone')
-  const [, y, mo, d, h, mi, sec] = m.map(Number) as number[] as [number, ...number[]]
+  const [, y, mo, d, h, , sec] = m.map(Number) as number[] as [number, ...number[]]
   const date = new Date(s.replace(' ', 'T'))
-  const probe = new Date(Date.UTC(y!, mo! - 1, d!, h, mi, sec))
+  const probe = new Date(0)
+  probe.setUTCFullYear(y!, mo! - 1, d!)
   const calendarOk =
     probe.getUTCFullYear() === y && probe.getUTCMonth() === mo! - 1 && probe.getUTCDate() === d
   if (!calendarOk || Number.isNaN(date.getTime()) || (h ?? 0) > 23 || (sec ?? 0) > 59) {

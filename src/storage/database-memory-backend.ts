@@ -188,7 +188,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
    * backend cannot run fails with `capability_not_supported`, never an empty result.
    */
   async search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult> {
-    const mode = cmd.mode ?? 'auto'
+    const mode = cmd.mode === undefined ? 'auto' : cmd.mode
     if (!(SEARCH_MODES as readonly unknown[]).includes(mode)) {
       throw invalidRequest('mode', `must be one of ${SEARCH_MODES.join(', ')}`)
     }

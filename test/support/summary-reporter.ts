@@ -2,7 +2,9 @@ import type { Reporter, TestModule } from 'vitest/node'
 
 /**
  * Prints `N passed, N failed, N skipped` alone on the last line, the summary CI reads
- * (vitest's own summary is not in a shape CI recognises; see shared/NOTES.md).
+ * (vitest's own summary is not in a shape CI recognises; see shared/NOTES.md). A file or suite
+ * that failed outside any test (an import error, a failing `beforeAll`) counts as one failure, so
+ * the line never reads "0 failed" for a broken run.
  */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -10,13 +12,18 @@ export default class SummaryReporter implements Reporter {
     let failed = 0
     let skipped = 0
     for (const mod of testModules) {
+      let failedHere = 0
       for (const test of mod.children.allTests()) {
         const state = test.result().state
         if (state === 'passed') passed += 1
-        else if (state === 'failed') failed += 1
+        else if (state === 'failed') failedHere += 1
         else skipped += 1
       }
-      if (mod.state() === 'failed' && mod.children.size === 0) failed += 1
+      const suiteFailures = [...mod.children.allSuites()].filter(
+        (s) => s.state() === 'failed',
+      ).length
+      if (failedHere === 0 && (mod.state() === 'failed' || suiteFailures > 0)) failedHere = 1
+      failed += failedHere
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`)
   }

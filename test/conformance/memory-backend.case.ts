@@ -1,0 +1,46 @@
+/*
+ * The shared backend conformance suite (DESIGN §4, STYLE R5): every rule of DESIGN §2–§5 that the
+ * storage SPI exposes, tested through the SPI only. Each adapter runs it with a few lines:
+ *
+ *   describeMemoryBackend({ name: 'sqlite', open: () => openSqliteBackend({ database: ':memory:' }) })
+ *
+ * Each area opens one backend (beforeAll) and closes it (afterAll); each test uses a fresh random
+ * scope id, so nothing needs cleaning up. A backend may skip tests by path with a reason; a skip
+ * entry naming a test that does not exist fails the suite.
+ */
+import { describe, expect, it } from 'vitest'
+
+import type { ConformanceOptions } from './harness.case.js'
+import { ConformanceSuite } from './harness.case.js'
+import { badInputArea } from './memory-bad-input.case.js'
+import { forgetRestoreArea, getHistoryArea } from './memory-lifecycle.case.js'
+import { changesArea, listArea } from './memory-reads.case.js'
+import { rememberArea } from './memory-remember.case.js'
+import { searchArea } from './memory-search.case.js'
+import { maintenanceArea, scopesArea, sourcesArea } from './memory-sources.case.js'
+import { updateArea } from './memory-update.case.js'
+
+export type { BackendUnderTest, ConformanceOptions, SkipEntry } from './harness.case.js'
+export { expectCode } from './harness.case.js'
+
+/** Registers the conformance suite for one backend under `describe(options.name)`. */
+export function describeMemoryBackend(options: ConformanceOptions): void {
+  describe(options.name, () => {
+    const suite = new ConformanceSuite(options)
+    rememberArea(suite)
+    updateArea(suite)
+    forgetRestoreArea(suite)
+    getHistoryArea(suite)
+    listArea(suite)
+    changesArea(suite)
+    searchArea(suite)
+    sourcesArea(suite)
+    scopesArea(suite)
+    maintenanceArea(suite)
+    badInputArea(suite)
+
+    it('skip entries name existing tests and give a reason', () => {
+      expect(suite.skipProblems()).toEqual([])
+    })
+  })
+}

@@ -1,0 +1,278 @@
+/* Conformance: full-text search (DESIGN §5: Analyzer v1, admission, pool, RRF, active only). */
+import { expect } from 'vitest'
+
+import type { Memory } from '../../src/core/memory-model.js'
+import type { ConformanceSuite } from './harness.case.js'
+import { expectCode, newScope, rememberOne, searchIds, unsafe } from './harness.case.js'
+
+const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+const rrf = (rank: number) => 1 / (60 + rank)
+
+export function searchArea(suite: ConformanceSuite): void {
+  suite.area('search', (t) => {
+    async function many(scopeId: string, texts: string[], kind = 'fact'): Promise<string[]> {
+      const { results } = await t.backend.remember({
+        scopeId,
+        entries: texts.map((text) => ({ kind, text })),
+      })
+      return results.map((r) => r.memory.memoryRef.artifactId)
+    }
+
+    t.group('analyzer', () => {
+      t.test('Latin text: case folding, separators, underscores, diacritics kept', async () => {
+        const scopeId = newScope()
+        const [strasse, fooBar, snake, cafe] = await many(scopeId, [
+          'Straße naming rules',
+          'use foo-bar separators',
+          'call the snake_case_name helper',
+          'order a café au lait',
+        ])
+        const q = (query: string) => searchIds(t.backend, scopeId, query)
+        expect(await q('STRASSE')).toEqual([strasse])
+        expect(await q('straße')).toEqual([strasse])
+        expect(await q('bar')).toEqual([fooBar])
+        expect(await q('snake')).toEqual([])
+        expect(await q('SNAKE_CASE_NAME')).toEqual([snake])
+        expect(await q('cafe')).toEqual([])
+        expect(await q('CAFÉ')).toEqual([cafe])
+        expect(await q('cafe\u0301')).toEqual([cafe])
+      })
+
+      t.test('CJK text: unigrams and bigrams', async () => {
+        const scopeId = newScope()
+        const [chinese, weather] = await many(scopeId, ['我们使用中文分词', '英国天气很好'])
+        const q = (query: string) => searchIds(t.backend, scopeId, query)
+        expect(await q('中文')).toEqual([chinese])
+        expect(await q('文分')).toEqual([chinese])
+        expect(await q('天')).toEqual([weather])
+        // 英文 → 3 terms (2 unigrams + 1 bigram); each memory shares only one of them.
+        expect(await q('英文')).toEqual([])
+        expect(await q('分词 weather')).toEqual([chinese])
+      })
+
+      t.test('a query without tokens returns no hits; a blank query is invalid', async () => {
+        const scopeId = newScope()
+        await many(scopeId, ['punctuation only queries'])
+        expect(await t.backend.search({ scopeId, query: '!!! ... ???' })).toEqual({
+          mode: 'fts',
+          hits: [],
+        })
+        for (const query of ['', '   ', '\n\t']) {
+          await expectCode(t.backend.search({ scopeId, query }), 'invalid_request')
+        }
+      })
+    })
+
+    t.group('ranking', () => {
+      t.test('hits carry ref, kind, text, RRF score and matchedBy fts', async () => {
+        const scopeId = newScope()
+        const m = await rememberOne(t.backend, scopeId, { kind: 'decision', text: 'Use Vitest 4' })
+        const res = await t.backend.search({ scopeId, query: 'vitest' })
+        expect(res).toEqual({
+          mode: 'fts',
+          hits: [
+            {
+              memoryRef: m.memoryRef,
+              kind: 'decision',
+              text: 'Use Vitest 4',
+              score: rrf(1),
+              matchedBy: ['fts'],
+            },
+          ],
+        })
+      })
+
+      t.test('scores are 1/61, 1/62, … in order; ties are broken by memory id', async () => {
+        const scopeId = newScope()
+        const ids: string[] = []
+        for (const kind of ['fact', 'decision', 'preference', 'constraint']) {
+          ids.push(
+            (await rememberOne(t.backend, scopeId, { kind, text: 'identical tie text' })).memoryRef
+              .artifactId,
+          )
+        }
+        const { hits } = await t.backend.search({ scopeId, query: 'tie' })
+        expect(hits.map((h) => h.memoryRef.artifactId)).toEqual([...ids].sort(byId))
+        expect(hits.map((h) => h.score)).toEqual([1, 2, 3, 4].map(rrf))
+      })
+
+      t.test('a memory sharing more query terms ranks first', async () => {
+        const scopeId = newScope()
+        // Created in this order so that memory id order and relevance order disagree.
+        const [one, both] = await many(scopeId, ['kiwi banana smoothie', 'kiwi mango smoothie'])
+        expect(await searchIds(t.backend, scopeId, 'mango kiwi')).toEqual([both, one])
+      })
+    })
+
+    t.group('admission', () => {
+      t.test('queries of up to 2 distinct terms need one shared term', async () => {
+        const scopeId = newScope()
+        const [x, y] = await many(scopeId, ['red green blue', 'red yellow'])
+        expect((await searchIds(t.backend, scopeId, 'green purple')).sort(byId)).toEqual([x])
+        const both = await searchIds(t.backend, scopeId, 'red red RED purple')
+        expect(both.sort(byId)).toEqual([x!, y!].sort(byId))
+      })
+
+      t.test('queries of 3 to 8 distinct terms need two shared terms', async () => {
+        const scopeId = newScope()
+        const [x] = await many(scopeId, ['red green blue', 'red yellow', 'red red red'])
+        const q = (query: string) => searchIds(t.backend, scopeId, query)
+        expect(await q('red green purple')).toEqual([x])
+        expect(await q('red orange pink brown')).toEqual([])
+        expect(await q('red green pink brown')).toEqual([x])
+        expect(await q('red one two three four five six green')).toEqual([x])
+        expect(await q('red one two three four five six seven')).toEqual([])
+      })
+
+      t.test('queries of 9 to 12 distinct terms need three shared terms', async () => {
+        const scopeId = newScope()
+        const [x] = await many(scopeId, ['red green blue'])
+        const q = (query: string) => searchIds(t.backend, scopeId, query)
+        expect(await q('red green blue a1 a2 a3 a4 a5 a6')).toEqual([x])
+        expect(await q('red green b1 b2 b3 b4 b5 b6 b7')).toEqual([])
+      })
+    })
+
+    t.group('limits and filters', () => {
+      t.test('limit caps the hits; default 8; bounds 1..50', async () => {
+        const scopeId = newScope()
+        await many(
+          scopeId,
+          Array.from({ length: 10 }, (_, i) => `limited item ${i}`),
+        )
+        const three = await t.backend.search({ scopeId, query: 'limited', limit: 3 })
+        expect(three.hits.map((h) => h.score)).toEqual([1, 2, 3].map(rrf))
+        expect((await t.backend.search({ scopeId, query: 'limited' })).hits).toHaveLength(8)
+        expect(
+          (await t.backend.search({ scopeId, query: 'limited', limit: 50 })).hits,
+        ).toHaveLength(10)
+        for (const limit of [0, 51, 2.5]) {
+          await expectCode(
+            t.backend.search({ scopeId, query: 'limited', limit }),
+            'invalid_request',
+          )
+        }
+      })
+
+      t.test('the candidate pool fills the limit when many memories match', async () => {
+        const scopeId = newScope()
+        await many(
+          scopeId,
+          Array.from({ length: 40 }, (_, i) => `pooled entry number ${i}`),
+        )
+        const eight = await t.backend.search({ scopeId, query: 'pooled', limit: 8 })
+        expect(eight.hits).toHaveLength(8)
+        expect(new Set(eight.hits.map((h) => h.memoryRef.artifactId)).size).toBe(8)
+        expect((await t.backend.search({ scopeId, query: 'pooled', limit: 50 })).hits).toHaveLength(
+          40,
+        )
+      })
+
+      t.test('admission runs over the whole pool, below rejected candidates', async () => {
+        const scopeId = newScope()
+        // 20 short memories rank high for `yak`/`zebra` but share only one term with the query;
+        // the long one shares two, ranks below them all, and is the only admitted hit.
+        await many(
+          scopeId,
+          [
+            ...Array.from({ length: 10 }, () => 'yak yak yak'),
+            ...Array.from({ length: 10 }, () => 'zebra zebra zebra'),
+          ].map((text, i) => `${text} ${i}`),
+        )
+        const filler = Array.from({ length: 60 }, (_, i) => `filler${i}`).join(' ')
+        const [long] = await many(scopeId, [`${filler} yak ${filler} zebra ${filler}`])
+        expect(await searchIds(t.backend, scopeId, 'yak zebra quokka', { limit: 1 })).toEqual([
+          long,
+        ])
+      })
+
+      t.test('kinds filters the hits', async () => {
+        const scopeId = newScope()
+        const [fact] = await many(scopeId, ['kinds filter probe'], 'fact')
+        const [decision] = await many(scopeId, ['kinds filter probe'], 'decision')
+        const q = (kinds: string[]) => searchIds(t.backend, scopeId, 'probe', { kinds })
+        expect(await q(['decision'])).toEqual([decision])
+        expect((await q(['decision', 'fact'])).sort(byId)).toEqual([fact!, decision!].sort(byId))
+        expect(await q(['working_note'])).toEqual([])
+      })
+    })
+
+    t.group('visibility', () => {
+      t.test('only active memories are returned, at their current version', async () => {
+        const scopeId = newScope()
+        const gone = await rememberOne(t.backend, scopeId, {
+          kind: 'fact',
+          text: 'otter forgotten',
+        })
+        const moved = await rememberOne(t.backend, scopeId, { kind: 'fact', text: 'otter lemur' })
+        await t.backend.forget({ scopeId, memoryId: gone.memoryRef.artifactId })
+        await t.backend.update({ scopeId, memoryRef: moved.memoryRef, text: 'otter heron' })
+        const otter = await t.backend.search({ scopeId, query: 'otter' })
+        expect(otter.hits.map((h) => [h.memoryRef, h.text])).toEqual([
+          [{ artifactId: moved.memoryRef.artifactId, revision: 2 }, 'otter heron'],
+        ])
+        expect(await searchIds(t.backend, scopeId, 'lemur')).toEqual([])
+        expect(await searchIds(t.backend, scopeId, 'forgotten')).toEqual([])
+        await t.backend.restore({ scopeId, memoryId: gone.memoryRef.artifactId })
+        expect(await searchIds(t.backend, scopeId, 'forgotten')).toEqual([
+          gone.memoryRef.artifactId,
+        ])
+      })
+
+      t.test('scopes never see each other, and scope ids are case-sensitive', async () => {
+        const suffix = newScope('x')
+        const scopes = [`Proj-${suffix}`, `proj-${suffix}`, `PROJ-${suffix}`]
+        const memories: Memory[] = []
+        for (const scopeId of scopes) {
+          memories.push(
+            await rememberOne(t.backend, scopeId, { kind: 'fact', text: 'shared words' }),
+          )
+        }
+        for (const [i, scopeId] of scopes.entries()) {
+          expect(await searchIds(t.backend, scopeId, 'shared')).toEqual([
+            memories[i]!.memoryRef.artifactId,
+          ])
+        }
+        expect(await searchIds(t.backend, newScope(), 'shared')).toEqual([])
+      })
+    })
+
+    t.group('modes', () => {
+      t.test('auto and the default use fts', async () => {
+        const scopeId = newScope()
+        await many(scopeId, ['mode probe'])
+        for (const mode of ['auto', 'fts', undefined] as const) {
+          const res = await t.backend.search({ scopeId, query: 'probe', ...(mode ? { mode } : {}) })
+          expect(res.mode).toBe('fts')
+          expect(res.hits).toHaveLength(1)
+        }
+      })
+
+      t.test(
+        'vector and hybrid fail with capability_not_supported without a vector index',
+        async () => {
+          expect(t.backend.capabilities.vector).toBe(false)
+          const scopeId = newScope()
+          await many(scopeId, ['vector probe'])
+          for (const mode of ['vector', 'hybrid'] as const) {
+            const err = await expectCode(
+              t.backend.search({ scopeId, query: 'probe', mode }),
+              'capability_not_supported',
+            )
+            expect(err.details?.['capability']).toBe(mode)
+          }
+        },
+      )
+
+      t.test('an unknown mode is invalid_request', async () => {
+        const scopeId = newScope()
+        for (const mode of ['semantic', 'FTS', 5, '']) {
+          await expectCode(
+            t.backend.search({ scopeId, query: 'probe', mode: unsafe(mode) }),
+            'invalid_request',
+          )
+        }
+      })
+    })
+  })
+}
