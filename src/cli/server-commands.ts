@@ -9,6 +9,13 @@ const env = (name: string): string | undefined => {
   return v === undefined || v === '' ? undefined : v
 }
 
+interface ServerRunOptions {
+  host: string
+  port: number
+  dataDir?: string
+  insecureNoAuth?: boolean
+}
+
 /** Registers `server run`. It resolves only when the server has stopped. */
 export function registerServerCommands(
   program: Command,
@@ -34,15 +41,22 @@ export function registerServerCommands(
       '--data-dir <dir>',
       'data directory (env POWERCONTEXT_SERVER_DATA_DIR, POWERCONTEXT_HOME)',
     )
-    .action(async (o: { host: string; port: number; dataDir?: string }, cmd: Command) => {
+    .option(
+      '--insecure-no-auth',
+      'allow a non-loopback address without POWERCONTEXT_SERVER_AUTH_TOKEN',
+    )
+    .action(async (o: ServerRunOptions, cmd: Command) => {
       const globals = cmd.optsWithGlobals<{ dataDir?: string; json?: boolean }>()
       const dataDir = o.dataDir ?? globals.dataDir ?? env('DATA_DIR')
+      const authToken = env('AUTH_TOKEN')
       let running
       try {
         running = await startServer({
           host: o.host,
           port: o.port,
           ...(dataDir === undefined ? {} : { dataDir }),
+          ...(authToken === undefined ? {} : { authToken }),
+          insecureNoAuth: o.insecureNoAuth === true || env('INSECURE_NO_AUTH') === 'true',
           logLevel: env('LOG_LEVEL') ?? 'info',
         })
       } catch (err) {

@@ -10,12 +10,14 @@ const BIN = fileURLToPath(new URL('../../bin/powercontext.js', import.meta.url))
 const DIST = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url))
 const dataDir = mkdtempSync(join(tmpdir(), 'pc-server-'))
 
-function startCli(args: string[]): {
-  child: ChildProcess
-  stderr: () => string
-  exited: Promise<number | null>
-} {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+function startCli(
+  args: string[],
+  env: Record<string, string> = {},
+): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  })
   let err = ''
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()))
   child.stdout?.resume()
@@ -67,5 +69,58 @@ describe('powercontext server run', () => {
     expect(await server.exited).toBe(1)
     expect(server.stderr()).toMatch(/error: internal_error: cannot open SQLite database/)
     expect(server.stderr()).not.toMatch(/listening/)
+  })
+
+  it('refuses a non-loopback address without a token unless --insecure-no-auth', async () => {
+    const refused = startCli([
+      'server',
+      'run',
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+    ])
+    expect(await refused.exited).toBe(1)
+    expect(refused.stderr()).toMatch(/refusing to listen on non-loopback address 0\.0\.0\.0/)
+    const allowed = startCli([
+      'server',
+      'run',
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--insecure-no-auth',
+    ])
+    const url = await waitFor(() => /listening on (http:\/\/\S+)/.exec(allowed.stderr())?.[1])
+    const port = new URL(url).port
+    expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200)
+    allowed.child.kill('SIGINT')
+    expect(await allowed.exited).toBe(0)
+  })
+
+  it('requires the bearer token from POWERCONTEXT_SERVER_AUTH_TOKEN on API routes only', async () => {
+    const server = startCli(['server', 'run', '--port', '0', '--data-dir', dataDir], {
+      POWERCONTEXT_SERVER_AUTH_TOKEN: 's3cret',
+    })
+    const url = await waitFor(() => /listening on (http:\/\/\S+)/.exec(server.stderr())?.[1])
+    expect((await fetch(`${url}/health/ready`)).status).toBe(200)
+    const denied = await fetch(`${url}/v1/capabilities`)
+    expect(denied.status).toBe(401)
+    expect(denied.headers.get('www-authenticate')).toMatch(/^Bearer/)
+    expect(await denied.json()).toMatchObject({ error: { code: 'unauthorized' } })
+    const wrong = await fetch(`${url}/v1/capabilities`, {
+      headers: { Authorization: 'Bearer nope' },
+    })
+    expect(wrong.status).toBe(401)
+    const ok = await fetch(`${url}/v1/capabilities`, {
+      headers: { Authorization: 'bearer s3cret' },
+    })
+    expect(ok.status).toBe(200)
+    server.child.kill('SIGTERM')
+    expect(await server.exited).toBe(0)
   })
 })
