@@ -369,6 +369,94 @@ export const OPENAPI_DOCUMENT = {
         }
       }
     },
+    "/v1/memory/restore/preview": {
+      "post": {
+        "operationId": "restorePreview",
+        "tags": [
+          "memory"
+        ],
+        "summary": "The plan a restore would apply now, and a token binding it. Changes nothing.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RequestId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/RestorePreviewRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The plan and its preview token.",
+            "headers": {
+              "X-PowerContext-Request-ID": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RestorePreviewResponse"
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        }
+      }
+    },
+    "/v1/memory/merge": {
+      "post": {
+        "operationId": "merge",
+        "tags": [
+          "memory"
+        ],
+        "summary": "Merge two or more active memories into a new one; the inputs become `merged`.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RequestId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/MergeRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The new memory and the inputs as they are now.",
+            "headers": {
+              "X-PowerContext-Request-ID": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/MergeResponse"
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        }
+      }
+    },
     "/v1/memory/get": {
       "post": {
         "operationId": "get",
@@ -1406,8 +1494,216 @@ export const OPENAPI_DOCUMENT = {
           "to_revision": {
             "$ref": "#/components/schemas/Revision"
           },
+          "preview_token": {
+            "type": "string",
+            "description": "From restore preview; the restore fails with `preview_stale` if anything moved since.",
+            "pattern": "^[A-Za-z0-9_-]{1,128}$"
+          },
           "reason": {
             "$ref": "#/components/schemas/Reason"
+          }
+        }
+      },
+      "RestorePreviewRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "scope_id",
+          "memory_id"
+        ],
+        "properties": {
+          "scope_id": {
+            "$ref": "#/components/schemas/ScopeId"
+          },
+          "memory_id": {
+            "$ref": "#/components/schemas/MemoryId"
+          },
+          "to_revision": {
+            "$ref": "#/components/schemas/Revision"
+          }
+        }
+      },
+      "PlanRef": {
+        "type": "object",
+        "required": [
+          "memory_id",
+          "version"
+        ],
+        "properties": {
+          "memory_id": {
+            "type": "string"
+          },
+          "version": {
+            "type": "integer",
+            "minimum": 1
+          }
+        }
+      },
+      "RestorePreviewResponse": {
+        "type": "object",
+        "required": [
+          "plan",
+          "preview_token"
+        ],
+        "properties": {
+          "plan": {
+            "type": "object",
+            "required": [
+              "restore",
+              "retire",
+              "leaving_search",
+              "new_version"
+            ],
+            "properties": {
+              "restore": {
+                "description": "Memories that come back to search, at these versions.",
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/PlanRef"
+                }
+              },
+              "retire": {
+                "description": "Merge results that will be retired.",
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/PlanRef"
+                }
+              },
+              "leaving_search": {
+                "description": "Currently searchable memories whose content leaves search.",
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/PlanRef"
+                }
+              },
+              "new_version": {
+                "oneOf": [
+                  {
+                    "type": "null"
+                  },
+                  {
+                    "type": "object",
+                    "required": [
+                      "memory_id",
+                      "from_revision",
+                      "version"
+                    ],
+                    "properties": {
+                      "memory_id": {
+                        "type": "string"
+                      },
+                      "from_revision": {
+                        "type": "integer",
+                        "minimum": 1
+                      },
+                      "version": {
+                        "type": "integer",
+                        "minimum": 1
+                      }
+                    }
+                  }
+                ]
+              }
+            }
+          },
+          "preview_token": {
+            "type": "string"
+          }
+        }
+      },
+      "MergeRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "scope_id",
+          "inputs",
+          "kind",
+          "text"
+        ],
+        "properties": {
+          "scope_id": {
+            "$ref": "#/components/schemas/ScopeId"
+          },
+          "inputs": {
+            "type": "array",
+            "minItems": 2,
+            "maxItems": 100,
+            "items": {
+              "$ref": "#/components/schemas/ArtifactRef"
+            }
+          },
+          "kind": {
+            "$ref": "#/components/schemas/Kind"
+          },
+          "text": {
+            "$ref": "#/components/schemas/MemoryText"
+          },
+          "reason": {
+            "$ref": "#/components/schemas/Reason"
+          }
+        }
+      },
+      "MergeResponse": {
+        "type": "object",
+        "required": [
+          "merge_id",
+          "memory",
+          "inputs"
+        ],
+        "properties": {
+          "merge_id": {
+            "type": "string"
+          },
+          "memory": {
+            "$ref": "#/components/schemas/Memory"
+          },
+          "inputs": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Memory"
+            }
+          }
+        }
+      },
+      "MergeRelation": {
+        "type": "object",
+        "description": "A merge the memory took part in, as result or input.",
+        "required": [
+          "merge_id",
+          "state",
+          "result_id",
+          "inputs",
+          "created_at",
+          "undone_at"
+        ],
+        "properties": {
+          "merge_id": {
+            "type": "string"
+          },
+          "state": {
+            "type": "string",
+            "enum": [
+              "effective",
+              "undone"
+            ]
+          },
+          "result_id": {
+            "type": "string"
+          },
+          "inputs": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ArtifactRef"
+            }
+          },
+          "created_at": {
+            "type": "string"
+          },
+          "undone_at": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -1552,7 +1848,7 @@ export const OPENAPI_DOCUMENT = {
           "merges": {
             "type": "array",
             "items": {
-              "type": "object"
+              "$ref": "#/components/schemas/MergeRelation"
             }
           }
         }

@@ -108,6 +108,26 @@ export const OPERATIONS = [
     }
   },
   {
+    "operationId": "restorePreview",
+    "method": "POST",
+    "path": "/v1/memory/restore/preview",
+    "summary": "The plan a restore would apply now, and a token binding it. Changes nothing.",
+    "requestSchema": "RestorePreviewRequest",
+    "successStatus": 200,
+    "public": false,
+    "mcpTool": null
+  },
+  {
+    "operationId": "merge",
+    "method": "POST",
+    "path": "/v1/memory/merge",
+    "summary": "Merge two or more active memories into a new one; the inputs become `merged`.",
+    "requestSchema": "MergeRequest",
+    "successStatus": 200,
+    "public": false,
+    "mcpTool": null
+  },
+  {
     "operationId": "get",
     "method": "POST",
     "path": "/v1/memory/get",

@@ -136,6 +136,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/memory/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Merge two or more active memories into a new one; the inputs become `merged`. */
+        post: operations["merge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/memory/remember": {
         parameters: {
             query?: never;
@@ -164,6 +181,23 @@ export interface paths {
         put?: never;
         /** Bring a forgotten memory back; `to_revision` writes a version with that content. */
         post: operations["restore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memory/restore/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The plan a restore would apply now, and a token binding it. Changes nothing. */
+        post: operations["restorePreview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -318,7 +352,7 @@ export interface components {
         HistoryResponse: {
             current_revision: number;
             memory_id: string;
-            merges: Record<string, never>[];
+            merges: components["schemas"]["MergeRelation"][];
             state: components["schemas"]["MemoryState"];
             transitions: components["schemas"]["MemoryChange"][];
             versions: components["schemas"]["Memory"][];
@@ -374,6 +408,32 @@ export interface components {
         MemoryState: "active" | "forgotten" | "merged" | "retired";
         /** @description NFC-normalised and trimmed by the server; then non-empty and at most 8192 UTF-8 bytes. */
         MemoryText: string;
+        /** @description A merge the memory took part in, as result or input. */
+        MergeRelation: {
+            created_at: string;
+            inputs: components["schemas"]["ArtifactRef"][];
+            merge_id: string;
+            result_id: string;
+            /** @enum {string} */
+            state: "effective" | "undone";
+            undone_at: string | null;
+        };
+        MergeRequest: {
+            inputs: components["schemas"]["ArtifactRef"][];
+            kind: components["schemas"]["Kind"];
+            reason?: components["schemas"]["Reason"];
+            scope_id: components["schemas"]["ScopeId"];
+            text: components["schemas"]["MemoryText"];
+        };
+        MergeResponse: {
+            inputs: components["schemas"]["Memory"][];
+            memory: components["schemas"]["Memory"];
+            merge_id: string;
+        };
+        PlanRef: {
+            memory_id: string;
+            version: number;
+        };
         ReadinessResponse: {
             checks: {
                 [key: string]: string;
@@ -401,8 +461,31 @@ export interface components {
                 status: "created" | "unchanged";
             }[];
         };
+        RestorePreviewRequest: {
+            memory_id: components["schemas"]["MemoryId"];
+            scope_id: components["schemas"]["ScopeId"];
+            to_revision?: components["schemas"]["Revision"];
+        };
+        RestorePreviewResponse: {
+            plan: {
+                /** @description Currently searchable memories whose content leaves search. */
+                leaving_search: components["schemas"]["PlanRef"][];
+                new_version: null | {
+                    from_revision: number;
+                    memory_id: string;
+                    version: number;
+                };
+                /** @description Memories that come back to search, at these versions. */
+                restore: components["schemas"]["PlanRef"][];
+                /** @description Merge results that will be retired. */
+                retire: components["schemas"]["PlanRef"][];
+            };
+            preview_token: string;
+        };
         RestoreRequest: {
             memory_id: components["schemas"]["MemoryId"];
+            /** @description From restore preview; the restore fails with `preview_stale` if anything moved since. */
+            preview_token?: string;
             reason?: components["schemas"]["Reason"];
             scope_id: components["schemas"]["ScopeId"];
             to_revision?: components["schemas"]["Revision"];
@@ -711,6 +794,35 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    merge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Kept when it matches `[A-Za-z0-9._:-]{1,128}`, otherwise replaced by a generated id. */
+                "X-PowerContext-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MergeRequest"];
+            };
+        };
+        responses: {
+            /** @description The new memory and the inputs as they are now. */
+            200: {
+                headers: {
+                    "X-PowerContext-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MergeResponse"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
     remember: {
         parameters: {
             query?: never;
@@ -764,6 +876,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RestoreResponse"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    restorePreview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Kept when it matches `[A-Za-z0-9._:-]{1,128}`, otherwise replaced by a generated id. */
+                "X-PowerContext-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestorePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan and its preview token. */
+            200: {
+                headers: {
+                    "X-PowerContext-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestorePreviewResponse"];
                 };
             };
             default: components["responses"]["Error"];

@@ -17,6 +17,14 @@ export function newMemoryId(now = Date.now()): string {
   return MEMORY_ID_PREFIX + nextUlid(now)
 }
 
+/** Prefix of every merge id. */
+export const MERGE_ID_PREFIX = 'mrg_'
+
+/** A new merge id: `mrg_` + ULID. */
+export function newMergeId(now = Date.now()): string {
+  return MERGE_ID_PREFIX + nextUlid(now)
+}
+
 /** A new operation id: `op_` + ULID. */
 export function newOperationId(now = Date.now()): string {
   return OPERATION_ID_PREFIX + nextUlid(now)

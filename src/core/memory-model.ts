@@ -96,3 +96,20 @@ export function toMemory(v: MemoryVersion, state: MemoryState, mergedInto: strin
     reason: v.reason,
   })
 }
+
+/** States of a merge record: `effective` until undone by a restore. */
+export const MERGE_STATES = ['effective', 'undone'] as const
+export type MergeState = (typeof MERGE_STATES)[number]
+
+/** A merge: inputs (exact versions) absorbed into a new result memory (DESIGN §2). */
+export interface MergeRecord {
+  readonly mergeId: string
+  readonly scopeId: string
+  readonly resultId: string
+  readonly inputs: readonly ArtifactRef[]
+  readonly state: MergeState
+  readonly createdAt: string
+  readonly operationId: string
+  readonly undoneAt: string | null
+  readonly undoneOperationId: string | null
+}

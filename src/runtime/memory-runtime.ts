@@ -75,6 +75,12 @@ export class MemoryRuntime {
   restore(cmd: Spi.RestoreCommand): Promise<Spi.RestoreResult> {
     return this.#backend.restore(cmd)
   }
+  restorePreview(cmd: Spi.RestorePreviewCommand): Promise<Spi.RestorePreviewResult> {
+    return this.#backend.restorePreview(cmd)
+  }
+  merge(cmd: Spi.MergeCommand): Promise<Spi.MergeResult> {
+    return this.#backend.merge(cmd)
+  }
   get(cmd: Spi.GetCommand): Promise<Spi.GetResult> {
     return this.#backend.get(cmd)
   }

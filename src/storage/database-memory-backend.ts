@@ -33,7 +33,10 @@ import {
 } from './memory-backend.js'
 import { changesInTx, getInTx, historyInTx, listInTx, searchFtsInTx } from './memory-reads.js'
 import type { CheckedEntry, WriteContext } from './memory-writes.js'
-import { forgetInTx, rememberInTx, restoreInTx, updateInTx } from './memory-writes.js'
+import { forgetInTx, rememberInTx, updateInTx } from './memory-writes.js'
+import { checkMergeInputs, mergeInTx } from './merge-writes.js'
+import { planRestore } from './restore-plan.js'
+import { restoreInTx } from './restore-writes.js'
 import { captureInTx, checkCapture } from './source-capture.js'
 
 /** Options every database backend accepts. */
@@ -56,6 +59,13 @@ function checkEntry(entry: unknown, i: number): CheckedEntry {
     },
     reason: normalizeReason(e.reason, `${path}.reason`),
   }
+}
+
+function checkToken(value: unknown): string {
+  if (typeof value !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(value)) {
+    throw invalidRequest('preview_token', 'must be a token returned by restore preview')
+  }
+  return value
 }
 
 function optional<T>(value: T | undefined, check: (v: T) => T): T | undefined {
@@ -139,16 +149,66 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     return this.inWriteTransaction((tx) => forgetInTx(tx, ctx, checked))
   }
 
-  /** Brings a forgotten memory back; with `toRevision`, writes a version with that content. */
+  /**
+   * Restores a memory (DESIGN §3): a forgotten one comes back; a merged one comes back by undoing
+   * every effective merge above it, in one transaction; `toRevision` then writes a new version with
+   * that version's content. With `previewToken`, fails with `preview_stale` if anything moved.
+   * @throws PowerContextError `memory_not_found`, `state_conflict` (retired), `preview_stale`.
+   */
   async restore(cmd: Spi.RestoreCommand): Promise<Spi.RestoreResult> {
     const checked = {
-      scopeId: checkScopeId(cmd.scopeId),
-      memoryId: checkMemoryId(cmd.memoryId),
-      toRevision: optional(cmd.toRevision, (r) => checkRevision(r, 'to_revision')),
+      ...this.#checkRestoreTarget(cmd),
+      previewToken: optional(cmd.previewToken, (t) => checkToken(t)),
       reason: normalizeReason(cmd.reason),
     }
     const ctx = this.#context()
     return this.inWriteTransaction((tx) => restoreInTx(tx, ctx, checked))
+  }
+
+  /** The plan `restore` would apply now, and a token binding it; changes nothing. */
+  async restorePreview(cmd: Spi.RestorePreviewCommand): Promise<Spi.RestorePreviewResult> {
+    const checked = this.#checkRestoreTarget(cmd)
+    const plan = await this.inReadTransaction((tx) => planRestore(tx, checked))
+    return {
+      plan: {
+        restore: plan.restore,
+        retire: plan.retire,
+        leavingSearch: plan.leavingSearch,
+        newVersion: plan.newVersion,
+      },
+      previewToken: plan.token,
+    }
+  }
+
+  #checkRestoreTarget(cmd: Spi.RestorePreviewCommand) {
+    return {
+      scopeId: checkScopeId(cmd.scopeId),
+      memoryId: checkMemoryId(cmd.memoryId),
+      toRevision: optional(cmd.toRevision, (r) => checkRevision(r, 'to_revision')),
+    }
+  }
+
+  /**
+   * Merges at least two active memories (each at its current version) into a new memory; the
+   * inputs become `merged`.
+   * @throws PowerContextError `invalid_request`, `memory_not_found`, `state_conflict`,
+   *   `revision_conflict`.
+   */
+  async merge(cmd: Spi.MergeCommand): Promise<Spi.MergeResult> {
+    if (!Array.isArray(cmd.inputs) || cmd.inputs.length > REMEMBER_MAX_ENTRIES) {
+      throw invalidRequest('inputs', `must be an array of 2–${REMEMBER_MAX_ENTRIES} memory refs`)
+    }
+    const inputs = cmd.inputs.map((r, i) => checkArtifactRef(r, `inputs[${i}]`))
+    checkMergeInputs(inputs)
+    const checked = {
+      scopeId: checkScopeId(cmd.scopeId),
+      inputs,
+      kind: normalizeKind(cmd.kind),
+      text: normalizeText(cmd.text),
+      reason: normalizeReason(cmd.reason),
+    }
+    const ctx = this.#context()
+    return this.inWriteTransaction((tx) => mergeInTx(tx, ctx, checked))
   }
 
   /** Reads one version (default: current), verified against its hash. */

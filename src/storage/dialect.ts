@@ -1,4 +1,4 @@
-import type { ChangeOp, MemoryState, SourceType } from '../core/memory-model.js'
+import type { ChangeOp, MemoryState, MergeRecord, SourceType } from '../core/memory-model.js'
 
 /** The authoritative pointer row of one memory (the CAS target). */
 export interface MemoryRow {
@@ -129,6 +129,14 @@ export interface DialectTx {
   /** Removes the head projection (and its index rows) of one memory; no-op when absent. */
   deleteHead(memoryId: string): Promise<void>
 
+  insertMerge(merge: MergeRecord): Promise<void>
+  /** The effective merge whose result is `memoryId`, if any. */
+  effectiveMergeOfResult(memoryId: string): Promise<MergeRecord | undefined>
+  /** Every merge (any state) in which the memory is the result or an input, oldest first. */
+  mergesOfMemory(memoryId: string): Promise<MergeRecord[]>
+  /** Marks an effective merge undone; false when it was not effective any more. */
+  casMergeUndone(mergeId: string, at: string, operationId: string): Promise<boolean>
+
   getSource(
     scopeId: string,
     sourceType: SourceType,
@@ -143,6 +151,7 @@ export interface DialectTx {
   allVersions(): Promise<VersionRow[]>
   allHeads(): Promise<HeadRow[]>
   allChanges(): Promise<ChangeRow[]>
+  allMerges(): Promise<MergeRecord[]>
   scopeSeqs(): Promise<Map<string, number>>
   /** Adapter-specific index consistency problems (full-text index vs head rows). */
   checkIndexes(): Promise<string[]>

@@ -1,5 +1,7 @@
 import { analyzeText } from '../core/analyzer.js'
+import type { MergeRecord } from '../core/memory-model.js'
 import type { ChangeRow, DialectTx, MemoryRow, VersionRow } from './dialect.js'
+import { contentOfRow } from './version-codec.js'
 import type { RebuildReport, VerifyReport } from './memory-backend.js'
 import { headOf } from './memory-rows.js'
 import { versionRowProblems } from './version-codec.js'
@@ -67,10 +69,90 @@ function changeLogProblems(
   return problems
 }
 
+function mergeProblems(
+  memories: readonly MemoryRow[],
+  merges: readonly MergeRecord[],
+  firstVersions: ReadonlyMap<string, VersionRow>,
+): string[] {
+  const problems: string[] = []
+  const rows = new Map(memories.map((m) => [m.memoryId, m]))
+  const absorbedBy = new Map<string, string>()
+  const effectiveResults = new Map<string, MergeRecord>()
+  for (const m of merges) {
+    const result = rows.get(m.resultId)
+    if (result === undefined) {
+      problems.push(`merge ${m.mergeId}: result ${m.resultId} is missing`)
+      continue
+    }
+    const artifacts = contentOfRow(firstVersions.get(m.resultId) as VersionRow).artifacts
+    const key = (r: { artifactId: string; revision: number }): string =>
+      `${r.artifactId}@${r.revision}`
+    if (artifacts.map(key).sort().join() !== m.inputs.map(key).sort().join()) {
+      problems.push(`merge ${m.mergeId}: result version 1 does not cite exactly the inputs`)
+    }
+    if (m.state === 'undone') {
+      if (result.state !== 'retired')
+        problems.push(`merge ${m.mergeId} is undone but ${m.resultId} is ${result.state}`)
+      continue
+    }
+    effectiveResults.set(m.resultId, m)
+    if (result.state === 'retired')
+      problems.push(`merge ${m.mergeId} is effective but its result is retired`)
+    for (const input of m.inputs) {
+      const previous = absorbedBy.get(input.artifactId)
+      if (previous !== undefined)
+        problems.push(
+          `memory ${input.artifactId} is absorbed by two effective merges (${previous}, ${m.mergeId})`,
+        )
+      absorbedBy.set(input.artifactId, m.mergeId)
+      const row = rows.get(input.artifactId)
+      if (
+        row === undefined ||
+        row.state !== 'merged' ||
+        row.mergedInto !== m.resultId ||
+        row.currentVersion !== input.revision
+      ) {
+        problems.push(
+          `merge ${m.mergeId}: input ${input.artifactId}@${input.revision} is not frozen as merged into ${m.resultId}`,
+        )
+      }
+    }
+  }
+  for (const row of memories) {
+    if (row.state === 'merged') {
+      if (row.mergedInto === null || !absorbedBy.has(row.memoryId))
+        problems.push(`memory ${row.memoryId}: merged without an effective merge`)
+      const seen = new Set<string>()
+      for (
+        let cur: MemoryRow | undefined = row;
+        cur?.state === 'merged';
+        cur = rows.get(cur.mergedInto ?? '')
+      ) {
+        if (seen.has(cur.memoryId)) {
+          problems.push(`memory ${row.memoryId}: merged_into chain has a cycle`)
+          break
+        }
+        seen.add(cur.memoryId)
+      }
+    } else if (row.mergedInto !== null) {
+      problems.push(`memory ${row.memoryId}: ${row.state} but merged_into is set`)
+    }
+    if (
+      row.state === 'retired' &&
+      !merges.some((m) => m.resultId === row.memoryId && m.state === 'undone')
+    ) {
+      problems.push(`memory ${row.memoryId}: retired without an undone merge`)
+    }
+  }
+  return problems
+}
+
 /**
  * Checks every invariant that can be read back: version chains contiguous and hash-verified, one
  * head per active memory matching its current version, adapter indexes consistent with the heads,
- * and a contiguous change log that ends at each memory's current version and state.
+ * a contiguous change log that ends at each memory's current version and state, and merge
+ * relations (effective merges freeze their inputs; undone merges retired their results; no memory
+ * is absorbed twice; merged_into chains are acyclic).
  */
 export async function verifyInTx(tx: DialectTx): Promise<VerifyReport> {
   const memories = await tx.allMemories()
@@ -114,6 +196,8 @@ export async function verifyInTx(tx: DialectTx): Promise<VerifyReport> {
   for (const v of versions)
     if (!known.has(v.memoryId)) problems.push(`version of unknown memory ${v.memoryId}`)
   problems.push(...(await tx.checkIndexes()))
+  const firstVersions = new Map(versions.filter((v) => v.version === 1).map((v) => [v.memoryId, v]))
+  problems.push(...mergeProblems(memories, await tx.allMerges(), firstVersions))
   problems.push(...changeLogProblems(memories, changes, await tx.scopeSeqs()))
   return {
     ok: problems.length === 0,

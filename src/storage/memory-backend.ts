@@ -3,6 +3,7 @@ import type {
   Memory,
   MemoryChange,
   MemoryState,
+  MergeRecord,
   SourceRef,
 } from '../core/memory-model.js'
 import type { SearchChannel } from '../core/search-rules.js'
@@ -72,7 +73,54 @@ export interface RestoreCommand {
   readonly memoryId: string
   /** Write a new version carrying this old version's content. */
   readonly toRevision?: number | undefined
+  /** From `restorePreview`: refuse with `preview_stale` if anything moved since. */
+  readonly previewToken?: string | undefined
   readonly reason?: string | null | undefined
+}
+
+export interface RestorePreviewCommand {
+  readonly scopeId: string
+  readonly memoryId: string
+  readonly toRevision?: number | undefined
+}
+
+/** One memory at one version, as a restore plan names it. */
+export interface PlanRef {
+  readonly memoryId: string
+  readonly version: number
+}
+
+export interface RestorePreviewResult {
+  readonly plan: {
+    /** Memories that come back to search, at these versions. */
+    readonly restore: readonly PlanRef[]
+    /** Merge results that will be retired. */
+    readonly retire: readonly PlanRef[]
+    /** Currently searchable memories whose content leaves search. */
+    readonly leavingSearch: readonly PlanRef[]
+    /** The version `to_revision` will write, or null. */
+    readonly newVersion: {
+      readonly memoryId: string
+      readonly fromRevision: number
+      readonly version: number
+    } | null
+  }
+  readonly previewToken: string
+}
+
+export interface MergeCommand {
+  readonly scopeId: string
+  /** Exact refs of at least two active memories, each at its current version. */
+  readonly inputs: readonly ArtifactRef[]
+  readonly kind: string
+  readonly text: string
+  readonly reason?: string | null | undefined
+}
+
+export interface MergeResult {
+  readonly mergeId: string
+  readonly memory: Memory
+  readonly inputs: readonly Memory[]
 }
 
 export interface RestoreResult {
@@ -107,7 +155,7 @@ export interface HistoryResult {
   readonly versions: readonly Memory[]
   /** Every change-log row of this memory, oldest first. */
   readonly transitions: readonly MemoryChange[]
-  readonly merges: readonly never[]
+  readonly merges: readonly MergeRecord[]
 }
 
 export interface ListCommand {
@@ -211,6 +259,8 @@ export interface MemoryBackend {
   update(cmd: UpdateCommand): Promise<UpdateResult>
   forget(cmd: ForgetCommand): Promise<ForgetResult>
   restore(cmd: RestoreCommand): Promise<RestoreResult>
+  restorePreview(cmd: RestorePreviewCommand): Promise<RestorePreviewResult>
+  merge(cmd: MergeCommand): Promise<MergeResult>
   get(cmd: GetCommand): Promise<GetResult>
   history(cmd: HistoryCommand): Promise<HistoryResult>
   list(cmd: ListCommand): Promise<ListResult>

@@ -48,13 +48,14 @@ export async function historyInTx(
   const row = await requireMemory(tx, cmd.scopeId, cmd.memoryId)
   const versions = await tx.listVersions(row.memoryId)
   const transitions = await tx.listChangesOfMemory(row.memoryId)
+  const merges = await tx.mergesOfMemory(row.memoryId)
   return {
     memoryId: row.memoryId,
     state: row.state,
     currentRevision: row.currentVersion,
     versions: versions.map((v) => viewOf(v, row)),
     transitions: transitions.map(toChange),
-    merges: [],
+    merges,
   }
 }
 

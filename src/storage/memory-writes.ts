@@ -2,7 +2,7 @@ import { canonicalContent, normalizeSourceRefs } from '../core/content-hash.js'
 import { PowerContextError } from '../core/errors.js'
 import type { ArtifactRef, Memory, SourceRef, VersionContent } from '../core/memory-model.js'
 import type { DialectTx, MemoryRow, NewChangeRow, VersionRow } from './dialect.js'
-import type { ForgetResult, RememberResult, RestoreResult, UpdateResult } from './memory-backend.js'
+import type { ForgetResult, RememberResult, UpdateResult } from './memory-backend.js'
 import { changeRow, headOf, newVersionRow, nextRow } from './memory-rows.js'
 import { contentOfRow, viewOf } from './version-codec.js'
 
@@ -87,7 +87,11 @@ export async function requireSources(
 }
 
 /** @throws PowerContextError `revision_conflict` when the stored row moved under us. */
-async function casOrConflict(tx: DialectTx, next: MemoryRow, before: MemoryRow): Promise<void> {
+export async function casOrConflict(
+  tx: DialectTx,
+  next: MemoryRow,
+  before: MemoryRow,
+): Promise<void> {
   const ok = await tx.casMemory(next, {
     version: before.currentVersion,
     stateVersion: before.stateVersion,
@@ -191,7 +195,7 @@ async function findActiveDuplicate(
 }
 
 /** Rejects a change to a memory that is not active at exactly the caller's version. */
-function requireActiveAt(row: MemoryRow, revision: number | undefined): void {
+export function requireActiveAt(row: MemoryRow, revision: number | undefined): void {
   if (row.state !== 'active') {
     throw new PowerContextError(
       'state_conflict',
@@ -215,7 +219,7 @@ function requireActiveAt(row: MemoryRow, revision: number | undefined): void {
 }
 
 /** Writes version n+1 of `row` with `content`, keeping the head projection current. */
-async function writeNextVersion(
+export async function writeNextVersion(
   tx: DialectTx,
   ctx: WriteContext,
   row: MemoryRow,
@@ -292,54 +296,4 @@ export async function forgetInTx(
     changeRow('forget', row, next, { ...ctx, reason: cmd.reason }),
   ])
   return { status: 'forgotten', memory: viewOf(current, next) }
-}
-
-/**
- * DESIGN §3 restore of a forgotten memory (forgotten → active at the same version), optionally
- * followed by a new version carrying an old version's content (`to_revision`).
- */
-export async function restoreInTx(
-  tx: DialectTx,
-  ctx: WriteContext,
-  cmd: { scopeId: string; memoryId: string; toRevision: number | undefined; reason: string | null },
-): Promise<RestoreResult> {
-  let row = await requireMemory(tx, cmd.scopeId, cmd.memoryId)
-  if (row.state === 'merged' || row.state === 'retired') {
-    throw new PowerContextError(
-      'state_conflict',
-      `memory ${row.memoryId} is ${row.state}; only a forgotten or active memory can be restored here`,
-      { memory_id: row.memoryId, state: row.state },
-    )
-  }
-  const target =
-    cmd.toRevision === undefined
-      ? undefined
-      : await requireVersion(tx, row.memoryId, cmd.toRevision)
-  const changes: NewChangeRow[] = []
-  const restored: Memory[] = []
-  let current = await requireVersion(tx, row.memoryId, row.currentVersion)
-  if (row.state === 'forgotten') {
-    const next = nextRow(row, { state: 'active', at: ctx.at })
-    await casOrConflict(tx, next, row)
-    await tx.putHead(headOf(current))
-    changes.push(changeRow('restore', row, next, { ...ctx, reason: cmd.reason }))
-    row = next
-    restored.push(viewOf(current, row))
-  }
-  if (
-    target !== undefined &&
-    canonicalContent(contentOfRow(target)) !== canonicalContent(contentOfRow(current))
-  ) {
-    const written = await writeNextVersion(tx, ctx, row, contentOfRow(target), cmd.reason)
-    changes.push(written.change)
-    row = written.row
-    current = written.version
-  }
-  if (changes.length > 0) await tx.appendChanges(row.scopeId, changes)
-  return {
-    status: changes.length > 0 ? 'restored' : 'unchanged',
-    memory: viewOf(current, row),
-    restored,
-    retired: [],
-  }
 }

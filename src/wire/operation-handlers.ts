@@ -14,6 +14,8 @@ import {
   toWireHistory,
   toWireList,
   toWireMemory,
+  toWireMerge,
+  toWireRestorePreview,
   toWireSearch,
   toWireSourceRef,
 } from './memory-wire.js'
@@ -80,6 +82,9 @@ export const OPERATION_HANDLERS: Partial<Record<OperationId, OperationHandler>> 
       retired: r.retired.map(toWireMemory),
     }
   },
+  restorePreview: async (rt, b) =>
+    toWireRestorePreview(await rt.restorePreview(req.fromWireRestorePreview(b))),
+  merge: async (rt, b) => toWireMerge(await rt.merge(req.fromWireMerge(b))),
   get: async (rt, b) => toWireGet(await rt.get(req.fromWireGet(b))),
   history: async (rt, b) => toWireHistory(await rt.history(req.fromWireHistory(b))),
   list: async (rt, b) => toWireList(await rt.list(req.fromWireList(b))),

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 
-import type { MemoryState, SourceType } from '../../core/memory-model.js'
+import type { MemoryState, MergeRecord, SourceType } from '../../core/memory-model.js'
 import type {
   ChangeRow,
   CurrentMemory,
@@ -22,6 +22,12 @@ import {
   VERSION_COLUMNS,
 } from './sqlite-rows.js'
 import { HEAD_DELETE_TRIGGER } from './sqlite-schema.js'
+
+type MergeRow = Omit<MergeRecord, 'inputs'>
+
+const MERGE_COLUMNS = `merge_id AS mergeId, scope_id AS scopeId, result_memory_id AS resultId, state,
+  created_at AS createdAt, operation_id AS operationId, undone_at AS undoneAt,
+  undone_operation_id AS undoneOperationId`
 import { FTS_CANDIDATES_SQL, ftsMatchExpression, scopeToken } from './sqlite-search.js'
 
 /** Row verbs over one better-sqlite3 connection; statements are prepared once and cached. */
@@ -271,6 +277,76 @@ export class SqliteDialectTx implements DialectTx {
 
   async deleteHead(memoryId: string): Promise<void> {
     this.#run('DELETE FROM memory_heads WHERE memory_id = ?', memoryId)
+  }
+
+  async insertMerge(m: MergeRecord): Promise<void> {
+    this.#run(
+      `INSERT INTO merges (merge_id, scope_id, result_memory_id, state, created_at, operation_id, undone_at, undone_operation_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      m.mergeId,
+      m.scopeId,
+      m.resultId,
+      m.state,
+      m.createdAt,
+      m.operationId,
+      m.undoneAt,
+      m.undoneOperationId,
+    )
+    m.inputs.forEach((input, i) => {
+      this.#run(
+        'INSERT INTO merge_inputs (merge_id, ordinal, memory_id, version) VALUES (?, ?, ?, ?)',
+        m.mergeId,
+        i,
+        input.artifactId,
+        input.revision,
+      )
+    })
+  }
+
+  #withInputs(rows: MergeRow[]): MergeRecord[] {
+    return rows.map((r) => ({
+      ...r,
+      inputs: this.#all<{ artifactId: string; revision: number }>(
+        'SELECT memory_id AS artifactId, version AS revision FROM merge_inputs WHERE merge_id = ? ORDER BY ordinal',
+        r.mergeId,
+      ),
+    }))
+  }
+
+  async effectiveMergeOfResult(memoryId: string): Promise<MergeRecord | undefined> {
+    return this.#withInputs(
+      this.#all(
+        `SELECT ${MERGE_COLUMNS} FROM merges WHERE result_memory_id = ? AND state = 'effective'`,
+        memoryId,
+      ),
+    )[0]
+  }
+
+  async mergesOfMemory(memoryId: string): Promise<MergeRecord[]> {
+    return this.#withInputs(
+      this.#all(
+        `SELECT ${MERGE_COLUMNS} FROM merges WHERE result_memory_id = ?
+           OR merge_id IN (SELECT merge_id FROM merge_inputs WHERE memory_id = ?)
+         ORDER BY created_at, merge_id`,
+        memoryId,
+        memoryId,
+      ),
+    )
+  }
+
+  async casMergeUndone(mergeId: string, at: string, operationId: string): Promise<boolean> {
+    const result = this.#run(
+      `UPDATE merges SET state = 'undone', undone_at = ?, undone_operation_id = ?
+       WHERE merge_id = ? AND state = 'effective'`,
+      at,
+      operationId,
+      mergeId,
+    )
+    return result.changes === 1
+  }
+
+  async allMerges(): Promise<MergeRecord[]> {
+    return this.#withInputs(this.#all(`SELECT ${MERGE_COLUMNS} FROM merges ORDER BY merge_id`))
   }
 
   async getSource(

@@ -109,6 +109,29 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     VALUES (new.projection_id, new.scope_key, new.searchable_text);
   END;
   `,
+  // 2: merges (DESIGN §2): a record per merge and its inputs' exact versions.
+  `
+  CREATE TABLE merges (
+    merge_id TEXT PRIMARY KEY,
+    scope_id TEXT NOT NULL REFERENCES scopes (scope_id),
+    result_memory_id TEXT NOT NULL UNIQUE REFERENCES memories (memory_id),
+    state TEXT NOT NULL CHECK (state IN ('effective', 'undone')),
+    created_at TEXT NOT NULL,
+    operation_id TEXT NOT NULL,
+    undone_at TEXT,
+    undone_operation_id TEXT
+  ) STRICT;
+
+  CREATE TABLE merge_inputs (
+    merge_id TEXT NOT NULL REFERENCES merges (merge_id),
+    ordinal INTEGER NOT NULL,
+    memory_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    PRIMARY KEY (merge_id, ordinal),
+    FOREIGN KEY (memory_id, version) REFERENCES memory_versions (memory_id, version)
+  ) STRICT;
+  CREATE INDEX merge_inputs_by_memory ON merge_inputs (memory_id);
+  `,
 ]
 
 /** The schema version this code writes and reads. */
