@@ -1,9 +1,9 @@
 import { analyzeText } from '../core/analyzer.js'
 import type { MergeRecord } from '../core/memory-model.js'
 import type { ChangeRow, DialectTx, MemoryRow, VersionRow } from './dialect.js'
-import { contentOfRow } from './version-codec.js'
 import type { RebuildReport, VerifyReport } from './memory-backend.js'
 import { headOf } from './memory-rows.js'
+import { contentOfRow } from './version-codec.js'
 import { versionRowProblems } from './version-codec.js'
 
 function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
