@@ -18,8 +18,25 @@ export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'src/contract/**'] },
   js.configs.recommended,
   {
-    files: ['**/*.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'process',
+          'console',
+          'Buffer',
+          'URL',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+          'fetch',
+          'AbortController',
+          'TextEncoder',
+          'TextDecoder',
+        ].map((g) => [g, 'readonly']),
+      ),
+    },
   },
   ...tseslint.configs.recommended,
   {
