@@ -1,4 +1,5 @@
 import { PowerContextError } from '../core/errors.js'
+import { mcpPlugin } from '../mcp/mcp-plugin.js'
 import { MemoryRuntime } from '../runtime/memory-runtime.js'
 import { type AppOptions, buildApp, type RuntimeSlot } from './app.js'
 
@@ -12,7 +13,7 @@ export interface ServerSettings {
   readonly authToken?: string
   /** Allow a non-loopback bind address without a token. */
   readonly insecureNoAuth?: boolean
-  /** Extra surfaces mounted on the app (e.g. MCP). */
+  /** Surfaces mounted on the app; default `[mcpPlugin]` (MCP at `/mcp`). */
   readonly plugins?: AppOptions['plugins']
 }
 
@@ -51,7 +52,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     slot,
     logger: { level: settings.logLevel ?? 'info' },
     authToken: settings.authToken,
-    plugins: settings.plugins ?? [],
+    plugins: settings.plugins ?? [mcpPlugin],
   })
   try {
     await app.listen({ host: settings.host, port: settings.port })

@@ -1,0 +1,138 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+
+import { OPENAPI_DOCUMENT } from '../contract/openapi-document.js'
+import { type ContractOperation, type OperationId, OPERATIONS } from '../contract/operations.js'
+
+type JsonObject = Record<string, unknown>
+
+/** One MCP tool of the allow-list: its contract operation and the definition `tools/list` shows. */
+export interface McpToolBinding {
+  readonly operationId: OperationId
+  /** Component schema the arguments are validated against (the original, unflattened one). */
+  readonly requestSchema: string
+  readonly tool: Tool
+}
+
+const SCHEMA_PREFIX = '#/components/schemas/'
+const COMPONENT_SCHEMAS = OPENAPI_DOCUMENT.components.schemas as unknown as Readonly<
+  Record<string, JsonObject>
+>
+
+const isObject = (v: unknown): v is JsonObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * Inlines every `#/components/schemas/…` reference, so the schema stands alone (MCP clients do not
+ * see the OpenAPI document). Keywords next to a `$ref` (OpenAPI 3.1 allows them) override the
+ * referenced schema's. A reference cycle is a contract bug and throws.
+ */
+export function resolveSchemaRefs(schema: unknown, seen: readonly string[] = []): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => resolveSchemaRefs(s, seen))
+  if (!isObject(schema)) return schema
+  const { $ref, ...rest } = schema
+  const own: JsonObject = {}
+  for (const [key, value] of Object.entries(rest)) own[key] = resolveSchemaRefs(value, seen)
+  if (typeof $ref !== 'string') return own
+  if (!$ref.startsWith(SCHEMA_PREFIX)) throw new Error(`unsupported $ref ${$ref}`)
+  const name = $ref.slice(SCHEMA_PREFIX.length)
+  if (seen.includes(name)) throw new Error(`cyclic $ref ${[...seen, name].join(' → ')}`)
+  const target = COMPONENT_SCHEMAS[name]
+  if (target === undefined) throw new Error(`contract has no schema ${name}`)
+  return { ...(resolveSchemaRefs(target, [...seen, name]) as JsonObject), ...own }
+}
+
+/**
+ * Turns a `oneOf` of object schemas (e.g. GetRequest: `memory_ref` or `memory_id`) into one object
+ * schema: the union of the properties, required = the keys every branch requires. The choice
+ * between branches is stated in `description`; the call itself is still validated against the
+ * original `oneOf`, so both or neither alternative is rejected with `invalid_request`.
+ */
+export function flattenOneOf(schema: JsonObject): JsonObject {
+  const { oneOf, ...rest } = schema
+  if (!Array.isArray(oneOf)) return schema
+  const branches = oneOf.filter(isObject)
+  if (branches.length !== oneOf.length || branches.some((b) => b['type'] !== 'object'))
+    throw new Error('only a oneOf of object schemas can be flattened')
+  const requiredOf = (b: JsonObject): string[] =>
+    Array.isArray(b['required']) ? (b['required'] as string[]) : []
+  const common = requiredOf(branches[0] ?? {}).filter((k) =>
+    branches.every((b) => requiredOf(b).includes(k)),
+  )
+  const properties: JsonObject = {}
+  for (const b of branches)
+    for (const [key, value] of Object.entries(isObject(b['properties']) ? b['properties'] : {}))
+      properties[key] ??= value
+  const choices = branches.map((b) =>
+    requiredOf(b)
+      .filter((k) => !common.includes(k))
+      .map((k) => `\`${k}\``)
+      .join(' + '),
+  )
+  const note = `Give exactly one of: ${choices.join(', ')}.`
+  const description =
+    typeof rest['description'] === 'string' ? `${rest['description']} ${note}` : note
+  return {
+    ...rest,
+    type: 'object',
+    description,
+    properties,
+    required: common,
+    ...(branches.every((b) => b['additionalProperties'] === false)
+      ? { additionalProperties: false }
+      : {}),
+  }
+}
+
+/** The self-contained object schema of one component schema, as an MCP `inputSchema`. */
+export function toolInputSchema(schemaName: string): Tool['inputSchema'] {
+  const resolved = resolveSchemaRefs({ $ref: `${SCHEMA_PREFIX}${schemaName}` }) as JsonObject
+  const flat = flattenOneOf(resolved)
+  if (flat['type'] !== 'object') throw new Error(`${schemaName} is not an object schema`)
+  return flat as Tool['inputSchema']
+}
+
+/**
+ * Tool hints. Reads change nothing. Every write is idempotent by DESIGN §3 ("a repeated request
+ * whose effect already holds is a no-op"; a stale base fails with `revision_conflict` and changes
+ * nothing). Writes keep the default `destructiveHint` (forget and restore change what search
+ * shows). No tool reaches outside the memory store.
+ */
+const annotationsFor = (readOnly: boolean): NonNullable<Tool['annotations']> =>
+  readOnly
+    ? { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+    : { readOnlyHint: false, idempotentHint: true, openWorldHint: false }
+
+function bindings(): readonly McpToolBinding[] {
+  const out: McpToolBinding[] = []
+  for (const op of OPERATIONS as readonly (ContractOperation & { operationId: OperationId })[]) {
+    if (op.mcpTool === null) continue
+    if (op.requestSchema === null)
+      throw new Error(`MCP tool ${op.mcpTool.name} has no request body`)
+    out.push(
+      Object.freeze({
+        operationId: op.operationId,
+        requestSchema: op.requestSchema,
+        tool: {
+          name: op.mcpTool.name,
+          description: op.summary,
+          inputSchema: toolInputSchema(op.requestSchema),
+          annotations: annotationsFor(op.mcpTool.readOnly),
+        },
+      }),
+    )
+  }
+  return Object.freeze(out)
+}
+
+/**
+ * The MCP allow-list (DESIGN §7): exactly the contract operations marked `x-mcp-tool`, in contract
+ * order. Name, description (the operation summary) and input schema all come from the contract.
+ */
+export const MCP_TOOLS: readonly McpToolBinding[] = bindings()
+
+const BY_NAME: ReadonlyMap<string, McpToolBinding> = new Map(MCP_TOOLS.map((b) => [b.tool.name, b]))
+
+/** The binding of an allow-listed tool, or undefined for any other name. */
+export function findMcpTool(name: string): McpToolBinding | undefined {
+  return BY_NAME.get(name)
+}
