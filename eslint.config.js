@@ -91,6 +91,17 @@ export default tseslint.config(
     rules: restrict(['better-sqlite3', 'mysql2', 'mysql2/*']),
   },
   {
+    // STYLE R16: the client imports only the generated contract (no runtime, no driver).
+    files: ['src/client/**/*.ts'],
+    rules: restrict([
+      ...['core', 'storage', 'runtime', 'wire', 'http', 'mcp', 'cli'].flatMap(layer),
+      'better-sqlite3',
+      'mysql2',
+      'mysql2/*',
+      'sqlite-vec',
+    ]),
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },

@@ -28,7 +28,11 @@ async function generate(): Promise<Record<string, string>> {
   const document = parse(readFileSync(root('openapi/powercontext.yaml'), 'utf8')) as {
     paths: Record<string, Record<string, Operation>>
   }
-  const types = HEADER + astToString(await openapiTS(document as never, { alphabetize: true }))
+  const types =
+    HEADER +
+    astToString(
+      await openapiTS(document as never, { alphabetize: true, defaultNonNullable: false }),
+    )
   const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => ({
       operationId: op.operationId,

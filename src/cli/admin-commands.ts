@@ -1,10 +1,15 @@
 import type { Command } from 'commander'
 
 import type { CliIo } from './cli-io.js'
-import { EXIT_FAILURE, EXIT_OK } from './cli-io.js'
-import type { RunWithRuntime } from './memory-commands.js'
+import { CliUsageError, EXIT_FAILURE, EXIT_OK, parseInteger } from './cli-io.js'
+import type { RunWithRuntime } from './cli-runners.js'
+import type { EmbeddingFlags } from './embedding-options.js'
+import { addEmbeddingOptions, embeddingSettings } from './embedding-options.js'
 
-/** Registers `admin verify` and `admin rebuild`. */
+/**
+ * Registers `admin verify`, `admin rebuild` and `admin reindex` (local data directory only, never
+ * `--server-url`).
+ */
 export function registerAdminCommands(program: Command, io: CliIo, run: RunWithRuntime): void {
   const admin = program.command('admin').description('maintenance of a data directory')
 
@@ -26,15 +31,63 @@ export function registerAdminCommands(program: Command, io: CliIo, run: RunWithR
       }),
     )
 
-  admin
-    .command('rebuild')
-    .description('rebuild projections and indexes from the authoritative rows')
-    .action(async (_o, cmd: Command) =>
-      run(cmd, async (rt, json) => {
+  addEmbeddingOptions(
+    admin
+      .command('rebuild')
+      .description(
+        'rebuild projections and indexes from the authoritative rows (and re-embed vectors when an embedding model is given)',
+      ),
+  ).action(async (o: EmbeddingFlags, cmd: Command) =>
+    run(
+      cmd,
+      async (rt, json) => {
         const report = await rt.rebuild()
         if (json) io.out(JSON.stringify(report))
-        else io.out(`rebuilt: ${report.heads} active memories projected`)
+        else {
+          const vectors = report.vectors === undefined ? '' : `, ${report.vectors} vectors embedded`
+          io.out(`rebuilt: ${report.heads} active memories projected${vectors}`)
+        }
         return EXIT_OK
-      }),
-    )
+      },
+      () => ({ embedding: embeddingSettings(o) }),
+    ),
+  )
+
+  addEmbeddingOptions(
+    admin
+      .command('reindex')
+      .description(
+        'embed every missing or stale vector of active memories with the given embedding model',
+      )
+      .option(
+        '--batch-size <n>',
+        'texts per embedding request and write (default 64)',
+        parseInteger,
+      ),
+  ).action(async (o: EmbeddingFlags & { batchSize?: number }, cmd: Command) =>
+    run(
+      cmd,
+      async (rt, json) => {
+        const report = await rt.reindex(o.batchSize === undefined ? {} : { batchSize: o.batchSize })
+        if (json) io.out(JSON.stringify(report))
+        else {
+          io.out(
+            `reindexed: ${report.embedded} vectors embedded, ${report.remaining} missing, ${report.scanned} active memories`,
+          )
+          if (report.error !== null)
+            io.out(`  - stopped: ${report.error.code}: ${report.error.message}`)
+        }
+        return report.error === null && report.remaining === 0 ? EXIT_OK : EXIT_FAILURE
+      },
+      () => {
+        const embedding = embeddingSettings(o)
+        if (embedding === undefined) {
+          throw new CliUsageError(
+            'reindex needs an embedding model: --embedding-url, --embedding-model, --embedding-dimension and --embedding-profile-id (or POWERCONTEXT_SERVER_EMBEDDING_*)',
+          )
+        }
+        return { embedding }
+      },
+    ),
+  )
 }

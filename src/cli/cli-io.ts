@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander'
 
+import { PowerContextClientError } from '../client/index.js'
 import { PowerContextError } from '../core/errors.js'
 import { toWireError } from '../wire/memory-wire.js'
 
@@ -32,17 +33,49 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value]
 }
 
-/** Prints a failure: one line `code: message`, or the JSON error envelope with `--json`. */
+/** A command line that cannot run as given (exit 2), e.g. conflicting options. */
+export class CliUsageError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'CliUsageError'
+  }
+}
+
+/** Parses an http(s) URL option. */
+export function parseServerUrl(value: string): string {
+  try {
+    const url = new URL(value)
+    if (url.protocol === 'http:' || url.protocol === 'https:') return value
+  } catch {
+    // reported below
+  }
+  throw new InvalidArgumentError('must be an http(s) URL')
+}
+
+/**
+ * Prints a failure: one line `error: code: message`, plus ` (request <id>)` when a server answered
+ * (`--server-url`), or the JSON error envelope with `--json`. Returns the exit code: 2 for a
+ * {@link CliUsageError}, 1 otherwise.
+ */
 export function printError(io: CliIo, err: unknown, json: boolean): number {
-  const e =
-    err instanceof PowerContextError
-      ? err
-      : new PowerContextError('internal_error', (err as Error)?.message ?? String(err))
-  if (json) io.err(JSON.stringify(toWireError(e, null)))
+  if (err instanceof CliUsageError) {
+    io.err(`error: ${err.message}`)
+    return EXIT_USAGE
+  }
+  let requestId: string | null = null
+  let e: { code: string; message: string; details?: Readonly<Record<string, unknown>> | undefined }
+  if (err instanceof PowerContextError) e = err
+  else if (err instanceof PowerContextClientError) {
+    e = { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) }
+    requestId = err.requestId
+  } else e = { code: 'internal_error', message: (err as Error)?.message ?? String(err) }
+  if (json) io.err(JSON.stringify(toWireError(e, requestId)))
   else {
-    io.err(`error: ${e.code}: ${e.message}`)
+    io.err(`error: ${e.code}: ${e.message}${requestId === null ? '' : ` (request ${requestId})`}`)
     const errors = (e.details?.['errors'] ?? []) as { field: string; message: string }[]
     if (errors.length > 1) for (const fe of errors) io.err(`  ${fe.field}: ${fe.message}`)
+    if (err instanceof PowerContextClientError && err.code === 'unauthorized')
+      io.err('  hint: set POWERCONTEXT_CLIENT_API_TOKEN (or pass --token) to the server token')
   }
   return EXIT_FAILURE
 }

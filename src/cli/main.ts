@@ -1,17 +1,22 @@
 import { Command, CommanderError } from 'commander'
 
-import { MemoryRuntime, PRODUCT_VERSION } from '../runtime/memory-runtime.js'
+import { PRODUCT_VERSION } from '../runtime/memory-runtime.js'
 import { registerAdminCommands } from './admin-commands.js'
 import type { CliIo } from './cli-io.js'
 import { EXIT_OK, EXIT_USAGE, printError, PROCESS_IO } from './cli-io.js'
-import type { RunWithRuntime } from './memory-commands.js'
+import { createRunners } from './cli-runners.js'
+import { registerDoctorCommand } from './doctor-command.js'
+import { registerMcpCommand } from './mcp-command.js'
 import { registerMemoryCommands } from './memory-commands.js'
+import { registerMergeCommands } from './merge-commands.js'
+import { addRemoteOptions } from './remote-settings.js'
 import { registerServerCommands } from './server-commands.js'
 
 /**
  * The `powercontext` command line. Returns the exit code: 0 success, 1 a typed failure, 2 a
  * usage error. Memory commands act directly on the data directory (`--data-dir`, default
- * `$POWERCONTEXT_HOME` or the platform's user data dir).
+ * `$POWERCONTEXT_HOME` or the platform's user data dir), or on a server through the typed client
+ * with `--server-url` (env `POWERCONTEXT_CLIENT_SERVER_URL`).
  */
 export async function main(argv: readonly string[], io: CliIo = PROCESS_IO): Promise<number> {
   let exitCode = EXIT_OK
@@ -25,23 +30,15 @@ export async function main(argv: readonly string[], io: CliIo = PROCESS_IO): Pro
     .option('--json', 'print JSON (wire shapes) instead of text')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+  addRemoteOptions(program)
 
-  const run: RunWithRuntime = async (cmd, work) => {
-    const { dataDir, json } = cmd.optsWithGlobals<{ dataDir?: string; json?: boolean }>()
-    let runtime: MemoryRuntime | undefined
-    try {
-      runtime = await MemoryRuntime.open(dataDir === undefined ? {} : { dataDir })
-      setExit(await work(runtime, json === true))
-    } catch (err) {
-      setExit(printError(io, err, json === true))
-    } finally {
-      await runtime?.close()
-    }
-  }
-
-  registerMemoryCommands(program, io, run)
-  registerAdminCommands(program, io, run)
+  const { runLocal, runMemory } = createRunners(io, setExit)
+  registerMemoryCommands(program, io, runMemory)
+  registerMergeCommands(program, io, runMemory)
+  registerAdminCommands(program, io, runLocal)
+  registerDoctorCommand(program, io, setExit)
   registerServerCommands(program, io, setExit)
+  registerMcpCommand(program, io, setExit)
   for (const cmd of program.commands) cmd.exitOverride()
 
   try {

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs'
 
 import type { Command } from 'commander'
 
+import { invalidRequest } from '../core/errors.js'
 import type { MemoryState, SourceRef } from '../core/memory-model.js'
-import type { MemoryRuntime } from '../runtime/memory-runtime.js'
 import type { RememberEntry, SearchMode } from '../storage/memory-backend.js'
 import {
   toWireChanges,
@@ -13,42 +13,28 @@ import {
   toWireMemory,
   toWireSearch,
 } from '../wire/memory-wire.js'
+import { fromWireRemember } from '../wire/request-mapper.js'
 import type { CliIo } from './cli-io.js'
 import { collect, parseInteger } from './cli-io.js'
+import type { RunWithMemory } from './cli-runners.js'
 import { formatChange, formatHit, formatMemory } from './memory-format.js'
-
-/** Runs one command against an opened runtime; `work` returns the exit code, which `run` records. */
-export type RunWithRuntime = (
-  cmd: Command,
-  work: (rt: MemoryRuntime, json: boolean) => Promise<number>,
-) => Promise<void>
 
 const toSources = (ids: string[] | undefined): SourceRef[] =>
   (ids ?? []).map((sourceId) => ({ name: 'content', sourceId }))
 
-interface WireEntry {
-  kind?: unknown
-  text?: unknown
-  sources?: { name?: unknown; source_id?: unknown }[]
-  observed_at?: unknown
-  reason?: unknown
-}
-
 function readEntries(file: string): RememberEntry[] {
-  const raw = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8')) as
-    WireEntry[] | { entries: WireEntry[] }
-  const list = Array.isArray(raw) ? raw : raw.entries
-  return (Array.isArray(list) ? list : []).map((e) => ({
-    kind: e.kind as string,
-    text: e.text as string,
-    sources: (e.sources ?? []).map((s) => ({ name: s.name, sourceId: s.source_id }) as SourceRef),
-    observedAt: (e.observed_at ?? null) as string | null,
-    reason: (e.reason ?? null) as string | null,
-  }))
+  const raw = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8')) as unknown
+  const entries = Array.isArray(raw) ? raw : (raw as { entries?: unknown } | null)?.entries
+  if (!Array.isArray(entries))
+    throw invalidRequest('entries', 'file must hold a JSON array of entries')
+  return [...fromWireRemember({ scope_id: '', entries }).entries]
 }
 
-/** Registers the memory commands (DESIGN §3 operations) on the program. */
-export function registerMemoryCommands(program: Command, io: CliIo, run: RunWithRuntime): void {
+/**
+ * Registers the memory commands (DESIGN §3 operations) on the program. They are written once
+ * against `MemoryOperations`; `run` decides between the data directory and `--server-url`.
+ */
+export function registerMemoryCommands(program: Command, io: CliIo, run: RunWithMemory): void {
   const print = (json: boolean, wire: unknown, human: () => string[]): number => {
     if (json) io.out(JSON.stringify(wire))
     else for (const line of human()) io.out(line)
@@ -69,7 +55,7 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     )
     .argument('[text...]', 'the memory text')
     .action(async (words: string[], o, cmd: Command) =>
-      run(cmd, async (rt, json) => {
+      run(cmd, async (ops, json) => {
         const entries: RememberEntry[] =
           o.entries !== undefined
             ? readEntries(o.entries)
@@ -82,7 +68,7 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
                   reason: o.reason ?? null,
                 },
               ]
-        const r = await rt.remember({ scopeId: o.scope, entries })
+        const r = await ops.remember({ scopeId: o.scope, entries })
         return print(
           json,
           { results: r.results.map((x) => ({ status: x.status, memory: toWireMemory(x.memory) })) },
@@ -100,8 +86,8 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .option('--kind <kind>', 'only this kind (repeatable)', collect)
     .argument('<query...>', 'what to look for')
     .action(async (words: string[], o, cmd: Command) =>
-      run(cmd, async (rt, json) => {
-        const r = await rt.search({
+      run(cmd, async (ops, json) => {
+        const r = await ops.search({
           scopeId: o.scope,
           query: words.join(' '),
           limit: o.limit,
@@ -123,8 +109,8 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .option('--revision <n>', 'exact version', parseInteger)
     .argument('<memory-id>')
     .action(async (memoryId: string, o, cmd: Command) =>
-      run(cmd, async (rt, json) => {
-        const r = await rt.get({ scopeId: o.scope, memoryId, revision: o.revision })
+      run(cmd, async (ops, json) => {
+        const r = await ops.get({ scopeId: o.scope, memoryId, revision: o.revision })
         return print(json, toWireGet(r), () => [
           formatMemory(r.memory),
           `current revision: ${r.currentRevision}`,
@@ -138,8 +124,8 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .requiredOption('--scope <id>', 'scope id')
     .argument('<memory-id>')
     .action(async (memoryId: string, o, cmd: Command) =>
-      run(cmd, async (rt, json) => {
-        const r = await rt.history({ scopeId: o.scope, memoryId })
+      run(cmd, async (ops, json) => {
+        const r = await ops.history({ scopeId: o.scope, memoryId })
         return print(json, toWireHistory(r), () => [
           `${r.memoryId} [${r.state}] at revision ${r.currentRevision}`,
           ...r.versions.map(
@@ -163,8 +149,8 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .option('--limit <n>', '1–500 (default 100)', parseInteger)
     .option('--after <memory-id>', 'continue after this id (next_after of the previous page)')
     .action(async (o, cmd: Command) =>
-      run(cmd, async (rt, json) => {
-        const r = await rt.list({
+      run(cmd, async (ops, json) => {
+        const r = await ops.list({
           scopeId: o.scope,
           states: o.state as MemoryState[] | undefined,
           kinds: o.kind,
@@ -191,8 +177,8 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .option('--reason <text>', 'audit reason')
     .argument('<memory-id>')
     .action(async (memoryId: string, o, cmd: Command) =>
-      run(cmd, async (rt, json) => {
-        const r = await rt.update({
+      run(cmd, async (ops, json) => {
+        const r = await ops.update({
           scopeId: o.scope,
           memoryRef: { artifactId: memoryId, revision: o.revision },
           text: o.text,
@@ -215,8 +201,8 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .option('--reason <text>', 'audit reason')
     .argument('<memory-id>')
     .action(async (memoryId: string, o, cmd: Command) =>
-      run(cmd, async (rt, json) => {
-        const r = await rt.forget({
+      run(cmd, async (ops, json) => {
+        const r = await ops.forget({
           scopeId: o.scope,
           memoryId,
           expectedRevision: o.revision,
@@ -229,41 +215,14 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     )
 
   program
-    .command('restore')
-    .description(
-      'bring a forgotten memory back; --to-revision N writes a new version with version N content',
-    )
-    .requiredOption('--scope <id>', 'scope id')
-    .option('--to-revision <n>', 'old version whose content to restore', parseInteger)
-    .option('--reason <text>', 'audit reason')
-    .argument('<memory-id>')
-    .action(async (memoryId: string, o, cmd: Command) =>
-      run(cmd, async (rt, json) => {
-        const r = await rt.restore({
-          scopeId: o.scope,
-          memoryId,
-          toRevision: o.toRevision,
-          reason: o.reason,
-        })
-        const wire = {
-          status: r.status,
-          memory: toWireMemory(r.memory),
-          restored: r.restored.map(toWireMemory),
-          retired: r.retired.map(toWireMemory),
-        }
-        return print(json, wire, () => [`${r.status}: ${formatMemory(r.memory)}`])
-      }),
-    )
-
-  program
     .command('changes')
     .description('the scope change log after --since (exclusive; 0 = from the start)')
     .requiredOption('--scope <id>', 'scope id')
     .option('--since <seq>', 'last seq already seen', parseInteger, 0)
     .option('--limit <n>', '1–10000 (default 1000)', parseInteger)
     .action(async (o, cmd: Command) =>
-      run(cmd, async (rt, json) => {
-        const r = await rt.changes({ scopeId: o.scope, since: o.since, limit: o.limit })
+      run(cmd, async (ops, json) => {
+        const r = await ops.changes({ scopeId: o.scope, since: o.since, limit: o.limit })
         return print(json, toWireChanges(r), () => [
           ...r.changes.map(formatChange),
           `head seq: ${r.headSeq}`,

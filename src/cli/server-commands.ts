@@ -3,13 +3,15 @@ import type { Command } from 'commander'
 import { startServer } from '../http/server-run.js'
 import type { CliIo } from './cli-io.js'
 import { EXIT_FAILURE, parseInteger, printError } from './cli-io.js'
+import type { EmbeddingFlags } from './embedding-options.js'
+import { addEmbeddingOptions, embeddingSettings } from './embedding-options.js'
 
 const env = (name: string): string | undefined => {
   const v = process.env[`POWERCONTEXT_SERVER_${name}`]
   return v === undefined || v === '' ? undefined : v
 }
 
-interface ServerRunOptions {
+interface ServerRunOptions extends EmbeddingFlags {
   host: string
   port: number
   dataDir?: string
@@ -23,7 +25,7 @@ export function registerServerCommands(
   setExit: (code: number) => void,
 ): void {
   const server = program.command('server').description('the HTTP server')
-  server
+  const run = server
     .command('run')
     .description('open the runtime on the data directory and serve HTTP until SIGINT/SIGTERM')
     .option(
@@ -45,36 +47,38 @@ export function registerServerCommands(
       '--insecure-no-auth',
       'allow a non-loopback address without POWERCONTEXT_SERVER_AUTH_TOKEN',
     )
-    .action(async (o: ServerRunOptions, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<{ dataDir?: string; json?: boolean }>()
-      const dataDir = o.dataDir ?? globals.dataDir ?? env('DATA_DIR')
-      const authToken = env('AUTH_TOKEN')
-      let running
-      try {
-        running = await startServer({
-          host: o.host,
-          port: o.port,
-          ...(dataDir === undefined ? {} : { dataDir }),
-          ...(authToken === undefined ? {} : { authToken }),
-          insecureNoAuth: o.insecureNoAuth === true || env('INSECURE_NO_AUTH') === 'true',
-          logLevel: env('LOG_LEVEL') ?? 'info',
-        })
-      } catch (err) {
-        setExit(printError(io, err, globals.json === true))
-        return
-      }
-      io.err(`powercontext server listening on ${running.url}`)
-      await new Promise<void>((resolve) => {
-        const stop = (): void => {
-          process.off('SIGINT', stop)
-          process.off('SIGTERM', stop)
-          running.stop().then(resolve, (err: unknown) => {
-            setExit(printError(io, err, false) || EXIT_FAILURE)
-            resolve()
-          })
-        }
-        process.on('SIGINT', stop)
-        process.on('SIGTERM', stop)
+  addEmbeddingOptions(run).action(async (o: ServerRunOptions, cmd: Command) => {
+    const globals = cmd.optsWithGlobals<{ dataDir?: string; json?: boolean }>()
+    const dataDir = o.dataDir ?? globals.dataDir ?? env('DATA_DIR')
+    const authToken = env('AUTH_TOKEN')
+    let running
+    try {
+      const embedding = embeddingSettings(o)
+      running = await startServer({
+        ...(embedding === undefined ? {} : { embedding }),
+        host: o.host,
+        port: o.port,
+        ...(dataDir === undefined ? {} : { dataDir }),
+        ...(authToken === undefined ? {} : { authToken }),
+        insecureNoAuth: o.insecureNoAuth === true || env('INSECURE_NO_AUTH') === 'true',
+        logLevel: env('LOG_LEVEL') ?? 'info',
       })
+    } catch (err) {
+      setExit(printError(io, err, globals.json === true))
+      return
+    }
+    io.err(`powercontext server listening on ${running.url}`)
+    await new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop)
+        process.off('SIGTERM', stop)
+        running.stop().then(resolve, (err: unknown) => {
+          setExit(printError(io, err, false) || EXIT_FAILURE)
+          resolve()
+        })
+      }
+      process.on('SIGINT', stop)
+      process.on('SIGTERM', stop)
     })
+  })
 }

@@ -1096,7 +1096,8 @@ export const OPENAPI_DOCUMENT = {
                 "type": [
                   "object",
                   "null"
-                ]
+                ],
+                "additionalProperties": true
               }
             }
           }
@@ -1188,7 +1189,8 @@ export const OPENAPI_DOCUMENT = {
             "type": [
               "null",
               "object"
-            ]
+            ],
+            "additionalProperties": true
           },
           "limits": {
             "type": "object",
@@ -1258,7 +1260,8 @@ export const OPENAPI_DOCUMENT = {
             "type": [
               "object",
               "null"
-            ]
+            ],
+            "additionalProperties": true
           },
           "occurred_at": {
             "oneOf": [
@@ -1674,7 +1677,9 @@ export const OPENAPI_DOCUMENT = {
           "result_id",
           "inputs",
           "created_at",
-          "undone_at"
+          "operation_id",
+          "undone_at",
+          "undone_operation_id"
         ],
         "properties": {
           "merge_id": {
@@ -1699,7 +1704,16 @@ export const OPENAPI_DOCUMENT = {
           "created_at": {
             "type": "string"
           },
+          "operation_id": {
+            "type": "string"
+          },
           "undone_at": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "undone_operation_id": {
             "type": [
               "string",
               "null"

@@ -266,7 +266,9 @@ export interface components {
         };
         CapabilitiesResponse: {
             backend?: string;
-            embedding_profile: null | Record<string, never>;
+            embedding_profile: null | {
+                [key: string]: unknown;
+            };
             extraction: {
                 /** @enum {string} */
                 mode: "none" | "structured" | "model";
@@ -288,7 +290,9 @@ export interface components {
         CaptureContentRequest: {
             content: string;
             media_type?: string;
-            metadata?: Record<string, never> | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
             occurred_at?: components["schemas"]["Timestamp"] | null;
             scope_id: components["schemas"]["ScopeId"];
             source_id?: components["schemas"]["SourceId"];
@@ -303,10 +307,10 @@ export interface components {
         ChangeOp: "add" | "update" | "forget" | "restore" | "merge" | "unmerge" | "retire";
         ChangesRequest: {
             /** @default 1000 */
-            limit: number;
+            limit?: number;
             scope_id: components["schemas"]["ScopeId"];
             /** @default 0 */
-            since: number;
+            since?: number;
         };
         ChangesResponse: {
             changes: components["schemas"]["MemoryChange"][];
@@ -317,7 +321,9 @@ export interface components {
                 /** @enum {string} */
                 code: "invalid_request" | "capability_not_supported" | "memory_not_found" | "source_not_found" | "revision_conflict" | "state_conflict" | "preview_stale" | "source_conflict" | "unauthorized" | "payload_too_large" | "inference_timeout" | "inference_unavailable" | "invalid_inference_output" | "runtime_not_ready" | "internal_error";
                 /** @description `invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`. */
-                details: Record<string, never> | null;
+                details: {
+                    [key: string]: unknown;
+                } | null;
                 message: string;
                 request_id: string;
             };
@@ -364,7 +370,7 @@ export interface components {
             after?: components["schemas"]["MemoryId"];
             kinds?: components["schemas"]["KindList"];
             /** @default 100 */
-            limit: number;
+            limit?: number;
             scope_id: components["schemas"]["ScopeId"];
             states?: components["schemas"]["MemoryState"][];
         };
@@ -413,10 +419,12 @@ export interface components {
             created_at: string;
             inputs: components["schemas"]["ArtifactRef"][];
             merge_id: string;
+            operation_id: string;
             result_id: string;
             /** @enum {string} */
             state: "effective" | "undone";
             undone_at: string | null;
+            undone_operation_id: string | null;
         };
         MergeRequest: {
             inputs: components["schemas"]["ArtifactRef"][];
@@ -512,7 +520,7 @@ export interface components {
         SearchRequest: {
             kinds?: components["schemas"]["KindList"];
             /** @default 8 */
-            limit: number;
+            limit?: number;
             mode?: components["schemas"]["SearchMode"];
             query: string;
             scope_id: components["schemas"]["ScopeId"];

@@ -1,4 +1,8 @@
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+
 import Fastify, {
+  type FastifyError,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
@@ -8,6 +12,7 @@ import Fastify, {
 import { OPERATIONS } from '../contract/operations.js'
 import { PowerContextError } from '../core/errors.js'
 import type { MemoryRuntime } from '../runtime/memory-runtime.js'
+import { toWireError } from '../wire/memory-wire.js'
 import { MAX_BODY_BYTES, OPERATION_HANDLERS } from '../wire/operation-handlers.js'
 import { bearerMatches } from './auth.js'
 import { toErrorResponse } from './error-response.js'
@@ -72,7 +77,44 @@ export function buildApp(options: AppOptions): FastifyInstance {
     logController: new RequestLogController(),
     genReqId: (req) => requestIdFor(req.headers[REQUEST_ID_HEADER]),
     bodyLimit: MAX_BODY_BYTES,
-    return503OnClosing: true,
+    // Requests arriving while closing reach the routes, which answer `runtime_not_ready` with the
+    // envelope once the runtime is unbound (fastify's own 503 would carry neither).
+    return503OnClosing: false,
+    // Errors the router raises before any hook runs (e.g. a path with bad percent-encoding):
+    // same envelope and request id header as every other response.
+    frameworkErrors: (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+      const status =
+        typeof err.statusCode === 'number' && err.statusCode < 500 ? err.statusCode : 400
+      const { body } = toErrorResponse(
+        new PowerContextError('invalid_request', err.message),
+        req.id,
+        req.log,
+        status,
+      )
+      void reply.code(status).header(REQUEST_ID_HEADER, req.id).send(body)
+    },
+    // Requests Node's HTTP parser rejects (e.g. an unknown method token) never reach a route:
+    // answer them in the envelope too, with a generated request id; close once it is flushed
+    // (fastify's default destroys the socket right after writing, which can drop the reply).
+    clientErrorHandler: (err: Error & { code?: string }, socket: Socket) => {
+      if (err.code === 'ECONNRESET' || socket.destroyed) return
+      if (!socket.writable) return void socket.destroy(err)
+      const status =
+        err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 408
+          : err.code === 'HPE_HEADER_OVERFLOW'
+            ? 431
+            : 400
+      const id = requestIdFor(undefined)
+      const message = `malformed HTTP request (${err.code ?? 'parse error'})`
+      const body = JSON.stringify(toWireError({ code: 'invalid_request', message }, id))
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n` +
+          `Content-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${id}\r\n\r\n${body}`,
+        () => socket.destroy(),
+      )
+    },
   })
   const validator = new ContractValidator()
 

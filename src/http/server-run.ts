@@ -1,5 +1,6 @@
 import { PowerContextError } from '../core/errors.js'
 import { mcpPlugin } from '../mcp/mcp-plugin.js'
+import type { EmbeddingSettings } from '../runtime/embedder.js'
 import { MemoryRuntime } from '../runtime/memory-runtime.js'
 import { type AppOptions, buildApp, type RuntimeSlot } from './app.js'
 
@@ -15,6 +16,10 @@ export interface ServerSettings {
   readonly insecureNoAuth?: boolean
   /** Surfaces mounted on the app; default `[mcpPlugin]` (MCP at `/mcp`). */
   readonly plugins?: AppOptions['plugins']
+  /** OpenAI-compatible embedding model: vector and hybrid search, background reindex. */
+  readonly embedding?: EmbeddingSettings | undefined
+  /** First delay of the background reindex (default 30 s; it backs off while the model fails). */
+  readonly reindexIntervalMs?: number | undefined
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/
@@ -44,9 +49,10 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       `refusing to listen on non-loopback address ${settings.host} without POWERCONTEXT_SERVER_AUTH_TOKEN (pass --insecure-no-auth to override)`,
     )
   }
-  const runtime = await MemoryRuntime.open(
-    settings.dataDir === undefined ? {} : { dataDir: settings.dataDir },
-  )
+  const runtime = await MemoryRuntime.open({
+    ...(settings.dataDir === undefined ? {} : { dataDir: settings.dataDir }),
+    embedding: settings.embedding,
+  })
   const slot: RuntimeSlot = { current: runtime }
   const app = buildApp({
     slot,
@@ -65,6 +71,10 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       { cause: err },
     )
   }
+  runtime.startBackgroundReindex({
+    ...(settings.reindexIntervalMs === undefined ? {} : { intervalMs: settings.reindexIntervalMs }),
+    onError: (err) => app.log.warn({ err }, 'background reindex: embedding model unavailable'),
+  })
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : settings.port
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host

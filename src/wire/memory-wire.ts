@@ -1,9 +1,20 @@
-import type { ArtifactRef, Memory, MemoryChange, SourceRef } from '../core/memory-model.js'
+import type { components } from '../contract/powercontext-types.js'
+import type {
+  ArtifactRef,
+  Memory,
+  MemoryChange,
+  MergeRecord,
+  SourceRef,
+} from '../core/memory-model.js'
 import type {
   ChangesResult,
   GetResult,
   HistoryResult,
   ListResult,
+  MergeResult,
+  PlanRef,
+  RestorePreviewResult,
+  RestoreResult,
   SearchHit,
   SearchResult,
 } from '../storage/memory-backend.js'
@@ -68,7 +79,50 @@ export const toWireHistory = (r: HistoryResult) => ({
   current_revision: r.currentRevision,
   versions: r.versions.map(toWireMemory),
   transitions: r.transitions.map(toWireChange),
-  merges: [...r.merges],
+  merges: r.merges.map(toWireMergeRelation),
+})
+
+export const toWireRestore = (r: RestoreResult) => ({
+  status: r.status,
+  memory: toWireMemory(r.memory),
+  restored: r.restored.map(toWireMemory),
+  retired: r.retired.map(toWireMemory),
+})
+
+export const toWireMergeRelation = (m: MergeRecord) => ({
+  merge_id: m.mergeId,
+  state: m.state,
+  result_id: m.resultId,
+  inputs: m.inputs.map(toWireArtifactRef),
+  created_at: m.createdAt,
+  operation_id: m.operationId,
+  undone_at: m.undoneAt,
+  undone_operation_id: m.undoneOperationId,
+})
+
+export const toWirePlanRef = (r: PlanRef) => ({ memory_id: r.memoryId, version: r.version })
+
+export const toWireRestorePreview = (r: RestorePreviewResult) => ({
+  plan: {
+    restore: r.plan.restore.map(toWirePlanRef),
+    retire: r.plan.retire.map(toWirePlanRef),
+    leaving_search: r.plan.leavingSearch.map(toWirePlanRef),
+    new_version:
+      r.plan.newVersion === null
+        ? null
+        : {
+            memory_id: r.plan.newVersion.memoryId,
+            from_revision: r.plan.newVersion.fromRevision,
+            version: r.plan.newVersion.version,
+          },
+  },
+  preview_token: r.previewToken,
+})
+
+export const toWireMerge = (r: MergeResult) => ({
+  merge_id: r.mergeId,
+  memory: toWireMemory(r.memory),
+  inputs: r.inputs.map(toWireMemory),
 })
 
 export const toWireList = (r: ListResult) => ({
@@ -88,3 +142,146 @@ export const toWireError = (
 ) => ({
   error: { code: e.code, message: e.message, request_id: requestId, details: e.details ?? null },
 })
+
+/** Contract response shapes the wire → domain mappers below read. */
+type Wire = components['schemas']
+
+/*
+ * Wire → domain conversion of response bodies (the inverse of the mappers above), for surfaces
+ * that reach a runtime through the HTTP client (CLI `--server-url`). Records come back frozen,
+ * as the runtime's own are (STYLE R12).
+ */
+
+/** An exact reference `{artifact_id, revision}` as a domain `ArtifactRef`. */
+export const fromWireArtifactRef = (r: Wire['ArtifactRef']): ArtifactRef =>
+  Object.freeze({ artifactId: r.artifact_id, revision: r.revision })
+
+/** A source reference `{name, source_id}` as a domain `SourceRef`. */
+export const fromWireSourceRef = (r: Wire['SourceRef']): SourceRef =>
+  Object.freeze({ name: r.name, sourceId: r.source_id })
+
+/** A wire `Memory` as the domain `Memory` (inverse of `toWireMemory`). */
+export const fromWireMemory = (m: Wire['Memory']): Memory =>
+  Object.freeze({
+    memoryRef: fromWireArtifactRef(m.memory_ref),
+    scopeId: m.scope_id,
+    state: m.state,
+    kind: m.kind,
+    text: m.text,
+    sources: Object.freeze(m.sources.map(fromWireSourceRef)),
+    artifacts: Object.freeze(m.artifacts.map(fromWireArtifactRef)),
+    observedAt: m.observed_at,
+    contentHash: m.content_hash,
+    createdAt: m.created_at,
+    mergedInto: m.merged_into,
+    reason: m.reason,
+  })
+
+/** A change-log row (inverse of `toWireChange`). */
+export const fromWireChange = (c: Wire['MemoryChange']): MemoryChange =>
+  Object.freeze({
+    seq: c.seq,
+    op: c.op,
+    memoryId: c.memory_id,
+    fromRevision: c.from_revision,
+    toRevision: c.to_revision,
+    fromState: c.from_state,
+    toState: c.to_state,
+    reason: c.reason,
+    operationId: c.operation_id,
+    at: c.at,
+  })
+
+/** A search hit (inverse of `toWireHit`). */
+export const fromWireHit = (h: Wire['SearchHit']): SearchHit =>
+  Object.freeze({
+    memoryRef: fromWireArtifactRef(h.memory_ref),
+    kind: h.kind,
+    text: h.text,
+    score: h.score,
+    matchedBy: Object.freeze([...h.matched_by]),
+  })
+
+/** A search response (inverse of `toWireSearch`). */
+export const fromWireSearch = (r: Wire['SearchResponse']): SearchResult =>
+  Object.freeze({ mode: r.mode, hits: Object.freeze(r.hits.map(fromWireHit)) })
+
+/** A get response (inverse of `toWireGet`). */
+export const fromWireGet = (r: Wire['GetResponse']): GetResult =>
+  Object.freeze({
+    memory: fromWireMemory(r.memory),
+    currentRevision: r.current_revision,
+    state: r.state,
+  })
+
+/**
+ * A merge relation of a history (inverse of `toWireMergeRelation`). The wire does not carry the
+ * operation ids, so they come back empty (`''`, null); the scope is the history's.
+ */
+export const fromWireMergeRelation = (m: Wire['MergeRelation'], scopeId: string): MergeRecord =>
+  Object.freeze({
+    mergeId: m.merge_id,
+    scopeId,
+    resultId: m.result_id,
+    inputs: Object.freeze(m.inputs.map(fromWireArtifactRef)),
+    state: m.state,
+    createdAt: m.created_at,
+    operationId: m.operation_id,
+    undoneAt: m.undone_at,
+    undoneOperationId: m.undone_operation_id,
+  })
+
+/** A history response (inverse of `toWireHistory`); `scopeId` is the scope it was read in. */
+export const fromWireHistory = (r: Wire['HistoryResponse'], scopeId: string): HistoryResult =>
+  Object.freeze({
+    memoryId: r.memory_id,
+    state: r.state,
+    currentRevision: r.current_revision,
+    versions: Object.freeze(r.versions.map(fromWireMemory)),
+    transitions: Object.freeze(r.transitions.map(fromWireChange)),
+    merges: Object.freeze(r.merges.map((m) => fromWireMergeRelation(m, scopeId))),
+  })
+
+/** A plan entry of a restore preview (inverse of `toWirePlanRef`). */
+export const fromWirePlanRef = (r: Wire['PlanRef']): PlanRef =>
+  Object.freeze({ memoryId: r.memory_id, version: r.version })
+
+/** A restore preview (inverse of `toWireRestorePreview`). */
+export const fromWireRestorePreview = (r: Wire['RestorePreviewResponse']): RestorePreviewResult => {
+  const next = r.plan.new_version
+  return Object.freeze({
+    plan: Object.freeze({
+      restore: Object.freeze(r.plan.restore.map(fromWirePlanRef)),
+      retire: Object.freeze(r.plan.retire.map(fromWirePlanRef)),
+      leavingSearch: Object.freeze(r.plan.leaving_search.map(fromWirePlanRef)),
+      newVersion:
+        next === null
+          ? null
+          : Object.freeze({
+              memoryId: next.memory_id,
+              fromRevision: next.from_revision,
+              version: next.version,
+            }),
+    }),
+    previewToken: r.preview_token,
+  })
+}
+
+/** A merge response (inverse of `toWireMerge`). */
+export const fromWireMerge = (r: Wire['MergeResponse']): MergeResult =>
+  Object.freeze({
+    mergeId: r.merge_id,
+    memory: fromWireMemory(r.memory),
+    inputs: Object.freeze(r.inputs.map(fromWireMemory)),
+  })
+
+/** A list page (inverse of `toWireList`). */
+export const fromWireList = (r: Wire['ListResponse']): ListResult =>
+  Object.freeze({
+    memories: Object.freeze(r.memories.map(fromWireMemory)),
+    nextAfter: r.next_after,
+  })
+
+/** A changes response (inverse of `toWireChanges`). */
+export const fromWireChanges = (r: Wire['ChangesResponse']): ChangesResult =>
+  Object.freeze({ changes: Object.freeze(r.changes.map(fromWireChange)), headSeq: r.head_seq })

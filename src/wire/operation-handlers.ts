@@ -1,4 +1,5 @@
 import type { OperationId } from '../contract/operations.js'
+import { profileJson } from '../core/embedding.js'
 import { SEARCH_LIMIT_MAX } from '../core/search-rules.js'
 import { MAX_REASON_CODE_POINTS, MAX_TEXT_BYTES } from '../core/text-rules.js'
 import type { MemoryRuntime } from '../runtime/memory-runtime.js'
@@ -15,6 +16,7 @@ import {
   toWireList,
   toWireMemory,
   toWireMerge,
+  toWireRestore,
   toWireRestorePreview,
   toWireSearch,
   toWireSourceRef,
@@ -37,7 +39,7 @@ export function wireCapabilities(runtime: MemoryRuntime) {
     source_types: [...caps.sourceTypes],
     search_modes: [...caps.searchModes],
     extraction: { mode: 'none' as const },
-    embedding_profile: null,
+    embedding_profile: caps.embeddingProfile === null ? null : profileJson(caps.embeddingProfile),
     limits: {
       text_bytes: MAX_TEXT_BYTES,
       reason_characters: MAX_REASON_CODE_POINTS,
@@ -73,15 +75,7 @@ export const OPERATION_HANDLERS: Partial<Record<OperationId, OperationHandler>> 
     const r = await rt.forget(req.fromWireForget(b))
     return { status: r.status, memory: toWireMemory(r.memory) }
   },
-  restore: async (rt, b) => {
-    const r = await rt.restore(req.fromWireRestore(b))
-    return {
-      status: r.status,
-      memory: toWireMemory(r.memory),
-      restored: r.restored.map(toWireMemory),
-      retired: r.retired.map(toWireMemory),
-    }
-  },
+  restore: async (rt, b) => toWireRestore(await rt.restore(req.fromWireRestore(b))),
   restorePreview: async (rt, b) =>
     toWireRestorePreview(await rt.restorePreview(req.fromWireRestorePreview(b))),
   merge: async (rt, b) => toWireMerge(await rt.merge(req.fromWireMerge(b))),

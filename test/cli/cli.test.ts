@@ -192,4 +192,60 @@ describe('powercontext CLI on a data directory', () => {
     expect(blank.code).toBe(1)
     expect(blank.err).toContain('invalid_request')
   })
+
+  it('merges, previews a restore and applies it with the preview token', async () => {
+    const scope = 'cli:merge'
+    const ids: string[] = []
+    for (const text of ['merge alpha', 'merge beta']) {
+      const r = await json<{ results: { memory: WireMemory }[] }>(
+        'remember',
+        '--scope',
+        scope,
+        text,
+      )
+      ids.push(r.results[0]!.memory.memory_ref.artifact_id)
+    }
+    const merged = await json<{ merge_id: string; memory: WireMemory; inputs: WireMemory[] }>(
+      'merge',
+      '--scope',
+      scope,
+      '--text',
+      'merge alpha and beta',
+      `${ids[0]}@1`,
+      `${ids[1]}@1`,
+    )
+    expect(merged.merge_id).toMatch(/^mrg_/)
+    expect(merged.inputs.map((m) => m.state)).toEqual(['merged', 'merged'])
+    const preview = await json<{
+      plan: { restore: { memory_id: string }[]; retire: { memory_id: string }[] }
+      preview_token: string
+    }>('restore', '--scope', scope, '--preview', ids[0]!)
+    expect(preview.plan.restore.map((r) => r.memory_id).sort()).toEqual([...ids].sort())
+    expect(preview.plan.retire.map((r) => r.memory_id)).toEqual([
+      merged.memory.memory_ref.artifact_id,
+    ])
+    const restored = await json<{ status: string; retired: WireMemory[] }>(
+      'restore',
+      '--scope',
+      scope,
+      '--preview-token',
+      preview.preview_token,
+      ids[0]!,
+    )
+    expect(restored.status).toBe('restored')
+    expect(restored.retired.map((m) => m.state)).toEqual(['retired'])
+    const stale = await cli(
+      'restore',
+      '--scope',
+      scope,
+      '--preview-token',
+      preview.preview_token,
+      ids[1]!,
+    )
+    expect(stale.code).toBe(1)
+    expect(stale.err).toContain('preview_stale')
+    const bad = await cli('merge', '--scope', scope, '--text', 'x', ids[0]!, ids[1]!)
+    expect(bad.code).toBe(1)
+    expect(bad.err).toContain('invalid_request')
+  })
 })

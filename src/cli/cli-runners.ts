@@ -1,0 +1,87 @@
+import type { Command } from 'commander'
+
+import { createPowerContextClient } from '../client/index.js'
+import type { RuntimeOptions } from '../runtime/memory-runtime.js'
+import { MemoryRuntime } from '../runtime/memory-runtime.js'
+import type { CliIo } from './cli-io.js'
+import { CliUsageError, printError } from './cli-io.js'
+import type { MemoryOperations } from './memory-operations.js'
+import { RemoteMemoryOperations } from './remote-memory-operations.js'
+import { remoteSettings } from './remote-settings.js'
+
+/**
+ * Runs one command against an opened runtime; `work` returns the exit code, which is recorded.
+ * `options` adds runtime options (e.g. an embedding model); its errors are reported like `work`'s.
+ */
+export type RunWithRuntime = (
+  cmd: Command,
+  work: (rt: MemoryRuntime, json: boolean) => Promise<number>,
+  options?: () => RuntimeOptions,
+) => Promise<void>
+
+/** Runs one memory command locally or through `--server-url`; `work` returns the exit code. */
+export type RunWithMemory = (
+  cmd: Command,
+  work: (ops: MemoryOperations, json: boolean) => Promise<number>,
+) => Promise<void>
+
+/**
+ * The two ways a command runs: `runLocal` opens a `MemoryRuntime` on the data directory (admin
+ * commands; `--server-url` is a usage error there), `runMemory` goes to the server when
+ * `--server-url` (or `POWERCONTEXT_CLIENT_SERVER_URL`) is set and runs locally otherwise.
+ */
+export function createRunners(
+  io: CliIo,
+  setExit: (code: number) => void,
+): { runLocal: RunWithRuntime; runMemory: RunWithMemory } {
+  const runLocal: RunWithRuntime = async (cmd, work, options) => {
+    const { dataDir, json, serverUrl } = cmd.optsWithGlobals<{
+      dataDir?: string
+      json?: boolean
+      serverUrl?: string
+    }>()
+    if (serverUrl !== undefined) {
+      const name = cmd.parent?.parent === null ? cmd.name() : `${cmd.parent?.name()} ${cmd.name()}`
+      setExit(
+        printError(
+          io,
+          new CliUsageError(`${name} works on a local data directory only; drop --server-url`),
+          false,
+        ),
+      )
+      return
+    }
+    let runtime: MemoryRuntime | undefined
+    try {
+      runtime = await MemoryRuntime.open({
+        ...options?.(),
+        ...(dataDir === undefined ? {} : { dataDir }),
+      })
+      setExit(await work(runtime, json === true))
+    } catch (err) {
+      setExit(printError(io, err, json === true))
+    } finally {
+      await runtime?.close()
+    }
+  }
+
+  const runMemory: RunWithMemory = async (cmd, work) => {
+    const json = cmd.optsWithGlobals<{ json?: boolean }>().json === true
+    let remote
+    try {
+      remote = remoteSettings(cmd)
+    } catch (err) {
+      setExit(printError(io, err, json))
+      return
+    }
+    if (remote === undefined) return runLocal(cmd, work)
+    try {
+      const client = createPowerContextClient({ baseUrl: remote.serverUrl, token: remote.token })
+      setExit(await work(new RemoteMemoryOperations(client), json))
+    } catch (err) {
+      setExit(printError(io, err, json))
+    }
+  }
+
+  return { runLocal, runMemory }
+}

@@ -1,0 +1,164 @@
+import type { Command } from 'commander'
+
+import type { PowerContextClient } from '../client/index.js'
+import { createPowerContextClient, PowerContextClientError } from '../client/index.js'
+import { PRODUCT_VERSION } from '../runtime/memory-runtime.js'
+import type { CliIo } from './cli-io.js'
+import { EXIT_FAILURE, EXIT_OK, printError } from './cli-io.js'
+import { clientToken, remoteSettings } from './remote-settings.js'
+
+/** Server checked when neither `--server-url` nor `POWERCONTEXT_CLIENT_SERVER_URL` is set. */
+export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8000'
+
+/** Outcome of one doctor check; `skip` follows a failure that makes the check meaningless. */
+export type CheckStatus = 'pass' | 'fail' | 'skip'
+
+/** One line of the doctor report. */
+export interface DoctorCheck {
+  readonly name: 'live' | 'ready' | 'auth' | 'capabilities'
+  readonly status: CheckStatus
+  readonly detail: string
+}
+
+/** What `powercontext doctor --json` prints. */
+export interface DoctorReport {
+  readonly server_url: string
+  readonly ok: boolean
+  readonly checks: readonly DoctorCheck[]
+}
+
+/** True when two versions can talk: same major, and the same minor while the major is 0. */
+export function versionsCompatible(a: string, b: string): boolean {
+  const [aMajor, aMinor] = a.split('.')
+  const [bMajor, bMinor] = b.split('.')
+  return aMajor === bMajor && (aMajor !== '0' || aMinor === bMinor)
+}
+
+const describe = (e: unknown): string =>
+  e instanceof PowerContextClientError
+    ? `${e.code}: ${e.message}${e.requestId === null ? '' : ` (request ${e.requestId})`}`
+    : String(e)
+
+const unreachableReason = (e: PowerContextClientError): string =>
+  e.code === 'timeout'
+    ? `no answer within ${String(e.details?.['timeout_ms'])} ms`
+    : String(e.details?.['reason'] ?? e.message)
+
+/**
+ * Checks a server in order — liveness, readiness, authorization, capabilities and version — and
+ * explains each failure in one line. Checks after an unreachable server are skipped.
+ */
+export async function runDoctor(
+  client: PowerContextClient,
+  serverUrl: string,
+  tokenGiven: boolean,
+): Promise<DoctorReport> {
+  const checks: DoctorCheck[] = []
+  const add = (name: DoctorCheck['name'], status: CheckStatus, detail: string): void => {
+    checks.push({ name, status, detail })
+  }
+  const report = (): DoctorReport => ({
+    server_url: serverUrl,
+    ok: checks.every((c) => c.status === 'pass'),
+    checks,
+  })
+
+  try {
+    await client.live()
+    add('live', 'pass', `server is up at ${serverUrl}`)
+  } catch (e) {
+    const unreachable =
+      e instanceof PowerContextClientError &&
+      (e.code === 'connection_failed' || e.code === 'timeout')
+    add(
+      'live',
+      'fail',
+      unreachable
+        ? `server not reachable at ${serverUrl} (${unreachableReason(e)}); is \`powercontext server run\` running there?`
+        : `${serverUrl} did not answer as a PowerContext server: ${describe(e)}`,
+    )
+    for (const name of ['ready', 'auth', 'capabilities'] as const)
+      add(name, 'skip', 'skipped: the liveness check failed')
+    return report()
+  }
+
+  try {
+    const r = await client.ready()
+    const failing = Object.entries(r.checks).filter(([, v]) => v !== 'ready' && v !== 'ok')
+    const list = (entries: [string, string][]): string =>
+      entries.map(([k, v]) => `${k}=${v}`).join(', ')
+    if (r.status === 'not_ready') add('ready', 'fail', `not ready: ${list(failing)}`)
+    else if (r.status === 'degraded') add('ready', 'pass', `degraded but serving: ${list(failing)}`)
+    else add('ready', 'pass', `ready (${list(Object.entries(r.checks))})`)
+  } catch (e) {
+    add('ready', 'fail', `readiness check failed: ${describe(e)}`)
+  }
+
+  let caps
+  try {
+    caps = await client.capabilities()
+    add('auth', 'pass', tokenGiven ? 'token accepted' : 'no token required')
+  } catch (e) {
+    if (e instanceof PowerContextClientError && e.code === 'unauthorized')
+      add(
+        'auth',
+        'fail',
+        tokenGiven
+          ? 'auth rejected: the server did not accept the token; check POWERCONTEXT_CLIENT_API_TOKEN (or --token)'
+          : 'auth rejected: the server requires a token; set POWERCONTEXT_CLIENT_API_TOKEN (or pass --token)',
+      )
+    else {
+      add('auth', 'skip', 'skipped: capabilities could not be read')
+      add('capabilities', 'fail', `cannot read capabilities: ${describe(e)}`)
+      return report()
+    }
+    add('capabilities', 'skip', 'skipped: not authorized')
+    return report()
+  }
+
+  if (!versionsCompatible(caps.version, PRODUCT_VERSION))
+    add(
+      'capabilities',
+      'fail',
+      `version mismatch: server ${caps.version}, this CLI ${PRODUCT_VERSION}; upgrade one side`,
+    )
+  else
+    add(
+      'capabilities',
+      'pass',
+      `version ${caps.version}${caps.backend === undefined ? '' : `, backend ${caps.backend}`}, search modes ${caps.search_modes.join(', ')}`,
+    )
+  return report()
+}
+
+/** Registers `doctor`: checks a server and prints one line per check (exit 0 all pass, else 1). */
+export function registerDoctorCommand(
+  program: Command,
+  io: CliIo,
+  setExit: (code: number) => void,
+): void {
+  program
+    .command('doctor')
+    .description(
+      `check a server: liveness, readiness, auth, capabilities and version (default ${DEFAULT_SERVER_URL})`,
+    )
+    .action(async (_o: unknown, cmd: Command) => {
+      const json = cmd.optsWithGlobals<{ json?: boolean }>().json === true
+      let remote
+      try {
+        remote = remoteSettings(cmd)
+      } catch (err) {
+        setExit(printError(io, err, json))
+        return
+      }
+      const serverUrl = remote?.serverUrl ?? DEFAULT_SERVER_URL
+      const token = clientToken(cmd)
+      const client = createPowerContextClient({ baseUrl: serverUrl, token })
+      const report = await runDoctor(client, serverUrl, token !== undefined)
+      if (json) io.out(JSON.stringify(report))
+      else
+        for (const c of report.checks)
+          io.out(`${{ pass: 'ok  ', fail: 'FAIL', skip: 'skip' }[c.status]} ${c.name}: ${c.detail}`)
+      setExit(report.ok ? EXIT_OK : EXIT_FAILURE)
+    })
+}

@@ -1,0 +1,20 @@
+import type * as Spi from '../storage/memory-backend.js'
+
+/**
+ * The memory operations the CLI's memory commands call, in domain terms. `MemoryRuntime`
+ * implements it directly (local data directory); `RemoteMemoryOperations` implements it over the
+ * HTTP client (`--server-url`). Commands are written once against this interface.
+ */
+export interface MemoryOperations {
+  remember(cmd: Spi.RememberCommand): Promise<Spi.RememberResult>
+  update(cmd: Spi.UpdateCommand): Promise<Spi.UpdateResult>
+  forget(cmd: Spi.ForgetCommand): Promise<Spi.ForgetResult>
+  restore(cmd: Spi.RestoreCommand): Promise<Spi.RestoreResult>
+  restorePreview(cmd: Spi.RestorePreviewCommand): Promise<Spi.RestorePreviewResult>
+  merge(cmd: Spi.MergeCommand): Promise<Spi.MergeResult>
+  get(cmd: Spi.GetCommand): Promise<Spi.GetResult>
+  history(cmd: Spi.HistoryCommand): Promise<Spi.HistoryResult>
+  list(cmd: Spi.ListCommand): Promise<Spi.ListResult>
+  search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult>
+  changes(cmd: Spi.ChangesCommand): Promise<Spi.ChangesResult>
+}

@@ -1,0 +1,102 @@
+import type { Command } from 'commander'
+
+import { invalidRequest } from '../core/errors.js'
+import type { ArtifactRef } from '../core/memory-model.js'
+import type { PlanRef } from '../storage/memory-backend.js'
+import { toWireMerge, toWireRestore, toWireRestorePreview } from '../wire/memory-wire.js'
+import type { CliIo } from './cli-io.js'
+import { parseInteger } from './cli-io.js'
+import type { RunWithMemory } from './cli-runners.js'
+import { formatMemory } from './memory-format.js'
+
+/**
+ * Parses `MEMORY_ID@REVISION` into an exact ref.
+ * @throws PowerContextError `invalid_request`
+ */
+export function parseExactRef(value: string): ArtifactRef {
+  const at = value.lastIndexOf('@')
+  const revision = at > 0 ? Number(value.slice(at + 1)) : Number.NaN
+  if (!Number.isSafeInteger(revision) || revision < 1) {
+    throw invalidRequest('inputs', `${value}: expected MEMORY_ID@REVISION, e.g. mem_01J…@2`)
+  }
+  return { artifactId: value.slice(0, at), revision }
+}
+
+const refs = (list: readonly PlanRef[]): string =>
+  list.length === 0 ? '–' : list.map((r) => `${r.memoryId}@${r.version}`).join(', ')
+
+/** Registers `merge` and `restore` (with `--preview` and `--preview-token`). */
+export function registerMergeCommands(program: Command, io: CliIo, run: RunWithMemory): void {
+  const print = (json: boolean, wire: unknown, human: () => string[]): number => {
+    if (json) io.out(JSON.stringify(wire))
+    else for (const line of human()) io.out(line)
+    return 0
+  }
+
+  program
+    .command('merge')
+    .description('merge two or more active memories (ID@REVISION each) into a new memory')
+    .requiredOption('--scope <id>', 'scope id')
+    .requiredOption('--text <text>', 'text of the merged memory')
+    .option('--kind <kind>', 'kind of the merged memory', 'fact')
+    .option('--reason <text>', 'audit reason')
+    .argument('<inputs...>', 'memories to merge, each as MEMORY_ID@REVISION (current revision)')
+    .action(async (inputs: string[], o, cmd: Command) =>
+      run(cmd, async (ops, json) => {
+        const r = await ops.merge({
+          scopeId: o.scope,
+          inputs: inputs.map(parseExactRef),
+          kind: o.kind,
+          text: o.text,
+          reason: o.reason,
+        })
+        return print(json, toWireMerge(r), () => [
+          `merged (${r.mergeId}): ${formatMemory(r.memory)}`,
+          ...r.inputs.map((m) => `  ${formatMemory(m)}`),
+        ])
+      }),
+    )
+
+  program
+    .command('restore')
+    .description(
+      'bring a forgotten or merged memory back (undoing merges above it); --to-revision N then writes a new version with version N content',
+    )
+    .requiredOption('--scope <id>', 'scope id')
+    .option('--to-revision <n>', 'old version whose content to restore', parseInteger)
+    .option('--preview', 'only show the plan and its preview token; change nothing')
+    .option('--preview-token <token>', 'apply only if nothing moved since that preview')
+    .option('--reason <text>', 'audit reason')
+    .argument('<memory-id>')
+    .action(async (memoryId: string, o, cmd: Command) =>
+      run(cmd, async (ops, json) => {
+        if (o.preview === true) {
+          const p = await ops.restorePreview({
+            scopeId: o.scope,
+            memoryId,
+            toRevision: o.toRevision,
+          })
+          const nv = p.plan.newVersion
+          return print(json, toWireRestorePreview(p), () => [
+            `restore:        ${refs(p.plan.restore)}`,
+            `retire:         ${refs(p.plan.retire)}`,
+            `leaving search: ${refs(p.plan.leavingSearch)}`,
+            `new version:    ${nv === null ? '–' : `${nv.memoryId}@${nv.version} (content of ${nv.fromRevision})`}`,
+            `preview token:  ${p.previewToken}`,
+          ])
+        }
+        const r = await ops.restore({
+          scopeId: o.scope,
+          memoryId,
+          toRevision: o.toRevision,
+          previewToken: o.previewToken,
+          reason: o.reason,
+        })
+        return print(json, toWireRestore(r), () => [
+          `${r.status}: ${formatMemory(r.memory)}`,
+          ...r.restored.map((m) => `  restored ${formatMemory(m)}`),
+          ...r.retired.map((m) => `  retired  ${formatMemory(m)}`),
+        ])
+      }),
+    )
+}

@@ -1,0 +1,157 @@
+import type { PowerContextClient } from '../client/index.js'
+import type * as Spi from '../storage/memory-backend.js'
+import {
+  fromWireChanges,
+  fromWireGet,
+  fromWireHistory,
+  fromWireList,
+  fromWireMemory,
+  fromWireMerge,
+  fromWireRestorePreview,
+  fromWireSearch,
+  toWireArtifactRef,
+  toWireSourceRef,
+} from '../wire/memory-wire.js'
+import type { MemoryOperations } from './memory-operations.js'
+
+/** `{key: value}` when the value is given, `{}` otherwise (absent ≠ null on the wire). */
+function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V }
+}
+
+const sourceRefs = (refs: Spi.RememberEntry['sources']) => refs?.map(toWireSourceRef)
+
+/**
+ * {@link MemoryOperations} over the HTTP client: domain command → wire request → server → wire
+ * response → domain result. Server failures reject with the client's `PowerContextClientError`,
+ * which keeps the server's code and request id. Each call is sent once (no retries).
+ */
+export class RemoteMemoryOperations implements MemoryOperations {
+  readonly #client: PowerContextClient
+
+  constructor(client: PowerContextClient) {
+    this.#client = client
+  }
+
+  async remember(cmd: Spi.RememberCommand): Promise<Spi.RememberResult> {
+    const r = await this.#client.remember({
+      scope_id: cmd.scopeId,
+      entries: cmd.entries.map((e) => ({
+        kind: e.kind,
+        text: e.text,
+        ...opt('sources', sourceRefs(e.sources)),
+        ...opt('observed_at', e.observedAt),
+        ...opt('reason', e.reason),
+      })),
+    })
+    return {
+      results: r.results.map((x) => ({ status: x.status, memory: fromWireMemory(x.memory) })),
+    }
+  }
+
+  async update(cmd: Spi.UpdateCommand): Promise<Spi.UpdateResult> {
+    const r = await this.#client.update({
+      scope_id: cmd.scopeId,
+      memory_ref: toWireArtifactRef(cmd.memoryRef),
+      ...opt('text', cmd.text),
+      ...opt('kind', cmd.kind),
+      ...opt('sources', sourceRefs(cmd.sources)),
+      ...opt('observed_at', cmd.observedAt),
+      ...opt('reason', cmd.reason),
+    })
+    return { status: r.status, memory: fromWireMemory(r.memory) }
+  }
+
+  async forget(cmd: Spi.ForgetCommand): Promise<Spi.ForgetResult> {
+    const r = await this.#client.forget({
+      scope_id: cmd.scopeId,
+      memory_id: cmd.memoryId,
+      ...opt('expected_revision', cmd.expectedRevision),
+      ...opt('reason', cmd.reason),
+    })
+    return { status: r.status, memory: fromWireMemory(r.memory) }
+  }
+
+  async restore(cmd: Spi.RestoreCommand): Promise<Spi.RestoreResult> {
+    const r = await this.#client.restore({
+      scope_id: cmd.scopeId,
+      memory_id: cmd.memoryId,
+      ...opt('to_revision', cmd.toRevision),
+      ...opt('preview_token', cmd.previewToken),
+      ...opt('reason', cmd.reason),
+    })
+    return {
+      status: r.status,
+      memory: fromWireMemory(r.memory),
+      restored: r.restored.map(fromWireMemory),
+      retired: r.retired.map(fromWireMemory),
+    }
+  }
+
+  async restorePreview(cmd: Spi.RestorePreviewCommand): Promise<Spi.RestorePreviewResult> {
+    const r = await this.#client.restorePreview({
+      scope_id: cmd.scopeId,
+      memory_id: cmd.memoryId,
+      ...opt('to_revision', cmd.toRevision),
+    })
+    return fromWireRestorePreview(r)
+  }
+
+  async merge(cmd: Spi.MergeCommand): Promise<Spi.MergeResult> {
+    const r = await this.#client.merge({
+      scope_id: cmd.scopeId,
+      inputs: cmd.inputs.map(toWireArtifactRef),
+      kind: cmd.kind,
+      text: cmd.text,
+      ...opt('reason', cmd.reason),
+    })
+    return fromWireMerge(r)
+  }
+
+  async get(cmd: Spi.GetCommand): Promise<Spi.GetResult> {
+    const body =
+      cmd.revision === undefined
+        ? { scope_id: cmd.scopeId, memory_id: cmd.memoryId }
+        : {
+            scope_id: cmd.scopeId,
+            memory_ref: toWireArtifactRef({ artifactId: cmd.memoryId, revision: cmd.revision }),
+          }
+    return fromWireGet(await this.#client.get(body))
+  }
+
+  async history(cmd: Spi.HistoryCommand): Promise<Spi.HistoryResult> {
+    const r = await this.#client.history({ scope_id: cmd.scopeId, memory_id: cmd.memoryId })
+    return fromWireHistory(r, cmd.scopeId)
+  }
+
+  async list(cmd: Spi.ListCommand): Promise<Spi.ListResult> {
+    const r = await this.#client.list({
+      scope_id: cmd.scopeId,
+      ...opt('states', cmd.states === undefined ? undefined : [...cmd.states]),
+      ...opt('kinds', cmd.kinds === undefined ? undefined : [...cmd.kinds]),
+      ...opt('limit', cmd.limit),
+      ...opt('after', cmd.after),
+    })
+    return fromWireList(r)
+  }
+
+  async search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult> {
+    const r = await this.#client.search({
+      scope_id: cmd.scopeId,
+      query: cmd.query,
+      ...opt('limit', cmd.limit),
+      ...opt('mode', cmd.mode),
+      ...opt('kinds', cmd.kinds === undefined ? undefined : [...cmd.kinds]),
+    })
+    return fromWireSearch(r)
+  }
+
+  async changes(cmd: Spi.ChangesCommand): Promise<Spi.ChangesResult> {
+    const r = await this.#client.changes({
+      scope_id: cmd.scopeId,
+      since: cmd.since,
+      ...opt('limit', cmd.limit),
+    })
+    return fromWireChanges(r)
+  }
+}

@@ -1,0 +1,95 @@
+import type { components } from '../contract/powercontext-types.js'
+
+/**
+ * The wire shapes the client takes and returns, named after the contract's component schemas
+ * (`openapi/powercontext.yaml`). They are aliases of the generated types, with two corrections
+ * where the generator's output is narrower than the contract for a caller building a request:
+ * fields that have a `default` are optional, and free-form JSON objects accept any values.
+ */
+type Schemas = components['schemas']
+type WithOptional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>
+
+/** Exact reference to one memory version: `{artifact_id, revision}`. */
+export type ArtifactRef = Schemas['ArtifactRef']
+/** Reference to a persisted source: `{name: "content", source_id}`. */
+export type SourceRef = Schemas['SourceRef']
+/** A memory as the server shows it: one version's content under the memory's current state. */
+export type Memory = Schemas['Memory']
+/** One row of a scope's change log (never carries memory text). */
+export type MemoryChange = Schemas['MemoryChange']
+/** One of `active`, `forgotten`, `merged`, `retired`. */
+export type MemoryState = Schemas['MemoryState']
+/** One of `auto`, `fts`, `vector`, `hybrid`. */
+export type SearchMode = Schemas['SearchMode']
+/** One ranked search hit. */
+export type SearchHit = Schemas['SearchHit']
+/** The error envelope every failure carries: `{error: {code, message, request_id, details}}`. */
+export type ErrorResponse = Schemas['ErrorResponse']
+/** The error codes of the contract. */
+export type ContractErrorCode = ErrorResponse['error']['code']
+
+/** `GET /health/live`. */
+export type LiveResponse = Schemas['LiveResponse']
+/** `GET /health/ready`, for both 200 (`ready`, `degraded`) and 503 (`not_ready`). */
+export type ReadinessResponse = Schemas['ReadinessResponse']
+/** `GET /v1/capabilities`. */
+export type CapabilitiesResponse = Omit<Schemas['CapabilitiesResponse'], 'embedding_profile'> & {
+  readonly embedding_profile: Readonly<Record<string, unknown>> | null
+}
+
+/** `POST /v1/sources/content` request; `metadata` is any JSON object. */
+export type CaptureContentRequest = Omit<Schemas['CaptureContentRequest'], 'metadata'> & {
+  metadata?: Readonly<Record<string, unknown>> | null
+}
+/** `POST /v1/sources/content` response (202). */
+export type CaptureContentResponse = Schemas['CaptureContentResponse']
+/** One entry of a `remember` batch. */
+export type RememberEntry = Schemas['RememberEntry']
+/** `POST /v1/memory/remember` request (1–100 entries). */
+export type RememberRequest = Schemas['RememberRequest']
+/** `POST /v1/memory/remember` response: one result per entry, in order. */
+export type RememberResponse = Schemas['RememberResponse']
+/** `POST /v1/memory/update` request. */
+export type UpdateRequest = Schemas['UpdateRequest']
+/** `POST /v1/memory/update` response. */
+export type UpdateResponse = Schemas['UpdateResponse']
+/** `POST /v1/memory/forget` request. */
+export type ForgetRequest = Schemas['ForgetRequest']
+/** `POST /v1/memory/forget` response. */
+export type ForgetResponse = Schemas['ForgetResponse']
+/** `POST /v1/memory/restore` request. */
+export type RestoreRequest = Schemas['RestoreRequest']
+/** `POST /v1/memory/restore` response. */
+export type RestoreResponse = Schemas['RestoreResponse']
+/** `POST /v1/memory/restore/preview` request. */
+export type RestorePreviewRequest = Schemas['RestorePreviewRequest']
+/** `POST /v1/memory/restore/preview` response: the plan and its `preview_token`. */
+export type RestorePreviewResponse = Schemas['RestorePreviewResponse']
+/** One memory at one version, as a restore plan names it. */
+export type PlanRef = Schemas['PlanRef']
+/** `POST /v1/memory/merge` request (2–100 exact inputs, each active at its current version). */
+export type MergeRequest = Schemas['MergeRequest']
+/** `POST /v1/memory/merge` response: the new memory and the inputs as they are now. */
+export type MergeResponse = Schemas['MergeResponse']
+/** `POST /v1/memory/get` request: an exact `memory_ref`, or a `memory_id` for the current one. */
+export type GetRequest = Schemas['GetRequest']
+/** `POST /v1/memory/get` response. */
+export type GetResponse = Schemas['GetResponse']
+/** `POST /v1/memory/history` request. */
+export type HistoryRequest = Schemas['HistoryRequest']
+/** `POST /v1/memory/history` response. */
+export type HistoryResponse = Schemas['HistoryResponse']
+/** A merge a memory took part in (history), as result or input. */
+export type MergeRelation = Schemas['MergeRelation']
+/** `POST /v1/memory/list` request (`limit` defaults to 100). */
+export type ListRequest = WithOptional<Schemas['ListRequest'], 'limit'>
+/** `POST /v1/memory/list` response; `next_after` continues the listing. */
+export type ListResponse = Schemas['ListResponse']
+/** `POST /v1/memory/search` request (`limit` defaults to 8, `mode` to `auto`). */
+export type SearchRequest = WithOptional<Schemas['SearchRequest'], 'limit'>
+/** `POST /v1/memory/search` response. */
+export type SearchResponse = Schemas['SearchResponse']
+/** `POST /v1/memory/changes` request (`since` defaults to 0, `limit` to 1000). */
+export type ChangesRequest = WithOptional<Schemas['ChangesRequest'], 'since' | 'limit'>
+/** `POST /v1/memory/changes` response. */
+export type ChangesResponse = Schemas['ChangesResponse']
