@@ -1649,11 +1649,20 @@ export const OPENAPI_DOCUMENT = {
       "MergeResponse": {
         "type": "object",
         "required": [
+          "status",
           "merge_id",
           "memory",
           "inputs"
         ],
         "properties": {
+          "status": {
+            "type": "string",
+            "enum": [
+              "merged",
+              "unchanged"
+            ],
+            "description": "`unchanged` when the same merge already holds (a repeated request)."
+          },
           "merge_id": {
             "type": "string"
           },

@@ -437,6 +437,11 @@ export interface components {
             inputs: components["schemas"]["Memory"][];
             memory: components["schemas"]["Memory"];
             merge_id: string;
+            /**
+             * @description `unchanged` when the same merge already holds (a repeated request).
+             * @enum {string}
+             */
+            status: "merged" | "unchanged";
         };
         PlanRef: {
             memory_id: string;

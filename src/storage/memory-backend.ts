@@ -1,3 +1,4 @@
+import type { EmbeddingProfile } from '../core/embedding.js'
 import type {
   ArtifactRef,
   Memory,
@@ -118,6 +119,8 @@ export interface MergeCommand {
 }
 
 export interface MergeResult {
+  /** `unchanged` when the same merge already holds (a repeated request). */
+  readonly status: 'merged' | 'unchanged'
   readonly mergeId: string
   readonly memory: Memory
   readonly inputs: readonly Memory[]
@@ -235,17 +238,57 @@ export interface VerifyReport {
     readonly versions: number
     readonly heads: number
     readonly changes: number
+    /** Vector rows (when the backend has a vector projection). */
+    readonly vectors?: number
+    /** Active heads without a valid vector: allowed after a model outage, filled by `reindex`. */
+    readonly missingVectors?: number
   }
 }
 
 export interface RebuildReport {
   readonly heads: number
+  /** Vectors re-embedded after the rebuild (0 without an embedding model). */
+  readonly vectors?: number
 }
 
 /** What a backend can do; base defaults, adapters override (STYLE R3). */
 export interface BackendCapabilities {
   readonly fts: boolean
+  /** Vector and hybrid search can run (index, model and matching profile); per-scope completeness is checked per search. */
   readonly vector: boolean
+  /** The database's profile when `vector` is true, else null. */
+  readonly embeddingProfile: EmbeddingProfile | null
+}
+
+/**
+ * The vector side of a backend: `not_configured` (no embedding model), `ready`, `misconfigured`
+ * (the model's profile differs from the one fixed in the database) or `unavailable` (no vector
+ * index, e.g. the extension did not load).
+ */
+export interface VectorStatus {
+  readonly state: 'not_configured' | 'ready' | 'misconfigured' | 'unavailable'
+  /** Why vectors cannot be used; null when ready or not configured. */
+  readonly reason: string | null
+  /** The configured model's profile (whatever the state), or null without a model. */
+  readonly profile: EmbeddingProfile | null
+  /** The profile fixed in the database, or null while none was ever configured. */
+  readonly storedProfile: EmbeddingProfile | null
+  /** Some active memory may lack its vector (unknown at open; writes during a model outage). */
+  readonly backlog: boolean
+  /** The model failed recently; writes skip embedding until this time (ISO), else null. */
+  readonly coolingDownUntil: string | null
+}
+
+/** What `reindex` did. */
+export interface ReindexReport {
+  /** Active heads examined. */
+  readonly scanned: number
+  /** Vectors written (missing or stale ones). */
+  readonly embedded: number
+  /** Heads still without a valid vector (model failure or concurrent change). */
+  readonly remaining: number
+  /** The model failure that stopped the run, or null. */
+  readonly error: { readonly code: string; readonly message: string } | null
 }
 
 /**
@@ -269,5 +312,9 @@ export interface MemoryBackend {
   captureSource(cmd: CaptureSourceCommand): Promise<CaptureSourceResult>
   verify(): Promise<VerifyReport>
   rebuild(): Promise<RebuildReport>
+  /** Embeds every missing or stale vector of active memories, in bounded batches. */
+  reindex(options?: { readonly batchSize?: number }): Promise<ReindexReport>
+  /** The vector side's state, for capabilities and readiness. */
+  vectorStatus(): VectorStatus
   close(): Promise<void>
 }

@@ -4,9 +4,10 @@ import { newMergeId } from '../core/ids.js'
 import type { ArtifactRef, Memory, MergeRecord } from '../core/memory-model.js'
 import type { DialectTx, MemoryRow, NewChangeRow, VersionRow } from './dialect.js'
 import type { MergeResult } from './memory-backend.js'
-import { changeRow, headOf, newVersionRow, nextRow } from './memory-rows.js'
+import { changeRow, newVersionRow, nextRow } from './memory-rows.js'
 import type { WriteContext } from './memory-writes.js'
 import { casOrConflict, requireActiveAt, requireMemory, requireVersion } from './memory-writes.js'
+import { projectHead } from './vector-writes.js'
 import { contentOfRow, viewOf } from './version-codec.js'
 
 /** A validated merge request. */
@@ -33,6 +34,8 @@ export async function mergeInTx(
   ctx: WriteContext,
   cmd: CheckedMerge,
 ): Promise<MergeResult> {
+  const repeated = await repeatedMerge(tx, cmd)
+  if (repeated !== undefined) return repeated
   const rows: MemoryRow[] = []
   const versions: VersionRow[] = []
   for (const ref of cmd.inputs) {
@@ -72,7 +75,7 @@ export async function mergeInTx(
   })
   await tx.insertMemory(result)
   await tx.insertVersion(version)
-  await tx.putHead(headOf(version))
+  await projectHead(tx, ctx, version)
   const changes: NewChangeRow[] = [
     changeRow('merge', undefined, result, { ...ctx, reason: cmd.reason }),
   ]
@@ -97,7 +100,34 @@ export async function mergeInTx(
   }
   await tx.insertMerge(merge)
   await tx.appendChanges(cmd.scopeId, changes)
-  return { mergeId: merge.mergeId, memory: viewOf(version, result), inputs }
+  return { status: 'merged', mergeId: merge.mergeId, memory: viewOf(version, result), inputs }
+}
+
+/**
+ * A merge request whose effect already holds — the same inputs at the same versions, absorbed by
+ * one effective merge whose result started with the same kind and text — returns that merge
+ * (`status: unchanged`), so a retried request never fails or merges twice.
+ */
+async function repeatedMerge(tx: DialectTx, cmd: CheckedMerge): Promise<MergeResult | undefined> {
+  const first = await tx.getMemory(cmd.inputs[0]?.artifactId ?? '')
+  if (first?.state !== 'merged' || first.mergedInto === null || first.scopeId !== cmd.scopeId)
+    return undefined
+  const merge = await tx.effectiveMergeOfResult(first.mergedInto)
+  const key = (refs: readonly ArtifactRef[]): string =>
+    normalizeArtifactRefs(refs)
+      .map((r) => `${r.artifactId}@${r.revision}`)
+      .join()
+  if (merge === undefined || key(merge.inputs) !== key(cmd.inputs)) return undefined
+  const resultRow = await requireMemory(tx, cmd.scopeId, merge.resultId)
+  const v1 = await requireVersion(tx, merge.resultId, 1)
+  if (v1.kind !== cmd.kind || v1.text !== cmd.text) return undefined
+  const current = await requireVersion(tx, merge.resultId, resultRow.currentVersion)
+  const inputs: Memory[] = []
+  for (const ref of merge.inputs) {
+    const row = await requireMemory(tx, cmd.scopeId, ref.artifactId)
+    inputs.push(viewOf(await requireVersion(tx, ref.artifactId, ref.revision), row))
+  }
+  return { status: 'unchanged', mergeId: merge.mergeId, memory: viewOf(current, resultRow), inputs }
 }
 
 /** @throws PowerContextError `invalid_request` for fewer than two or repeated inputs. */

@@ -137,7 +137,12 @@ export async function planRestore(
     reactivate,
     restore: refs((before, after) => before !== 'active' && after === 'active'),
     retire: refs((before, after) => before !== 'retired' && after === 'retired'),
-    leavingSearch: refs((before, after) => before === 'active' && after !== 'active'),
+    // An active target's current text also leaves search when `to_revision` replaces it.
+    leavingSearch: refs((before, after) => before === 'active' && after !== 'active').concat(
+      newVersion !== null && target.state === 'active'
+        ? [{ memoryId: target.memoryId, version: target.currentVersion }]
+        : [],
+    ),
     newVersion,
   }
   return { ...plan, token: planToken(plan, [...rows.values()]) }

@@ -120,6 +120,7 @@ export const toWireRestorePreview = (r: RestorePreviewResult) => ({
 })
 
 export const toWireMerge = (r: MergeResult) => ({
+  status: r.status,
   merge_id: r.mergeId,
   memory: toWireMemory(r.memory),
   inputs: r.inputs.map(toWireMemory),
@@ -270,6 +271,7 @@ export const fromWireRestorePreview = (r: Wire['RestorePreviewResponse']): Resto
 /** A merge response (inverse of `toWireMerge`). */
 export const fromWireMerge = (r: Wire['MergeResponse']): MergeResult =>
   Object.freeze({
+    status: r.status,
     mergeId: r.merge_id,
     memory: fromWireMemory(r.memory),
     inputs: Object.freeze(r.inputs.map(fromWireMemory)),

@@ -156,6 +156,32 @@ export function mergeArea(suite: ConformanceSuite): void {
       await s.expectStates(`${states} G:active@1 H:active@1`)
     })
 
+    t.test('repeating a merge that already holds is unchanged, writing nothing', async () => {
+      const s = new Scene(t.backend)
+      const { scopeId } = s
+      await s.addAll('A auk', 'B bat')
+      const refs = [(await s.current('A')).memoryRef, (await s.current('B')).memoryRef]
+      const first = await t.backend.merge({ scopeId, inputs: refs, kind: 'fact', text: 'auk bat' })
+      expect(first.status).toBe('merged')
+      const before = await scopeState(t.backend, scopeId)
+      const again = await t.backend.merge({
+        scopeId,
+        inputs: [...refs].reverse(),
+        kind: 'fact',
+        text: 'auk bat',
+      })
+      expect(again.status).toBe('unchanged')
+      expect(again.mergeId).toBe(first.mergeId)
+      expect(again.memory.memoryRef).toEqual(first.memory.memoryRef)
+      expect(again.inputs.map((m) => m.state)).toEqual(['merged', 'merged'])
+      expect(await scopeState(t.backend, scopeId)).toEqual(before)
+      // Same inputs with another text is a different request: the inputs are no longer active.
+      await expectCode(
+        t.backend.merge({ scopeId, inputs: refs, kind: 'fact', text: 'bat auk' }),
+        'state_conflict',
+      )
+    })
+
     t.test('an input at a stale or future revision is revision_conflict', async () => {
       const s = new Scene(t.backend)
       const { scopeId } = s
