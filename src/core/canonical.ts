@@ -6,7 +6,15 @@ import { invalidRequest } from './errors.js'
 export type JsonValue =
   null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
 
-function nfcDeep(value: unknown, path: string): JsonValue {
+/**
+ * Deepest nesting of arrays/objects accepted in canonical JSON (e.g. source metadata). The encoder
+ * is recursive; a 2 MiB body could otherwise nest deeper than the stack allows.
+ */
+export const MAX_JSON_DEPTH = 64
+
+function nfcDeep(value: unknown, path: string, depth = 0): JsonValue {
+  if (depth > MAX_JSON_DEPTH)
+    throw invalidRequest(path, `nests deeper than ${MAX_JSON_DEPTH} levels`)
   if (value === null || typeof value === 'boolean') return value
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw invalidRequest(path, 'must be a finite number')
@@ -16,7 +24,7 @@ function nfcDeep(value: unknown, path: string): JsonValue {
     if (!value.isWellFormed()) throw invalidRequest(path, 'contains a lone surrogate')
     return value.normalize('NFC')
   }
-  if (Array.isArray(value)) return value.map((item, i) => nfcDeep(item, `${path}[${i}]`))
+  if (Array.isArray(value)) return value.map((item, i) => nfcDeep(item, `${path}[${i}]`, depth + 1))
   if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     const out: Record<string, JsonValue> = {}
     for (const [key, item] of Object.entries(value)) {
@@ -24,7 +32,7 @@ function nfcDeep(value: unknown, path: string): JsonValue {
       const nfcKey = key.normalize('NFC')
       if (Object.hasOwn(out, nfcKey))
         throw invalidRequest(path, `keys collide after NFC: ${nfcKey}`)
-      out[nfcKey] = nfcDeep(item, `${path}.${nfcKey}`)
+      out[nfcKey] = nfcDeep(item, `${path}.${nfcKey}`, depth + 1)
     }
     return out
   }

@@ -1,4 +1,3 @@
-import { invalidRequest } from '../core/errors.js'
 import type { ArtifactRef, MemoryState, SourceRef } from '../core/memory-model.js'
 import type * as Spi from '../storage/memory-backend.js'
 
@@ -114,35 +113,11 @@ export const fromWireChanges = (b: Body): Spi.ChangesCommand => ({
   limit: int(b['limit']),
 })
 
-/**
- * Deepest nesting accepted in a source's `metadata` (the object itself is level 1). The contract
- * leaves metadata free-form, and the canonical encoder is recursive: a 2 MiB body can nest far
- * deeper than the stack allows, which must be a 422, never a 500.
- */
-export const MAX_METADATA_DEPTH = 64
-
-/** True when `value` nests objects/arrays deeper than `max` levels (iterative: no recursion). */
-function nestsDeeperThan(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]]
-  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
-    const [v, depth] = top
-    if (typeof v !== 'object' || v === null) continue
-    if (depth > max) return true
-    for (const item of Array.isArray(v) ? v : Object.values(v)) stack.push([item, depth + 1])
-  }
-  return false
-}
-
-export const fromWireCapture = (b: Body): Spi.CaptureSourceCommand => {
-  const metadata = (b['metadata'] ?? undefined) as Record<string, unknown> | undefined
-  if (nestsDeeperThan(metadata, MAX_METADATA_DEPTH))
-    throw invalidRequest('metadata', `must not nest deeper than ${MAX_METADATA_DEPTH} levels`)
-  return {
-    scopeId: b['scope_id'] as string,
-    sourceId: str(b['source_id']),
-    content: b['content'] as string,
-    mediaType: str(b['media_type']),
-    metadata,
-    occurredAt: nullable(b, 'occurred_at'),
-  }
-}
+export const fromWireCapture = (b: Body): Spi.CaptureSourceCommand => ({
+  scopeId: b['scope_id'] as string,
+  sourceId: str(b['source_id']),
+  content: b['content'] as string,
+  mediaType: str(b['media_type']),
+  metadata: (b['metadata'] ?? undefined) as Record<string, unknown> | undefined,
+  occurredAt: nullable(b, 'occurred_at'),
+})

@@ -1,0 +1,530 @@
+/**
+ * End-to-end contract test over real servers on loopback: one valid request per contract
+ * operation and a representative error per operation, every response body validated against the
+ * schema the contract declares for that operation and status, and the request id header checked
+ * on every response.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { type OperationId, OPERATIONS } from '../../src/contract/operations.js'
+import { buildApp } from '../../src/http/app.js'
+import { type RunningServer, startServer } from '../../src/http/server-run.js'
+import {
+  assertErrorEnvelope,
+  assertMatchesContract,
+  REQUEST_ID_PATTERN,
+} from '../support/contract-assert.js'
+
+const SCOPE = 'project:contract/e2e'
+const TOKEN = 'contract-test-token'
+const GENERATED_ID = /^[0-9a-f]{16}$/
+
+interface Reply {
+  readonly status: number
+  readonly requestId: string | null
+  readonly headers: Headers
+  readonly body: unknown
+}
+
+interface Memory {
+  readonly memory_ref: { readonly artifact_id: string; readonly revision: number }
+  readonly state: string
+  readonly text: string
+}
+
+const dirs: string[] = []
+const tempDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'pc-http-contract-'))
+  dirs.push(dir)
+  return dir
+}
+
+let server: RunningServer
+let authServer: RunningServer
+let unbound: FastifyInstance
+let unboundUrl: string
+
+/** Operations answered with a contract-valid success body, and with a contract-valid error. */
+const validated = new Set<OperationId>()
+const errored = new Set<OperationId>()
+
+beforeAll(async () => {
+  server = await startServer({ host: '127.0.0.1', port: 0, dataDir: tempDir(), logLevel: 'silent' })
+  authServer = await startServer({
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: tempDir(),
+    logLevel: 'silent',
+    authToken: TOKEN,
+  })
+  // A real listener whose runtime slot is still empty (the server's state before the runtime opens).
+  unbound = buildApp({ slot: { current: undefined }, logger: false })
+  await unbound.listen({ host: '127.0.0.1', port: 0 })
+  unboundUrl = `http://127.0.0.1:${(unbound.server.address() as AddressInfo).port}`
+})
+
+afterAll(async () => {
+  await server?.stop()
+  await authServer?.stop()
+  await unbound?.close()
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+function operation(operationId: OperationId) {
+  const op = OPERATIONS.find((o) => o.operationId === operationId)
+  if (op === undefined) throw new Error(`no operation ${operationId}`)
+  return op
+}
+
+/** Calls one contract operation with a JSON body (POST) or none (GET). */
+async function call(
+  operationId: OperationId,
+  body?: unknown,
+  options: { base?: string; requestId?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
+  const op = operation(operationId)
+  const headers: Record<string, string> = { ...options.headers }
+  if (options.requestId !== undefined) headers['X-PowerContext-Request-ID'] = options.requestId
+  const init: RequestInit = { method: op.method, headers }
+  if (op.method === 'POST') {
+    headers['content-type'] ??= 'application/json'
+    init.body = JSON.stringify(body ?? {})
+  }
+  const res = await fetch(`${options.base ?? server.url}${op.path}`, init)
+  const text = await res.text()
+  return {
+    status: res.status,
+    requestId: res.headers.get('x-powercontext-request-id'),
+    headers: res.headers,
+    body: text === '' ? undefined : (JSON.parse(text) as unknown),
+  }
+}
+
+/**
+ * Asserts the status, the request id header (the caller's safe id echoed, else a generated one)
+ * and the body against the contract's schema for that operation and status. Returns the body.
+ */
+function expectContract<T = Record<string, unknown>>(
+  operationId: OperationId,
+  reply: Reply,
+  status: number,
+  callerId?: string,
+): T {
+  expect(reply.status, JSON.stringify(reply.body)).toBe(status)
+  expect(reply.requestId).toMatch(REQUEST_ID_PATTERN)
+  if (callerId !== undefined) expect(reply.requestId).toBe(callerId)
+  else expect(reply.requestId).toMatch(GENERATED_ID)
+  assertMatchesContract(operationId, reply.status, reply.body)
+  if (status < 300) validated.add(operationId)
+  else errored.add(operationId)
+  // Every failure but readiness's 503 (a ReadinessResponse) is the error envelope.
+  if (status >= 400 && operationId !== 'ready') assertErrorEnvelope(reply.body, reply.requestId)
+  return reply.body as T
+}
+
+const errorOf = (body: unknown) =>
+  (body as { error: { code: string; details: Record<string, unknown> | null } }).error
+
+describe('HTTP contract, end to end', () => {
+  const ids = { a: '', b: '', c: '', m: '' }
+
+  it('health and capabilities answer with the contract shapes', async () => {
+    const live = expectContract<{ status: string }>(
+      'live',
+      await call('live', undefined, { requestId: 'contract:live.1' }),
+      200,
+      'contract:live.1',
+    )
+    expect(live.status).toBe('ok')
+    const ready = expectContract<{ status: string }>('ready', await call('ready'), 200)
+    expect(ready.status).toBe('ready')
+    const caps = expectContract<{ search_modes: string[]; limits: Record<string, number> }>(
+      'capabilities',
+      await call('capabilities'),
+      200,
+    )
+    expect(caps.search_modes).toContain('fts')
+    expect(caps.limits['body_bytes']).toBe(2 * 1024 * 1024)
+  })
+
+  it('captures a source and remembers memories citing it', async () => {
+    const captured = expectContract<{ status: string; source: unknown; position: number }>(
+      'captureContent',
+      await call('captureContent', {
+        scope_id: SCOPE,
+        source_id: 'src-contract-1',
+        content: 'Standup notes: the team agreed to deploy with blue-green releases.',
+        metadata: { origin: 'test', tags: ['standup'] },
+        occurred_at: '2025-03-01T09:30:00+01:00',
+      }),
+      202,
+    )
+    expect(captured).toMatchObject({
+      status: 'accepted',
+      source: { name: 'content', source_id: 'src-contract-1' },
+    })
+
+    const remembered = expectContract<{ results: { status: string; memory: Memory }[] }>(
+      'remember',
+      await call(
+        'remember',
+        {
+          scope_id: SCOPE,
+          entries: [
+            {
+              kind: 'decision',
+              text: 'Deployments use blue-green releases behind the load balancer.',
+              sources: [{ name: 'content', source_id: 'src-contract-1' }],
+              observed_at: '2025-03-01T08:30:00Z',
+              reason: 'from the standup',
+            },
+            { kind: 'preference', text: 'Prefer pnpm over npm for the web workspace.' },
+          ],
+        },
+        { requestId: 'trace-remember_1' },
+      ),
+      200,
+      'trace-remember_1',
+    )
+    expect(remembered.results.map((r) => r.status)).toEqual(['created', 'created'])
+    ids.a = remembered.results[0]!.memory.memory_ref.artifact_id
+    ids.b = remembered.results[1]!.memory.memory_ref.artifact_id
+
+    const again = expectContract<{ results: { status: string }[] }>(
+      'remember',
+      await call('remember', {
+        scope_id: SCOPE,
+        entries: [{ kind: 'preference', text: 'Prefer pnpm over npm for the web workspace.' }],
+      }),
+      200,
+    )
+    expect(again.results[0]!.status).toBe('unchanged')
+  })
+
+  it('updates, reads by memory_ref and by memory_id, and returns history', async () => {
+    const updated = expectContract<{ status: string; memory: Memory }>(
+      'update',
+      await call('update', {
+        scope_id: SCOPE,
+        memory_ref: { artifact_id: ids.a, revision: 1 },
+        text: 'Deployments use blue-green releases; canaries were dropped.',
+        reason: 'clarified',
+      }),
+      200,
+    )
+    expect(updated.status).toBe('updated')
+    expect(updated.memory.memory_ref.revision).toBe(2)
+
+    const byRef = expectContract<{ memory: Memory; current_revision: number; state: string }>(
+      'get',
+      await call('get', { scope_id: SCOPE, memory_ref: { artifact_id: ids.a, revision: 1 } }),
+      200,
+    )
+    expect(byRef.memory.memory_ref.revision).toBe(1)
+    expect(byRef.current_revision).toBe(2)
+
+    const byId = expectContract<{ memory: Memory }>(
+      'get',
+      await call('get', { scope_id: SCOPE, memory_id: ids.a }),
+      200,
+    )
+    expect(byId.memory.memory_ref.revision).toBe(2)
+
+    const history = expectContract<{ versions: Memory[]; transitions: unknown[] }>(
+      'history',
+      await call('history', { scope_id: SCOPE, memory_id: ids.a }),
+      200,
+    )
+    expect(history.versions.map((v) => v.memory_ref.revision)).toEqual([1, 2])
+    expect(history.transitions.length).toBeGreaterThanOrEqual(2)
+  })
+
+  it('forgets and restores, then lists, searches and reads the change log', async () => {
+    const forgotten = expectContract<{ status: string; memory: Memory }>(
+      'forget',
+      await call('forget', { scope_id: SCOPE, memory_id: ids.b, expected_revision: 1 }),
+      200,
+    )
+    expect(forgotten).toMatchObject({ status: 'forgotten', memory: { state: 'forgotten' } })
+
+    const restored = expectContract<{ status: string; memory: Memory }>(
+      'restore',
+      await call('restore', { scope_id: SCOPE, memory_id: ids.b, reason: 'still true' }),
+      200,
+    )
+    expect(restored).toMatchObject({ status: 'restored', memory: { state: 'active' } })
+
+    const list = expectContract<{ memories: Memory[]; next_after: string | null }>(
+      'list',
+      await call('list', { scope_id: SCOPE, states: ['active'], limit: 10 }),
+      200,
+    )
+    expect(list.memories.map((m) => m.memory_ref.artifact_id).sort()).toEqual([ids.a, ids.b].sort())
+
+    const search = expectContract<{ mode: string; hits: { memory_ref: Memory['memory_ref'] }[] }>(
+      'search',
+      await call('search', {
+        scope_id: SCOPE,
+        query: 'which releases do deployments use?',
+        limit: 8,
+      }),
+      200,
+    )
+    expect(search.mode).toBe('fts')
+    expect(search.hits[0]?.memory_ref).toEqual({ artifact_id: ids.a, revision: 2 })
+
+    const changes = expectContract<{ changes: { op: string }[]; head_seq: number }>(
+      'changes',
+      await call('changes', { scope_id: SCOPE, since: 0 }),
+      200,
+    )
+    expect(changes.changes.map((c) => c.op)).toEqual(['add', 'add', 'update', 'forget', 'restore'])
+    expect(changes.head_seq).toBe(5)
+  })
+
+  it('merges, previews the undo, and restores with the preview token', async () => {
+    const added = expectContract<{ results: { memory: Memory }[] }>(
+      'remember',
+      await call('remember', {
+        scope_id: SCOPE,
+        entries: [{ kind: 'preference', text: 'Use pnpm workspaces for the web packages.' }],
+      }),
+      200,
+    )
+    ids.c = added.results[0]!.memory.memory_ref.artifact_id
+
+    const merged = expectContract<{ merge_id: string; memory: Memory; inputs: Memory[] }>(
+      'merge',
+      await call('merge', {
+        scope_id: SCOPE,
+        inputs: [
+          { artifact_id: ids.b, revision: 1 },
+          { artifact_id: ids.c, revision: 1 },
+        ],
+        kind: 'preference',
+        text: 'Prefer pnpm (with workspaces) over npm for the web packages.',
+        reason: 'same preference',
+      }),
+      200,
+    )
+    ids.m = merged.memory.memory_ref.artifact_id
+    expect(merged.inputs.map((m) => m.state)).toEqual(['merged', 'merged'])
+
+    const history = expectContract<{ state: string; merges: { state: string }[] }>(
+      'history',
+      await call('history', { scope_id: SCOPE, memory_id: ids.b }),
+      200,
+    )
+    expect(history.state).toBe('merged')
+    expect(history.merges.map((m) => m.state)).toEqual(['effective'])
+
+    const preview = expectContract<{
+      plan: { restore: { memory_id: string }[]; retire: { memory_id: string }[] }
+      preview_token: string
+    }>('restorePreview', await call('restorePreview', { scope_id: SCOPE, memory_id: ids.b }), 200)
+    expect(preview.plan.restore.map((r) => r.memory_id).sort()).toEqual([ids.b, ids.c].sort())
+    expect(preview.plan.retire.map((r) => r.memory_id)).toEqual([ids.m])
+
+    const restored = expectContract<{ status: string; restored: Memory[]; retired: Memory[] }>(
+      'restore',
+      await call('restore', {
+        scope_id: SCOPE,
+        memory_id: ids.b,
+        preview_token: preview.preview_token,
+      }),
+      200,
+    )
+    expect(restored.status).toBe('restored')
+    expect(restored.retired.map((m) => m.memory_ref.artifact_id)).toEqual([ids.m])
+  })
+
+  it('answers a representative error per operation with the contract envelope', async () => {
+    // live: the contract declares only 200; a wrong method is a 405 in the error envelope.
+    const live = await call('live', undefined, { headers: {} })
+    expect(live.status).toBe(200)
+    const wrong = await fetch(`${server.url}/health/live`, { method: 'POST' })
+    expect(wrong.status).toBe(405)
+    expect(wrong.headers.get('allow')).toBe('GET')
+    assertErrorEnvelope(await wrong.json(), wrong.headers.get('x-powercontext-request-id'))
+    errored.add('live')
+
+    // ready: 503 (ReadinessResponse) while the runtime is not bound.
+    const notReady = expectContract<{ status: string }>(
+      'ready',
+      await call('ready', undefined, { base: unboundUrl }),
+      503,
+    )
+    expect(notReady.status).toBe('not_ready')
+
+    // capabilities: 401 without the bearer token on a server that requires one.
+    const unauthorized = await call('capabilities', undefined, { base: authServer.url })
+    expect(errorOf(expectContract('capabilities', unauthorized, 401)).code).toBe('unauthorized')
+    expect(unauthorized.headers.get('www-authenticate')).toMatch(/^Bearer /)
+    expectContract(
+      'capabilities',
+      await call('capabilities', undefined, {
+        base: authServer.url,
+        headers: { authorization: `Bearer ${TOKEN}` },
+      }),
+      200,
+    )
+    expectContract('live', await call('live', undefined, { base: authServer.url }), 200)
+
+    // captureContent: the same source id with another payload is a conflict.
+    const conflict = await call('captureContent', {
+      scope_id: SCOPE,
+      source_id: 'src-contract-1',
+      content: 'Different content under the same id.',
+    })
+    expect(errorOf(expectContract('captureContent', conflict, 409)).code).toBe('source_conflict')
+
+    // remember: schema violation, with the offending field in details.errors.
+    const invalid = errorOf(
+      expectContract(
+        'remember',
+        await call('remember', { scope_id: SCOPE, entries: [] }, { requestId: 'bad:remember' }),
+        422,
+        'bad:remember',
+      ),
+    )
+    expect(invalid.code).toBe('invalid_request')
+    expect(invalid.details?.['errors']).toEqual(
+      expect.arrayContaining([expect.objectContaining({ field: 'entries' })]),
+    )
+
+    // update: a stale base revision.
+    const staleUpdate = await call('update', {
+      scope_id: SCOPE,
+      memory_ref: { artifact_id: ids.a, revision: 1 },
+      text: 'A write computed from an old version.',
+    })
+    expect(errorOf(expectContract('update', staleUpdate, 409)).code).toBe('revision_conflict')
+
+    // forget: an unknown memory.
+    const missing = await call('forget', {
+      scope_id: SCOPE,
+      memory_id: 'mem_01JNOSUCHMEMORY0000000000',
+    })
+    expect(errorOf(expectContract('forget', missing, 404)).code).toBe('memory_not_found')
+
+    // restore: a memory of another scope is not found in this one.
+    const foreign = await call('restore', { scope_id: 'project:other', memory_id: ids.b })
+    expect(errorOf(expectContract('restore', foreign, 404)).code).toBe('memory_not_found')
+
+    // restorePreview: an unknown memory.
+    const noPreview = await call('restorePreview', {
+      scope_id: SCOPE,
+      memory_id: 'mem_01JNOSUCHMEMORY0000000000',
+    })
+    expect(errorOf(expectContract('restorePreview', noPreview, 404)).code).toBe('memory_not_found')
+
+    // restore: a preview token that no longer matches (the merge above was undone since).
+    const stale = await call('restore', {
+      scope_id: SCOPE,
+      memory_id: ids.c,
+      preview_token: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    })
+    expect(errorOf(expectContract('restore', stale, 409)).code).toBe('preview_stale')
+
+    // merge: the retired result of an undone merge cannot be merged again.
+    const retired = await call('merge', {
+      scope_id: SCOPE,
+      inputs: [
+        { artifact_id: ids.m, revision: 1 },
+        { artifact_id: ids.a, revision: 2 },
+      ],
+      kind: 'fact',
+      text: 'Cannot happen.',
+    })
+    expect(errorOf(expectContract('merge', retired, 409)).code).toBe('state_conflict')
+
+    // get: a revision that does not exist.
+    const noVersion = await call('get', {
+      scope_id: SCOPE,
+      memory_ref: { artifact_id: ids.a, revision: 99 },
+    })
+    expect(errorOf(expectContract('get', noVersion, 404)).code).toBe('memory_not_found')
+
+    // history: unknown field (request bodies reject unknown fields).
+    const extra = await call('history', { scope_id: SCOPE, memory_id: ids.a, verbose: true })
+    expect(errorOf(expectContract('history', extra, 422)).code).toBe('invalid_request')
+
+    // list: a limit above the maximum.
+    const overLimit = await call('list', { scope_id: SCOPE, limit: 501 })
+    expect(errorOf(expectContract('list', overLimit, 422)).code).toBe('invalid_request')
+
+    // search: a mode this runtime cannot run fails, never an empty result.
+    const vector = errorOf(
+      expectContract(
+        'search',
+        await call('search', { scope_id: SCOPE, query: 'deploy', mode: 'vector' }),
+        422,
+      ),
+    )
+    expect(vector).toMatchObject({
+      code: 'capability_not_supported',
+      details: { capability: 'vector' },
+    })
+
+    // changes: `since` below zero.
+    const negative = await call('changes', { scope_id: SCOPE, since: -1 })
+    expect(errorOf(expectContract('changes', negative, 422)).code).toBe('invalid_request')
+  })
+
+  it('maps transport-level failures to the envelope (400, 404, 413, 415, 503)', async () => {
+    const post = (path: string, body: string | Uint8Array, contentType?: string) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: contentType === undefined ? {} : { 'content-type': contentType },
+        body,
+      })
+    const cases: [Response, number, OperationId][] = [
+      [await post('/v1/memory/search', '{"scope_id":', 'application/json'), 400, 'search'],
+      [
+        await post('/v1/memory/list', new Uint8Array([0x7b, 0xff, 0x7d]), 'application/json'),
+        400,
+        'list',
+      ],
+      [await post('/v1/memory/get', '{"scope_id":"a"}', 'text/plain'), 415, 'get'],
+      [
+        await post('/v1/memory/remember', `"${'x'.repeat(2 * 1024 * 1024)}"`, 'application/json'),
+        413,
+        'remember',
+      ],
+    ]
+    for (const [res, status, op] of cases) {
+      const body: unknown = await res.json()
+      expect(res.status, JSON.stringify(body)).toBe(status)
+      assertMatchesContract(op, status, body)
+      assertErrorEnvelope(body, res.headers.get('x-powercontext-request-id'))
+    }
+    const tooLarge = cases[3]![0]
+    expect(tooLarge.status).toBe(413)
+
+    const unknown = await fetch(`${server.url}/v1/memory/nope`)
+    expect(unknown.status).toBe(404)
+    assertErrorEnvelope(await unknown.json(), unknown.headers.get('x-powercontext-request-id'))
+
+    // Memory routes on a listener without a bound runtime.
+    const notReady = await call(
+      'search',
+      { scope_id: SCOPE, query: 'deploy' },
+      { base: unboundUrl, requestId: 'unbound.1' },
+    )
+    expect(errorOf(expectContract('search', notReady, 503, 'unbound.1')).code).toBe(
+      'runtime_not_ready',
+    )
+  })
+
+  it('covered every operation of the contract', () => {
+    const all = OPERATIONS.map((o) => o.operationId).sort()
+    expect([...validated].sort()).toEqual(all)
+    expect([...errored].sort()).toEqual(all)
+  })
+})
