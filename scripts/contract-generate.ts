@@ -71,7 +71,18 @@ export const OPERATIONS = ${JSON.stringify(operations, null, 2)} as const satisf
 export type OperationId = (typeof OPERATIONS)[number]['operationId']
 `
   const doc = `${HEADER}/** The OpenAPI document, as data. */\nexport const OPENAPI_DOCUMENT = ${JSON.stringify(document, null, 2)} as const\n`
+  const codes = (
+    document as unknown as {
+      components: {
+        schemas: {
+          ErrorResponse: { properties: { error: { properties: { code: { enum: string[] } } } } }
+        }
+      }
+    }
+  ).components.schemas.ErrorResponse.properties.error.properties.code.enum
+  const errorCodes = `${HEADER}/** The contract's stable error codes (ErrorResponse.error.code). */\nexport const CONTRACT_ERROR_CODES = ${JSON.stringify(codes, null, 2)} as const\n\nexport type ContractErrorCode = (typeof CONTRACT_ERROR_CODES)[number]\n`
   return {
+    'src/contract/error-codes.ts': errorCodes,
     'src/contract/powercontext-types.ts': types,
     'src/contract/operations.ts': table,
     'src/contract/openapi-document.ts': doc,

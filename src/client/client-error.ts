@@ -1,30 +1,4 @@
-import type { ContractErrorCode } from './wire-types.js'
-
-/** The contract's error codes, as data (checked against the generated union below). */
-const CONTRACT_ERROR_CODES = [
-  'invalid_request',
-  'capability_not_supported',
-  'memory_not_found',
-  'source_not_found',
-  'revision_conflict',
-  'state_conflict',
-  'preview_stale',
-  'source_conflict',
-  'unauthorized',
-  'payload_too_large',
-  'inference_timeout',
-  'inference_unavailable',
-  'invalid_inference_output',
-  'runtime_not_ready',
-  'internal_error',
-] as const satisfies readonly ContractErrorCode[]
-
-// A compile error here means the contract gained a code this list lacks.
-const _exhaustive: [Exclude<ContractErrorCode, (typeof CONTRACT_ERROR_CODES)[number]>] extends [
-  never,
-]
-  ? true
-  : never = true
+import { CONTRACT_ERROR_CODES, type ContractErrorCode } from '../contract/error-codes.js'
 
 /**
  * Codes the client produces itself, never sent by a server (`status` is 0): `connection_failed`

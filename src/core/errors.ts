@@ -1,24 +1,10 @@
+import { CONTRACT_ERROR_CODES } from '../contract/error-codes.js'
+
 /**
- * The closed set of error codes a caller can rely on. They are exactly the contract's codes
- * (DESIGN §7); callers branch on `code`, never on the message text.
+ * The closed set of error codes a caller can rely on: exactly the contract's codes (DESIGN §7),
+ * generated from `openapi/powercontext.yaml`. Callers branch on `code`, never on the message text.
  */
-export const ERROR_CODES = [
-  'invalid_request',
-  'capability_not_supported',
-  'memory_not_found',
-  'source_not_found',
-  'revision_conflict',
-  'state_conflict',
-  'preview_stale',
-  'source_conflict',
-  'unauthorized',
-  'payload_too_large',
-  'inference_timeout',
-  'inference_unavailable',
-  'invalid_inference_output',
-  'runtime_not_ready',
-  'internal_error',
-] as const
+export const ERROR_CODES = CONTRACT_ERROR_CODES
 
 export type ErrorCode = (typeof ERROR_CODES)[number]
 
