@@ -133,6 +133,34 @@ export function searchArea(suite: ConformanceSuite): void {
       })
     })
 
+    t.group('query planning', () => {
+      t.test(
+        'generic stop words are dropped from the query unless nothing else is left',
+        async () => {
+          const scopeId = newScope()
+          const [kiwi, box] = await many(scopeId, ['kiwi smoothie', 'what is in the box'])
+          const q = (query: string) => searchIds(t.backend, scopeId, query)
+          // `what is kiwi` plans to `kiwi` alone: one term, one shared term needed.
+          expect(await q('What is kiwi?')).toEqual([kiwi])
+          expect(await q('what is this')).toEqual([box])
+        },
+      )
+
+      t.test('English inflections match through stem prefixes', async () => {
+        const scopeId = newScope()
+        const [painted, paint, hiking] = await many(scopeId, [
+          'we painted the fence',
+          'paint brushes',
+          'a hiking trip',
+          'pain relief',
+        ])
+        const q = async (query: string) => (await searchIds(t.backend, scopeId, query)).sort(byId)
+        expect(await q('painting')).toEqual([painted!, paint!].sort(byId))
+        expect(await q('hikes')).toEqual([hiking])
+        expect(await q('trips hiked')).toEqual([hiking])
+      })
+    })
+
     t.group('limits and filters', () => {
       t.test('limit caps the hits; default 8; bounds 1..50', async () => {
         const scopeId = newScope()

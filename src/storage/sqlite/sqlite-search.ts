@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto'
 
+import { analyzeTokens } from '../../core/analyzer.js'
+import type { PlannedTerm } from '../../core/query-plan.js'
+import { planQuery } from '../../core/query-plan.js'
+
 /**
  * The FTS token that marks a head's scope. Scope ids are arbitrary printable ASCII, so they are
  * hashed into one token the `unicode61` tokenizer keeps whole (`_` is a token character here).
@@ -13,12 +17,27 @@ function quote(term: string): string {
   return `"${term.replaceAll('"', '""')}"`
 }
 
+/** One planned term as an FTS5 phrase: `"token"`, or the prefix query `"prefix" *`. */
+function phrase(term: PlannedTerm): string {
+  return term.prefix === undefined ? quote(term.token) : `${quote(term.prefix)} *`
+}
+
 /**
- * The FTS5 MATCH expression: the scope token AND any of the analysed query terms, each quoted.
- * Raw user input never reaches MATCH: terms come from Analyzer v1 only (DESIGN §5).
+ * The FTS5 MATCH expression: the scope token AND any of the planned query terms, each quoted (a
+ * stem prefix as `"stem" *`). Raw user input never reaches MATCH: terms are Analyzer v1 tokens
+ * or their stem prefixes only (DESIGN §5).
  */
-export function ftsMatchExpression(scopeId: string, terms: readonly string[]): string {
-  return `scope_key : ${quote(scopeToken(scopeId))} AND searchable_text : (${terms.map(quote).join(' OR ')})`
+export function ftsMatchExpression(scopeId: string, terms: readonly PlannedTerm[]): string {
+  return `scope_key : ${quote(scopeToken(scopeId))} AND searchable_text : (${terms.map(phrase).join(' OR ')})`
+}
+
+/**
+ * The MATCH expression the backend runs for a raw query (analyse, plan, quote), or `undefined`
+ * when the query plans to no term (no index query at all). For benchmarks' raw floors.
+ */
+export function queryMatchExpression(scopeId: string, query: string): string | undefined {
+  const { terms } = planQuery(analyzeTokens(query))
+  return terms.length === 0 ? undefined : ftsMatchExpression(scopeId, terms)
 }
 
 /** Candidate query: best bm25 first (the scope column has weight 0), then memory id. */

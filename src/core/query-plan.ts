@@ -1,0 +1,150 @@
+import { requiredSharedTerms } from './search-rules.js'
+
+/**
+ * Generic English stop words, removed from queries only (stored text keeps every token). The NLTK
+ * English list without the contraction fragments that are also ordinary words (`won`, `ma`, `ain`,
+ * …); not tuned on any benchmark.
+ */
+// prettier-ignore
+export const QUERY_STOP_WORDS: ReadonlySet<string> = new Set([
+  'i', 'me', 'my', 'myself', 'we', 'our', 'ours', 'ourselves', 'you', 'your', 'yours', 'yourself',
+  'yourselves', 'he', 'him', 'his', 'himself', 'she', 'her', 'hers', 'herself', 'it', 'its',
+  'itself', 'they', 'them', 'their', 'theirs', 'themselves', 'what', 'which', 'who', 'whom',
+  'this', 'that', 'these', 'those', 'am', 'is', 'are', 'was', 'were', 'be', 'been', 'being',
+  'have', 'has', 'had', 'having', 'do', 'does', 'did', 'doing', 'a', 'an', 'the', 'and', 'but',
+  'if', 'or', 'because', 'as', 'until', 'while', 'of', 'at', 'by', 'for', 'with', 'about',
+  'against', 'between', 'into', 'through', 'during', 'before', 'after', 'above', 'below', 'to',
+  'from', 'up', 'down', 'in', 'out', 'on', 'off', 'over', 'under', 'again', 'further', 'then',
+  'once', 'here', 'there', 'when', 'where', 'why', 'how', 'all', 'any', 'both', 'each', 'few',
+  'more', 'most', 'other', 'some', 'such', 'no', 'nor', 'not', 'only', 'own', 'same', 'so',
+  'than', 'too', 'very', 's', 't', 'can', 'will', 'just', 'don', 'should', 'now', 'd', 'll', 'm',
+  'o', 're', 've', 'y', 'aren', 'couldn', 'didn', 'doesn', 'hadn', 'hasn', 'haven', 'isn',
+  'shouldn', 'wasn', 'weren', 'wouldn',
+])
+
+/** One planned query term. */
+export interface PlannedTerm {
+  /** The Analyzer v1 query token. */
+  readonly token: string
+  /**
+   * An English stem of `token` that is a prefix of it: the term then matches every indexed token
+   * that starts with it (an FTS5 prefix query), e.g. `paint` for `painted`.
+   */
+  readonly prefix?: string
+}
+
+/** What the index is asked for, and what admission requires. */
+export interface QueryPlan {
+  /** The query's meaningful distinct terms, in query order; admission counts every one. */
+  readonly terms: readonly PlannedTerm[]
+  /** Shared distinct terms a candidate needs: the DESIGN §5 rule over `terms.length`. */
+  readonly requiredShared: number
+}
+
+/** Tokens shorter than this are matched exactly; stems (prefixes) keep at least 3 letters. */
+const MIN_STEMMED_TOKEN = 4
+const MIN_PREFIX = 3
+const VOWEL = /[aeiouy]/
+const ASCII_LETTERS = /^[a-z]*$/
+const DOUBLE_CONSONANT = /([b-df-hj-np-tv-xz])\1$/
+const KEPT_DOUBLES = new Set(['l', 's', 'z'])
+
+function undouble(stem: string): string {
+  const m = DOUBLE_CONSONANT.exec(stem)
+  return m !== null && !KEPT_DOUBLES.has(m[1]!) ? stem.slice(0, -1) : stem
+}
+
+function stripInflection(word: string): string {
+  if (word.endsWith('ies') || word.endsWith('ied')) return word.slice(0, -3)
+  if (word.endsWith('sses')) return word.slice(0, -2)
+  if (/(?:x|z|ch|sh)es$/.test(word)) return word.slice(0, -2)
+  if (word.endsWith('s') && !/(?:ss|us|is)$/.test(word)) return word.slice(0, -1)
+  for (const suffix of ['ing', 'ed']) {
+    const stem = word.slice(0, -suffix.length)
+    if (word.endsWith(suffix) && !word.endsWith('eed') && VOWEL.test(stem)) return undouble(stem)
+  }
+  return word
+}
+
+/**
+ * A light English stem of a query token that is always a prefix of the token, so that it can be
+ * an FTS5 prefix query over the unstemmed Analyzer v1 tokens of stored text. Inflections are
+ * removed (`-s`, `-es`, `-ies`, `-ed`, `-ied`, `-ing`; a doubled final consonant is undoubled),
+ * then a final `e` or consonant + `y`; the stem keeps at least 3 letters (else the token itself
+ * is the prefix). `undefined` for tokens under 4 letters or not plain ASCII letters (numbers,
+ * CJK, accented words): those match exactly.
+ *
+ * @example
+ * englishStemPrefix('painting') // 'paint' (paint, paints, painted, painter, …)
+ * englishStemPrefix('hikes') // 'hik' (hike, hiked, hiking, …)
+ * englishStemPrefix('studies') // 'stud'
+ * englishStemPrefix('dog') // undefined
+ */
+export function englishStemPrefix(token: string): string | undefined {
+  if (token.length < MIN_STEMMED_TOKEN || !/^[a-z]+$/.test(token)) return undefined
+  let stem = stripInflection(token)
+  if (stem.length > MIN_PREFIX && (stem.endsWith('e') || /[^aeiou]y$/.test(stem))) {
+    stem = stem.slice(0, -1)
+  }
+  return stem.length >= MIN_PREFIX ? stem : token
+}
+
+/**
+ * Plans a full-text query from its Analyzer v1 tokens: distinct tokens, generic English stop words
+ * dropped (unless nothing else is left), each remaining token extended to its English stem
+ * prefix; two tokens with one stem (`paint`, `painting`) make one term. Admission then needs the
+ * DESIGN §5 share of the planned terms (`requiredShared`); an empty plan admits nothing.
+ *
+ * @example
+ * planQuery(analyzeTokens('When did Melanie paint a sunrise?')).terms
+ * // [{ token: 'melanie', prefix: 'melani' }, { token: 'paint', prefix: 'paint' },
+ * //  { token: 'sunrise', prefix: 'sunris' }]
+ */
+export function planQuery(tokens: readonly string[]): QueryPlan {
+  const distinct = [...new Set(tokens)]
+  const meaningful = distinct.filter((t) => !QUERY_STOP_WORDS.has(t))
+  const byKey = new Map<string, PlannedTerm>()
+  for (const token of meaningful.length > 0 ? meaningful : distinct) {
+    const prefix = englishStemPrefix(token)
+    const key = prefix === undefined ? `=${token}` : `*${prefix}`
+    if (!byKey.has(key)) {
+      byKey.set(key, Object.freeze(prefix === undefined ? { token } : { token, prefix }))
+    }
+  }
+  const terms = Object.freeze([...byKey.values()])
+  return Object.freeze({ terms, requiredShared: requiredSharedTerms(terms.length) })
+}
+
+/**
+ * True when a candidate's `token` counts for `term`: equal to its token, or its stem prefix
+ * followed by ASCII letters only (`painted` for `paint`; not `snake_case` for `snak`, not `café`
+ * for `caf`: stems extend English words, not identifiers or other spellings).
+ */
+export function termMatches(term: PlannedTerm, token: string): boolean {
+  if (token === term.token) return true
+  const prefix = term.prefix
+  return (
+    prefix !== undefined &&
+    token.startsWith(prefix) &&
+    ASCII_LETTERS.test(token.slice(prefix.length))
+  )
+}
+
+/**
+ * FTS admission under a plan: the candidate's Analyzer v1 tokens must match at least
+ * `plan.requiredShared` distinct planned terms.
+ */
+export function admits(plan: QueryPlan, candidateTokens: Iterable<string>): boolean {
+  const need = plan.requiredShared
+  if (!Number.isFinite(need)) return false
+  const matched = new Set<PlannedTerm>()
+  for (const token of new Set(candidateTokens)) {
+    for (const term of plan.terms) {
+      if (!matched.has(term) && termMatches(term, token)) {
+        matched.add(term)
+        if (matched.size >= need) return true
+      }
+    }
+  }
+  return false
+}
