@@ -1,0 +1,211 @@
+import type Database from 'better-sqlite3'
+
+import type { EmbeddingProfile } from '../../core/embedding.js'
+import type {
+  HeadVectorState,
+  StoredEmbeddingProfile,
+  VectorHit,
+  VectorRow,
+  VectorTx,
+} from '../vector-rows.js'
+import type { SqliteVectorIndex } from './sqlite-vector.js'
+
+const HEAD_VECTOR_COLUMNS = `h.memory_id AS memoryId, h.version AS version,
+  h.content_hash AS contentHash, m.version AS vectorVersion, m.content_hash AS vectorContentHash,
+  m.embedding_hash AS embeddingHash`
+const VECTOR_JOIN = `LEFT JOIN memory_vectors m
+  ON m.projection_id = h.projection_id AND m.memory_id = h.memory_id`
+
+/**
+ * Vector verbs over one connection (SQL only, STYLE R3): the `memory_vectors` metadata table
+ * (projection id, memory, version, content hash, embedding hash) and the vector index rows under
+ * the same projection id, always changed together inside the caller's transaction.
+ */
+export class SqliteVectorTx implements VectorTx {
+  readonly #db: Database.Database
+  readonly #index: SqliteVectorIndex | undefined
+  readonly #loadProblem: string | null
+  #ensureProblem: string | null = null
+  readonly #statements = new Map<string, Database.Statement>()
+
+  constructor(
+    db: Database.Database,
+    index: SqliteVectorIndex | undefined,
+    loadProblem: string | null,
+  ) {
+    this.#db = db
+    this.#index = index
+    this.#loadProblem = loadProblem
+  }
+
+  #stmt(sql: string): Database.Statement {
+    let stmt = this.#statements.get(sql)
+    if (stmt === undefined) {
+      stmt = this.#db.prepare(sql)
+      this.#statements.set(sql, stmt)
+    }
+    return stmt
+  }
+
+  get indexProblem(): string | null {
+    if (this.#loadProblem !== null) return this.#loadProblem
+    if (this.#ensureProblem !== null) return this.#ensureProblem
+    return this.#index?.ready === true ? null : 'vector index not created yet'
+  }
+
+  /** At open: creates or checks the index for the stored profile's dimension. */
+  prepareIndex(): void {
+    const stored = this.#readProfile()
+    if (stored !== undefined && this.#index !== undefined) {
+      this.#ensureProblem = this.#index.ensure(stored.profile.dimension)
+    }
+  }
+
+  #readProfile(): StoredEmbeddingProfile | undefined {
+    const row = this.#stmt(
+      `SELECT profile_id AS profileId, model, dimension, distance, normalization, vector_epoch AS epoch
+         FROM embedding_profile WHERE id = 1`,
+    ).get() as (EmbeddingProfile & { epoch: number }) | undefined
+    if (row === undefined) return undefined
+    const { epoch, ...profile } = row
+    return { profile: Object.freeze(profile), epoch }
+  }
+
+  async getProfile(): Promise<StoredEmbeddingProfile | undefined> {
+    return this.#readProfile()
+  }
+
+  async insertProfile(p: EmbeddingProfile, at: string): Promise<void> {
+    this.#stmt(
+      `INSERT INTO embedding_profile (id, profile_id, model, dimension, distance, normalization, created_at)
+         VALUES (1, ?, ?, ?, ?, ?, ?)`,
+    ).run(p.profileId, p.model, p.dimension, p.distance, p.normalization, at)
+    if (this.#index !== undefined) this.#ensureProblem = this.#index.ensure(p.dimension)
+  }
+
+  async bumpEpoch(): Promise<void> {
+    this.#stmt('UPDATE embedding_profile SET vector_epoch = vector_epoch + 1 WHERE id = 1').run()
+  }
+
+  async putVector(row: VectorRow): Promise<void> {
+    const head = this.#stmt('SELECT projection_id AS id FROM memory_heads WHERE memory_id = ?').get(
+      row.memoryId,
+    ) as { id: number } | undefined
+    if (head === undefined)
+      throw new Error(`memory ${row.memoryId} has no head to attach a vector to`)
+    const index = this.#index
+    if (index === undefined || this.indexProblem !== null) {
+      throw new Error(`vector index unavailable: ${this.indexProblem ?? 'not loaded'}`)
+    }
+    await this.deleteVector(row.memoryId)
+    index.put(head.id, row.scopeId, row.kind, row.vector)
+    this.#stmt(
+      `INSERT INTO memory_vectors (projection_id, memory_id, scope_id, version, content_hash, embedding_hash)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+    ).run(head.id, row.memoryId, row.scopeId, row.version, row.contentHash, row.embeddingHash)
+  }
+
+  async deleteVector(memoryId: string): Promise<void> {
+    const ids = this.#stmt(
+      `SELECT projection_id AS id FROM memory_vectors WHERE memory_id = ?
+         UNION SELECT projection_id FROM memory_heads WHERE memory_id = ?`,
+    ).all(memoryId, memoryId) as { id: number }[]
+    this.#stmt('DELETE FROM memory_vectors WHERE memory_id = ?').run(memoryId)
+    // Also any index row left under the head's id by a run without the extension.
+    if (this.#index?.ready === true) for (const { id } of ids) this.#index.delete(id)
+  }
+
+  /** Empties metadata and index (rebuild). */
+  clearAll(): void {
+    this.#db.exec('DELETE FROM memory_vectors')
+    if (this.#index?.ready === true) this.#index.deleteAll()
+  }
+
+  async searchVectors(q: {
+    scopeId: string
+    vector: readonly number[]
+    kinds: readonly string[] | undefined
+    limit: number
+  }): Promise<VectorHit[]> {
+    if (this.#index === undefined || this.indexProblem !== null) return []
+    const near = this.#index.knn({
+      scopeId: q.scopeId,
+      kinds: q.kinds,
+      vector: q.vector,
+      k: q.limit,
+    })
+    if (near.length === 0) return []
+    const meta = new Map(
+      (
+        this.#stmt(
+          `SELECT m.projection_id AS id, m.memory_id AS memoryId, m.version, m.content_hash AS contentHash,
+               m.embedding_hash AS embeddingHash
+             FROM json_each(?) j JOIN memory_vectors m ON m.projection_id = j.value`,
+        ).all(JSON.stringify(near.map((n) => n.projectionId))) as (Omit<VectorHit, 'distance'> & {
+          id: number
+        })[]
+      ).map(({ id, ...m }) => [id, m]),
+    )
+    const hits: VectorHit[] = []
+    for (const n of near) {
+      const m = meta.get(n.projectionId)
+      if (m !== undefined) hits.push({ ...m, distance: n.distance })
+    }
+    // Nearest first, then memory id (reference §1.4).
+    return hits.sort(
+      (a, b) =>
+        (a.distance ?? Infinity) - (b.distance ?? Infinity) ||
+        (a.memoryId < b.memoryId ? -1 : a.memoryId > b.memoryId ? 1 : 0),
+    )
+  }
+
+  async vectorCounts(scopeId: string): Promise<{ heads: number; vectors: number }> {
+    return this.#stmt(
+      `SELECT (SELECT count(*) FROM memory_heads WHERE scope_id = ?) AS heads,
+         (SELECT count(*) FROM memory_vectors WHERE scope_id = ?) AS vectors`,
+    ).get(scopeId, scopeId) as { heads: number; vectors: number }
+  }
+
+  async headVectors(q: {
+    readonly scopeId?: string | undefined
+    readonly memoryIds?: readonly string[] | undefined
+  }): Promise<HeadVectorState[]> {
+    if (q.memoryIds !== undefined) {
+      return this.#stmt(
+        `SELECT ${HEAD_VECTOR_COLUMNS} FROM json_each(?) j
+           JOIN memory_heads h ON h.memory_id = j.value ${VECTOR_JOIN}
+           WHERE (? IS NULL OR h.scope_id = ?)`,
+      ).all(JSON.stringify(q.memoryIds), q.scopeId ?? null, q.scopeId ?? null) as HeadVectorState[]
+    }
+    if (q.scopeId === undefined) throw new Error('headVectors needs a scope or memory ids')
+    return this.#stmt(
+      `SELECT ${HEAD_VECTOR_COLUMNS} FROM memory_heads h ${VECTOR_JOIN} WHERE h.scope_id = ?`,
+    ).all(q.scopeId) as HeadVectorState[]
+  }
+
+  async headVectorPage(
+    after: string,
+    limit: number,
+  ): Promise<(HeadVectorState & { scopeId: string })[]> {
+    return this.#stmt(
+      `SELECT ${HEAD_VECTOR_COLUMNS}, h.scope_id AS scopeId FROM memory_heads h ${VECTOR_JOIN}
+         WHERE h.memory_id > ? ORDER BY h.memory_id LIMIT ?`,
+    ).all(after, limit) as (HeadVectorState & { scopeId: string })[]
+  }
+
+  async checkVectorIndex(): Promise<string[]> {
+    const index = this.#index
+    if (index === undefined || index.ready !== true) return []
+    const problems: string[] = []
+    const indexed = new Set(index.projectionIds())
+    const meta = this.#stmt(
+      'SELECT projection_id AS id, memory_id AS memoryId FROM memory_vectors',
+    ).all() as { id: number; memoryId: string }[]
+    for (const m of meta) {
+      if (!indexed.delete(m.id))
+        problems.push(`memory ${m.memoryId}: vector metadata without a vector`)
+    }
+    for (const id of indexed) problems.push(`vector row ${id} has no metadata (run rebuild)`)
+    return problems
+  }
+}
