@@ -201,7 +201,7 @@ async function runSize(size: number, opts: Options): Promise<SizeResult> {
         .length
     const runFloor = (match: string): number => floorStmt.all(match, candidateLimit).length
     const runCandidates = (match: string): number =>
-      candidatesStmt.all(match, null, null, candidateLimit).length
+      candidatesStmt.all(match, candidateLimit).length
 
     progress(`${size}: warm-up (${Math.min(opts.warmup, queries.length)} queries)`)
     for (const q of queries.slice(0, opts.warmup)) {

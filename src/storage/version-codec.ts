@@ -56,6 +56,41 @@ export function contentOfRow(row: VersionRow): VersionContent {
  * stored in canonical form. Empty when the row is sound.
  */
 export function versionRowProblems(row: VersionRow): string[] {
+  const key = soundKey(row)
+  if (SOUND_ROWS.has(key)) return []
+  const problems = checkVersionRow(row)
+  if (problems.length === 0) rememberSound(key)
+  return problems
+}
+
+/**
+ * Rows already found sound, keyed by ALL their hashed bytes (so any changed byte misses the cache
+ * and is checked again). Versions are immutable, and re-hashing the same 32 search candidates on
+ * every query was most of the re-check cost. Bounded; oldest entries are dropped first.
+ */
+const SOUND_ROWS = new Set<string>()
+const SOUND_ROWS_MAX = 20_000
+
+function soundKey(row: VersionRow): string {
+  return [
+    row.contentHash,
+    row.kind,
+    row.text,
+    row.sourcesJson,
+    row.artifactsJson,
+    row.observedAt ?? '\u0001',
+  ].join('\u0000')
+}
+
+function rememberSound(key: string): void {
+  if (SOUND_ROWS.size >= SOUND_ROWS_MAX) {
+    const oldest = SOUND_ROWS.values().next()
+    if (oldest.done !== true) SOUND_ROWS.delete(oldest.value)
+  }
+  SOUND_ROWS.add(key)
+}
+
+function checkVersionRow(row: VersionRow): string[] {
   const problems: string[] = []
   const content = contentOfRow(row)
   if (hashCanonicalContent(canonicalContent(content)) !== row.contentHash) {

@@ -40,10 +40,23 @@ export function queryMatchExpression(scopeId: string, query: string): string | u
   return terms.length === 0 ? undefined : ftsMatchExpression(scopeId, terms)
 }
 
-/** Candidate query: best bm25 first (the scope column has weight 0), then memory id. */
+/**
+ * Candidate query: best bm25 first (the scope column has weight 0), then projection id. The top
+ * candidates are taken from the index alone and only they are joined to the heads, so the join
+ * costs `limit` lookups rather than one per matching row.
+ */
 export const FTS_CANDIDATES_SQL = `
   SELECT h.memory_id AS memoryId, h.version AS version
+  FROM (
+    SELECT rowid, bm25(memory_fts, 0.0, 1.0) AS score FROM memory_fts
+    WHERE memory_fts MATCH ? ORDER BY score, rowid LIMIT ?
+  ) f JOIN memory_heads h ON h.projection_id = f.rowid
+  ORDER BY f.score, f.rowid`
+
+/** With a kind filter the heads must be joined before the limit, so no candidate is lost. */
+export const FTS_CANDIDATES_BY_KIND_SQL = `
+  SELECT h.memory_id AS memoryId, h.version AS version
   FROM memory_fts JOIN memory_heads h ON h.projection_id = memory_fts.rowid
-  WHERE memory_fts MATCH ? AND (? IS NULL OR h.kind IN (SELECT value FROM json_each(?)))
-  ORDER BY bm25(memory_fts, 0.0, 1.0), h.memory_id
+  WHERE memory_fts MATCH ? AND h.kind IN (SELECT value FROM json_each(?))
+  ORDER BY bm25(memory_fts, 0.0, 1.0), memory_fts.rowid
   LIMIT ?`
