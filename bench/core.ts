@@ -13,6 +13,10 @@
  *
  * Usage: `npm run bench:core [-- --sizes 10000,100000 --queries 200 --single 2000 --warmup 50]`.
  * Prints a table, then one JSON line with every figure.
+ *
+ * With `--database mysql://user:pass@host:port/db` the same runs go to that MySQL-protocol
+ * database (OceanBase, MariaDB) instead, each size in its own scope (give it an empty database;
+ * sizes share its FULLTEXT index). The raw-floor rows are SQLite-only and show `–` there.
  */
 import { fork } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
@@ -23,11 +27,12 @@ import { fileURLToPath } from 'node:url'
 
 import { candidatePoolSize } from '../src/core/search-rules.js'
 import type { RememberEntry } from '../src/storage/memory-backend.js'
+import { openMysqlBackend } from '../src/storage/oceanbase/index.js'
 import { SqliteMemoryBackend } from '../src/storage/sqlite/sqlite-memory-backend.js'
 import { FTS_CANDIDATES_SQL, queryMatchExpression } from '../src/storage/sqlite/sqlite-search.js'
 import { locomoQuestions, memoryTexts } from './bench-data.js'
 
-const SCOPE = 'bench-core'
+const SQLITE_SCOPE = 'bench-core'
 const BATCH = 100
 const SEARCH_LIMIT = 8
 const OPEN_REPEATS = 5
@@ -42,6 +47,8 @@ interface Options {
   readonly queries: number
   readonly single: number
   readonly warmup: number
+  /** A MySQL-protocol database URL instead of a temp SQLite file. */
+  readonly database?: string | undefined
 }
 
 interface Stats {
@@ -84,7 +91,12 @@ interface SizeResult {
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const opts = { sizes: [10_000, 100_000], queries: 200, single: 2000, warmup: 50 }
+  const opts: { -readonly [K in keyof Options]: Options[K] } = {
+    sizes: [10_000, 100_000],
+    queries: 200,
+    single: 2000,
+    warmup: 50,
+  }
   const int = (flag: string, value: string | undefined): number => {
     const n = Number(value)
     if (value === undefined || !Number.isInteger(n) || n < 0) {
@@ -109,6 +121,9 @@ function parseOptions(argv: readonly string[]): Options {
         break
       case '--warmup':
         opts.warmup = int('--warmup', value())
+        break
+      case '--database':
+        opts.database = value()
         break
       default:
         throw new Error(`unknown argument ${arg}`)
@@ -142,6 +157,10 @@ const entry = (text: string): RememberEntry => ({ kind: 'fact', text })
 async function runSize(size: number, opts: Options): Promise<SizeResult> {
   const dir = mkdtempSync(join(os.tmpdir(), 'powercontext-bench-core-'))
   const database = join(dir, 'memories.db')
+  const url = opts.database
+  const SCOPE = url === undefined ? SQLITE_SCOPE : `${SQLITE_SCOPE}-${size}-${process.pid}`
+  const open = () =>
+    url === undefined ? SqliteMemoryBackend.open({ database }) : openMysqlBackend({ url })
   try {
     const texts = memoryTexts(size, SEED)
     const single = Math.min(opts.single, size)
@@ -149,7 +168,7 @@ async function runSize(size: number, opts: Options): Promise<SizeResult> {
     const tailFrom = fill - Math.ceil((fill * 0.1) / BATCH) * BATCH
     let created = 0
 
-    let backend = await SqliteMemoryBackend.open({ database })
+    let backend = await open()
     progress(`${size}: filling ${fill} memories in batches of ${BATCH}`)
     const fillStart = performance.now()
     let tailStart = fillStart
@@ -179,18 +198,21 @@ async function runSize(size: number, opts: Options): Promise<SizeResult> {
     const opens: number[] = []
     for (let i = 0; i < OPEN_REPEATS; i++) {
       const t = performance.now()
-      const b = await SqliteMemoryBackend.open({ database })
+      const b = await open()
       opens.push(performance.now() - t)
       await b.close()
     }
 
-    backend = await SqliteMemoryBackend.open({ database })
-    const db = backend.rawDatabase
-    const sqliteVersion = db.prepare('SELECT sqlite_version() AS v').pluck().get() as string
+    backend = await open()
+    const db = backend instanceof SqliteMemoryBackend ? backend.rawDatabase : undefined
+    const sqliteVersion =
+      db === undefined
+        ? `${backend.name}: ${'storageStatus' in backend ? backend.storageStatus.server.versionString : ''}`
+        : (db.prepare('SELECT sqlite_version() AS v').pluck().get() as string)
     const candidateLimit = candidatePoolSize(SEARCH_LIMIT)
-    const floorStmt = db.prepare(FLOOR_SQL)
-    const candidatesStmt = db.prepare(FTS_CANDIDATES_SQL)
-    const countStmt = db.prepare(MATCH_COUNT_SQL).pluck()
+    const floorStmt = db?.prepare(FLOOR_SQL)
+    const candidatesStmt = db?.prepare(FTS_CANDIDATES_SQL)
+    const countStmt = db?.prepare(MATCH_COUNT_SQL).pluck()
     // The floor runs the very MATCH expression the backend plans for each question.
     const queries = locomoQuestions(opts.queries, SEED).flatMap((q) => {
       const match = queryMatchExpression(SCOPE, q.question)
@@ -199,9 +221,10 @@ async function runSize(size: number, opts: Options): Promise<SizeResult> {
     const runSearch = async (q: string): Promise<number> =>
       (await backend.search({ scopeId: SCOPE, query: q, limit: SEARCH_LIMIT, mode: 'fts' })).hits
         .length
-    const runFloor = (match: string): number => floorStmt.all(match, candidateLimit).length
+    const runFloor = (match: string): number =>
+      floorStmt === undefined ? 0 : floorStmt.all(match, candidateLimit).length
     const runCandidates = (match: string): number =>
-      candidatesStmt.all(match, candidateLimit).length
+      candidatesStmt === undefined ? 0 : candidatesStmt.all(match, candidateLimit).length
 
     progress(`${size}: warm-up (${Math.min(opts.warmup, queries.length)} queries)`)
     for (const q of queries.slice(0, opts.warmup)) {
@@ -227,16 +250,17 @@ async function runSize(size: number, opts: Options): Promise<SizeResult> {
         const ms = performance.now() - t
         ;(which === 0 ? searchMs : which === 1 ? floorMs : candidatesMs).push(ms)
       }
-      perQueryRatio.push(searchMs.at(-1)! / floorMs.at(-1)!)
+      if (db !== undefined) perQueryRatio.push(searchMs.at(-1)! / floorMs.at(-1)!)
     }
     let matched = 0
-    for (const q of queries) matched += countStmt.get(q.match) as number
+    for (const q of queries)
+      matched += (countStmt?.get(q.match) as number | undefined) ?? Number.NaN
     await backend.close()
 
     const memory = process.memoryUsage()
     const search = stats(searchMs)
-    const floor = stats(floorMs)
-    const candidates = stats(candidatesMs)
+    const floor = stats(db === undefined ? [] : floorMs)
+    const candidates = stats(db === undefined ? [] : candidatesMs)
     const fillSecs = (fillEnd - fillStart) / 1000
     const tailSecs = (fillEnd - tailStart) / 1000
     const { p99: _p99s, ...searchStats } = search
@@ -272,7 +296,7 @@ async function runSize(size: number, opts: Options): Promise<SizeResult> {
       },
       rssMb: memory.rss / 2 ** 20,
       heapUsedMb: memory.heapUsed / 2 ** 20,
-      dbFileMb: statSync(database).size / 2 ** 20,
+      dbFileMb: db === undefined ? Number.NaN : statSync(database).size / 2 ** 20,
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
@@ -316,7 +340,13 @@ function table(results: readonly SizeResult[]): string {
     ['search / floor: p50 / p95', (r) => `${f2(r.search.ratioP50)} / ${f2(r.search.ratioP95)}`],
     ['search / floor: median per query', (r) => f2(r.search.ratioMedianPerQuery)],
     ['candidate SQL / floor: p50', (r) => f2(r.search.candidatesOverFloorP50)],
-    ['rows matched per query (share)', (r) => `${f1(r.search.meanMatchedShare * 100)} %`],
+    [
+      'rows matched per query (share)',
+      (r) =>
+        Number.isFinite(r.search.meanMatchedShare)
+          ? `${f1(r.search.meanMatchedShare * 100)} %`
+          : '–',
+    ],
     ['hits per search (mean)', (r) => f2(r.search.meanHits)],
     ['RSS after run (MB)', (r) => f1(r.rssMb)],
     ['database file (MB)', (r) => f1(r.dbFileMb)],
@@ -356,10 +386,14 @@ async function main(): Promise<void> {
     load1: [loadBefore, os.loadavg()[0]!],
   }
   const totalSecs = (performance.now() - started) / 1000
+  const target =
+    opts.database === undefined
+      ? 'SQLite backend, one scope, file database, synchronous FULL'
+      : `MySQL-protocol backend (${results[0]?.sqliteVersion ?? 'unknown'}), one scope per size`
   console.log(
-    `\nCore benchmark: SQLite backend, one scope, file database, synchronous FULL\n` +
+    `\nCore benchmark: ${target}\n` +
       `machine: ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGb} GB, ` +
-      `Node ${machine.node}, SQLite ${machine.sqlite}; ` +
+      `Node ${machine.node}, ${opts.database === undefined ? 'SQLite ' : ''}${machine.sqlite}; ` +
       `load average ${f2(machine.load1[0]!)} before, ${f2(machine.load1[1]!)} after\n` +
       `queries: ${opts.queries} LoCoMo questions, warm-up ${opts.warmup}; ` +
       `single-entry calls: ${opts.single}; total ${totalSecs.toFixed(0)} s\n`,
@@ -367,8 +401,9 @@ async function main(): Promise<void> {
   console.log(table(results))
   console.log()
   console.log(
-    JSON.stringify({ bench: 'core', machine, options: opts, totalSecs, results }, (_k, v) =>
-      typeof v === 'number' && !Number.isInteger(v) ? Number(v.toFixed(4)) : v,
+    JSON.stringify(
+      { bench: 'core', machine, options: { ...opts, database: undefined }, totalSecs, results },
+      (_k, v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toFixed(4)) : v),
     ),
   )
 }

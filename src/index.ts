@@ -5,8 +5,16 @@
 export { ANALYZER_VERSION, analyzeText, analyzeTokens } from './core/analyzer.js'
 export { canonicalJson } from './core/canonical.js'
 export { contentHash, VERSION_CONTENT_DOMAIN } from './core/content-hash.js'
+export type { Embedder, EmbeddingProfile } from './core/embedding.js'
+export {
+  embeddingHash,
+  makeEmbeddingProfile,
+  normalizeEmbedding,
+  VECTOR_MIN_COSINE,
+} from './core/embedding.js'
 export type { ErrorCode, FieldError } from './core/errors.js'
 export { ERROR_CODES, PowerContextError } from './core/errors.js'
+export { MEMORY_MEDIA_TYPE, TASK_OUTCOME_MEDIA_TYPE } from './core/extraction-rules.js'
 export type {
   ArtifactRef,
   ChangeOp,
@@ -17,9 +25,20 @@ export type {
 } from './core/memory-model.js'
 export { CHANGE_OPS, MEMORY_STATES } from './core/memory-model.js'
 export { KNOWN_KINDS, MAX_REASON_CODE_POINTS, MAX_TEXT_BYTES } from './core/text-rules.js'
+export type { GenerationSettings } from './runtime/chat-model.js'
 export { DATABASE_FILE, resolveDataDir } from './runtime/data-dir.js'
+export type { EmbeddingSettings, OpenAiEmbedderSettings } from './runtime/embedder.js'
+export { DeterministicEmbedder, OpenAiCompatibleEmbedder } from './runtime/embedder.js'
+export type { ExtractionCapabilities, ExtractionOptions } from './runtime/extraction.js'
 export type { Capabilities, Readiness, RuntimeOptions } from './runtime/memory-runtime.js'
 export { MemoryRuntime, PRODUCT_VERSION } from './runtime/memory-runtime.js'
+export type { FlushCommand, FlushResult } from './runtime/source-flusher.js'
+export type {
+  FlushRecord,
+  FlushRecordsCommand,
+  FlushRecordsResult,
+  SkippedSource,
+} from './storage/flush-types.js'
 export type {
   BackendCapabilities,
   CaptureSourceCommand,
@@ -36,6 +55,7 @@ export type {
   ListResult,
   MemoryBackend,
   RebuildReport,
+  ReindexReport,
   RememberCommand,
   RememberEntry,
   RememberResult,
@@ -47,6 +67,7 @@ export type {
   SearchResult,
   UpdateCommand,
   UpdateResult,
+  VectorStatus,
   VerifyReport,
 } from './storage/memory-backend.js'
 export { SEARCH_MODES } from './storage/memory-backend.js'

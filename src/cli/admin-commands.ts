@@ -5,10 +5,11 @@ import { CliUsageError, EXIT_FAILURE, EXIT_OK, parseInteger } from './cli-io.js'
 import type { RunWithRuntime } from './cli-runners.js'
 import type { EmbeddingFlags } from './embedding-options.js'
 import { addEmbeddingOptions, embeddingSettings } from './embedding-options.js'
+import { registerTransferCommands } from './transfer-commands.js'
 
 /**
- * Registers `admin verify`, `admin rebuild` and `admin reindex` (local data directory only, never
- * `--server-url`).
+ * Registers `admin verify`, `admin rebuild`, `admin reindex`, `admin export` and `admin import`
+ * (local data directory or `--database` only, never `--server-url`).
  */
 export function registerAdminCommands(program: Command, io: CliIo, run: RunWithRuntime): void {
   const admin = program.command('admin').description('maintenance of a data directory')
@@ -90,4 +91,6 @@ export function registerAdminCommands(program: Command, io: CliIo, run: RunWithR
       },
     ),
   )
+
+  registerTransferCommands(admin, io, run)
 }

@@ -19,10 +19,14 @@ export type RunWithRuntime = (
   options?: () => RuntimeOptions,
 ) => Promise<void>
 
-/** Runs one memory command locally or through `--server-url`; `work` returns the exit code. */
+/**
+ * Runs one memory command locally or through `--server-url`; `work` returns the exit code.
+ * `options` adds runtime options for the local case (e.g. a generation model for `flush`).
+ */
 export type RunWithMemory = (
   cmd: Command,
   work: (ops: MemoryOperations, json: boolean) => Promise<number>,
+  options?: () => RuntimeOptions,
 ) => Promise<void>
 
 /**
@@ -35,8 +39,9 @@ export function createRunners(
   setExit: (code: number) => void,
 ): { runLocal: RunWithRuntime; runMemory: RunWithMemory } {
   const runLocal: RunWithRuntime = async (cmd, work, options) => {
-    const { dataDir, json, serverUrl } = cmd.optsWithGlobals<{
+    const { dataDir, database, json, serverUrl } = cmd.optsWithGlobals<{
       dataDir?: string
+      database?: string
       json?: boolean
       serverUrl?: string
     }>()
@@ -51,11 +56,18 @@ export function createRunners(
       )
       return
     }
+    if (dataDir !== undefined && database !== undefined) {
+      setExit(
+        printError(io, new CliUsageError('use either --data-dir or --database, not both'), false),
+      )
+      return
+    }
     let runtime: MemoryRuntime | undefined
     try {
       runtime = await MemoryRuntime.open({
         ...options?.(),
         ...(dataDir === undefined ? {} : { dataDir }),
+        ...(database === undefined ? {} : { databaseUrl: database }),
       })
       setExit(await work(runtime, json === true))
     } catch (err) {
@@ -65,7 +77,7 @@ export function createRunners(
     }
   }
 
-  const runMemory: RunWithMemory = async (cmd, work) => {
+  const runMemory: RunWithMemory = async (cmd, work, options) => {
     const json = cmd.optsWithGlobals<{ json?: boolean }>().json === true
     let remote
     try {
@@ -74,7 +86,7 @@ export function createRunners(
       setExit(printError(io, err, json))
       return
     }
-    if (remote === undefined) return runLocal(cmd, work)
+    if (remote === undefined) return runLocal(cmd, work, options)
     try {
       const client = createPowerContextClient({ baseUrl: remote.serverUrl, token: remote.token })
       setExit(await work(new RemoteMemoryOperations(client), json))

@@ -11,6 +11,7 @@ import { registerMemoryCommands } from './memory-commands.js'
 import { registerMergeCommands } from './merge-commands.js'
 import { addRemoteOptions } from './remote-settings.js'
 import { registerServerCommands } from './server-commands.js'
+import { registerSourceCommands } from './source-commands.js'
 
 /**
  * The `powercontext` command line. Returns the exit code: 0 success, 1 a typed failure, 2 a
@@ -27,6 +28,10 @@ export async function main(argv: readonly string[], io: CliIo = PROCESS_IO): Pro
     .description('PowerContext: versioned memory with evidence for coding agents')
     .version(PRODUCT_VERSION)
     .option('--data-dir <dir>', 'data directory (default $POWERCONTEXT_HOME or the user data dir)')
+    .option(
+      '--database <url>',
+      'a MySQL-protocol database instead of the data directory: mysql://user:pass@host:port/db (OceanBase, MariaDB)',
+    )
     .option('--json', 'print JSON (wire shapes) instead of text')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
@@ -35,6 +40,7 @@ export async function main(argv: readonly string[], io: CliIo = PROCESS_IO): Pro
   const { runLocal, runMemory } = createRunners(io, setExit)
   registerMemoryCommands(program, io, runMemory)
   registerMergeCommands(program, io, runMemory)
+  registerSourceCommands(program, io, runMemory)
   registerAdminCommands(program, io, runLocal)
   registerDoctorCommand(program, io, setExit)
   registerServerCommands(program, io, setExit)

@@ -1,3 +1,5 @@
+import type { FlushCommand, FlushResult } from '../runtime/source-flusher.js'
+import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/flush-types.js'
 import type * as Spi from '../storage/memory-backend.js'
 
 /**
@@ -17,4 +19,7 @@ export interface MemoryOperations {
   list(cmd: Spi.ListCommand): Promise<Spi.ListResult>
   search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult>
   changes(cmd: Spi.ChangesCommand): Promise<Spi.ChangesResult>
+  captureSource(cmd: Spi.CaptureSourceCommand): Promise<Spi.CaptureSourceResult>
+  flush(cmd: FlushCommand): Promise<FlushResult>
+  flushRecords(cmd: FlushRecordsCommand): Promise<FlushRecordsResult>
 }

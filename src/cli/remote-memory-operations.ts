@@ -1,5 +1,8 @@
 import type { PowerContextClient } from '../client/index.js'
+import type { FlushCommand, FlushResult } from '../runtime/source-flusher.js'
+import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/flush-types.js'
 import type * as Spi from '../storage/memory-backend.js'
+import { fromWireFlush, fromWireFlushRecords } from '../wire/flush-wire.js'
 import {
   fromWireChanges,
   fromWireGet,
@@ -9,6 +12,7 @@ import {
   fromWireMerge,
   fromWireRestorePreview,
   fromWireSearch,
+  fromWireSourceRef,
   toWireArtifactRef,
   toWireSourceRef,
 } from '../wire/memory-wire.js'
@@ -154,4 +158,43 @@ export class RemoteMemoryOperations implements MemoryOperations {
     })
     return fromWireChanges(r)
   }
+
+  async captureSource(cmd: Spi.CaptureSourceCommand): Promise<Spi.CaptureSourceResult> {
+    const r = await this.#client.captureContent({
+      scope_id: cmd.scopeId,
+      content: cmd.content,
+      ...opt('source_id', cmd.sourceId),
+      ...opt('media_type', cmd.mediaType),
+      ...opt('metadata', cmd.metadata),
+      ...opt('occurred_at', cmd.occurredAt),
+    })
+    // The wire does not say whether the payload was new; `created` is unknown remotely.
+    return {
+      status: r.status,
+      source: fromWireSourceRef(r.source),
+      position: r.position,
+      created: true,
+    }
+  }
+
+  async flush(cmd: FlushCommand): Promise<FlushResult> {
+    const r = await this.#client.flush(
+      { scope_id: cmd.scopeId, ...opt('limit', cmd.limit), ...opt('until', cmd.until) },
+      { timeoutMs: FLUSH_TIMEOUT_MS },
+    )
+    return fromWireFlush(r)
+  }
+
+  async flushRecords(cmd: FlushRecordsCommand): Promise<FlushRecordsResult> {
+    const r = await this.#client.flushRecords({
+      scope_id: cmd.scopeId,
+      ...opt('record_id', cmd.recordId),
+      ...opt('after', cmd.after),
+      ...opt('limit', cmd.limit),
+    })
+    return fromWireFlushRecords(r)
+  }
 }
+
+/** A model-backed flush may run several model calls: it gets more than the client's default. */
+const FLUSH_TIMEOUT_MS = 300_000

@@ -45,18 +45,18 @@ export function clientToken(cmd: Command): string | undefined {
  * The remote settings of a command, or undefined when neither `--server-url` nor
  * `POWERCONTEXT_CLIENT_SERVER_URL` is set.
  * @throws CliUsageError when the environment's URL is not an http(s) URL, or when both
- *   `--server-url` and `--data-dir` are given.
+ *   `--server-url` and `--data-dir` (or `--database`) are given.
  */
 export function remoteSettings(cmd: Command): RemoteSettings | undefined {
-  const o = cmd.optsWithGlobals<RemoteOptions & { dataDir?: string }>()
+  const o = cmd.optsWithGlobals<RemoteOptions & { dataDir?: string; database?: string }>()
   const token = clientToken(cmd)
+  const local = o.dataDir !== undefined || o.database !== undefined
   if (o.serverUrl !== undefined) {
-    if (o.dataDir !== undefined)
-      throw new CliUsageError('use either --server-url or --data-dir, not both')
+    if (local) throw new CliUsageError('use either --server-url or --data-dir/--database, not both')
     return { serverUrl: o.serverUrl, token, fromFlag: true }
   }
   const fromEnv = env('SERVER_URL')
-  if (fromEnv === undefined || o.dataDir !== undefined) return undefined
+  if (fromEnv === undefined || local) return undefined
   try {
     return { serverUrl: parseServerUrl(fromEnv), token, fromFlag: false }
   } catch {

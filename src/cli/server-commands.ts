@@ -2,19 +2,31 @@ import type { Command } from 'commander'
 
 import { startServer } from '../http/server-run.js'
 import type { CliIo } from './cli-io.js'
-import { EXIT_FAILURE, parseInteger, printError } from './cli-io.js'
+import { CliUsageError, EXIT_FAILURE, parseInteger, printError } from './cli-io.js'
 import type { EmbeddingFlags } from './embedding-options.js'
 import { addEmbeddingOptions, embeddingSettings } from './embedding-options.js'
+import type { GenerationFlags } from './generation-options.js'
+import { addGenerationOptions, extractionOptions } from './generation-options.js'
 
 const env = (name: string): string | undefined => {
   const v = process.env[`POWERCONTEXT_SERVER_${name}`]
   return v === undefined || v === '' ? undefined : v
 }
 
-interface ServerRunOptions extends EmbeddingFlags {
+function envSeconds(name: string): number | undefined {
+  const v = env(name)
+  if (v === undefined) return undefined
+  if (!/^\d+$/.test(v))
+    throw new CliUsageError(`POWERCONTEXT_SERVER_${name} must be a whole number`)
+  return Number(v)
+}
+
+interface ServerRunOptions extends EmbeddingFlags, GenerationFlags {
+  scheduleSeconds?: number
   host: string
   port: number
   dataDir?: string
+  database?: string
   insecureNoAuth?: boolean
 }
 
@@ -27,7 +39,9 @@ export function registerServerCommands(
   const server = program.command('server').description('the HTTP server')
   const run = server
     .command('run')
-    .description('open the runtime on the data directory and serve HTTP until SIGINT/SIGTERM')
+    .description(
+      'open the runtime on the data directory (or --database) and serve HTTP until SIGINT/SIGTERM',
+    )
     .option(
       '--host <host>',
       'bind address (env POWERCONTEXT_SERVER_HOST)',
@@ -44,21 +58,42 @@ export function registerServerCommands(
       'data directory (env POWERCONTEXT_SERVER_DATA_DIR, POWERCONTEXT_HOME)',
     )
     .option(
+      '--database <url>',
+      'a MySQL-protocol database instead of the data directory: mysql://user:pass@host:port/db (env POWERCONTEXT_SERVER_DATABASE_URL; docs/oceanbase.md)',
+    )
+    .option(
       '--insecure-no-auth',
       'allow a non-loopback address without POWERCONTEXT_SERVER_AUTH_TOKEN',
     )
+  run.option(
+    '--schedule-seconds <n>',
+    'flush scopes with pending sources every N seconds (env POWERCONTEXT_SERVER_SCHEDULE_SECONDS)',
+    parseInteger,
+  )
+  addGenerationOptions(run)
   addEmbeddingOptions(run).action(async (o: ServerRunOptions, cmd: Command) => {
-    const globals = cmd.optsWithGlobals<{ dataDir?: string; json?: boolean }>()
-    const dataDir = o.dataDir ?? globals.dataDir ?? env('DATA_DIR')
+    const globals = cmd.optsWithGlobals<{ dataDir?: string; database?: string; json?: boolean }>()
+    const dataDirFlag = o.dataDir ?? globals.dataDir
+    const databaseFlag = o.database ?? globals.database
+    const databaseUrl =
+      databaseFlag ?? (dataDirFlag === undefined ? env('DATABASE_URL') : undefined)
+    const dataDir = dataDirFlag ?? (databaseUrl === undefined ? env('DATA_DIR') : undefined)
     const authToken = env('AUTH_TOKEN')
     let running
     try {
+      if (dataDirFlag !== undefined && databaseFlag !== undefined) {
+        throw new CliUsageError('use either --data-dir or --database, not both')
+      }
       const embedding = embeddingSettings(o)
+      const schedule = o.scheduleSeconds ?? envSeconds('SCHEDULE_SECONDS')
       running = await startServer({
+        extraction: extractionOptions(o),
+        ...(schedule === undefined || schedule === 0 ? {} : { scheduleSeconds: schedule }),
         ...(embedding === undefined ? {} : { embedding }),
         host: o.host,
         port: o.port,
         ...(dataDir === undefined ? {} : { dataDir }),
+        ...(databaseUrl === undefined ? {} : { databaseUrl }),
         ...(authToken === undefined ? {} : { authToken }),
         insecureNoAuth: o.insecureNoAuth === true || env('INSECURE_NO_AUTH') === 'true',
         logLevel: env('LOG_LEVEL') ?? 'info',

@@ -80,6 +80,16 @@ export interface PowerContextClient {
   search(body: Wire.SearchRequest, options?: CallOptions): Promise<Wire.SearchResponse>
   /** `POST /v1/memory/changes`: the change log after `since` (exclusive). */
   changes(body: Wire.ChangesRequest, options?: CallOptions): Promise<Wire.ChangesResponse>
+  /**
+   * `POST /v1/memory/flush`: process one window of captured sources after the scope's cursor.
+   * A model-backed flush can take longer than the default timeout: pass `timeoutMs`.
+   */
+  flush(body: Wire.FlushRequest, options?: CallOptions): Promise<Wire.FlushResponse>
+  /** `POST /v1/memory/flush/records`: decision records of the scope's flushes. */
+  flushRecords(
+    body: Wire.FlushRecordsRequest,
+    options?: CallOptions,
+  ): Promise<Wire.FlushRecordsResponse>
 }
 
 /** What openapi-fetch resolves with, reduced to what the client reads. */
@@ -211,6 +221,17 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
     changes: (body, o) =>
       call(
         (i) => raw.POST('/v1/memory/changes', { ...i, body: body as Schemas['ChangesRequest'] }),
+        o,
+      ),
+    flush: (body, o) =>
+      call((i) => raw.POST('/v1/memory/flush', { ...i, body: body as Schemas['FlushRequest'] }), o),
+    flushRecords: (body, o) =>
+      call(
+        (i) =>
+          raw.POST('/v1/memory/flush/records', {
+            ...i,
+            body: body as Schemas['FlushRecordsRequest'],
+          }),
         o,
       ),
   }

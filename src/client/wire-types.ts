@@ -93,3 +93,17 @@ export type SearchResponse = Schemas['SearchResponse']
 export type ChangesRequest = WithOptional<Schemas['ChangesRequest'], 'since' | 'limit'>
 /** `POST /v1/memory/changes` response. */
 export type ChangesResponse = Schemas['ChangesResponse']
+/** A source flush gave up on after repeated failures (flush and changes responses). */
+export type SkippedSource = Schemas['SkippedSource']
+/** What one processed source contributed to a flush. */
+export type SourceOutcome = Schemas['SourceOutcome']
+/** `POST /v1/memory/flush` request (`limit` defaults to 100). */
+export type FlushRequest = WithOptional<Schemas['FlushRequest'], 'limit'>
+/** `POST /v1/memory/flush` response. */
+export type FlushResponse = Schemas['FlushResponse']
+/** `POST /v1/memory/flush/records` request (`after` defaults to 0, `limit` to 20). */
+export type FlushRecordsRequest = WithOptional<Schemas['FlushRecordsRequest'], 'after' | 'limit'>
+/** One decision record of a flush window. */
+export type FlushRecord = Schemas['FlushRecord']
+/** `POST /v1/memory/flush/records` response. */
+export type FlushRecordsResponse = Schemas['FlushRecordsResponse']

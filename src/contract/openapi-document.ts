@@ -692,6 +692,95 @@ export const OPENAPI_DOCUMENT = {
           }
         }
       }
+    },
+    "/v1/memory/flush": {
+      "post": {
+        "operationId": "flush",
+        "tags": [
+          "sources"
+        ],
+        "summary": "Process one window of captured sources after the scope's cursor into memory.",
+        "description": "Reads the window after the cursor (at most `limit` sources, never beyond `until`), turns it\ninto candidates (structured sources without a model; retrieve-then-decide with a generation\nmodel), applies the decisions and advances the cursor in one transaction. Repeat until\n`cursor` reaches a captured position to be sure its source was processed. Errors leave the\ncursor where it was (the window is replayed): `invalid_inference_output` 502,\n`inference_timeout` / `inference_unavailable` 503, `revision_conflict` 409 when concurrent\nflushes kept moving the cursor. Not an MCP tool.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RequestId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/FlushRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "`processed` when the cursor moved, `idle` when nothing was pending.",
+            "headers": {
+              "X-PowerContext-Request-ID": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FlushResponse"
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        }
+      }
+    },
+    "/v1/memory/flush/records": {
+      "post": {
+        "operationId": "flushRecords",
+        "tags": [
+          "sources"
+        ],
+        "summary": "Decision records of a scope's flushes (one per cursor advance), for audit and replay.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RequestId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/FlushRecordsRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Records ordered by window; `next_after` continues the listing.",
+            "headers": {
+              "X-PowerContext-Request-ID": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FlushRecordsResponse"
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -1172,7 +1261,14 @@ export const OPENAPI_DOCUMENT = {
           "extraction": {
             "type": "object",
             "required": [
-              "mode"
+              "mode",
+              "model",
+              "prompt_version",
+              "structured_media_types",
+              "window_limit_default",
+              "window_limit_max",
+              "max_attempts",
+              "schedule_seconds"
             ],
             "properties": {
               "mode": {
@@ -1181,7 +1277,43 @@ export const OPENAPI_DOCUMENT = {
                   "none",
                   "structured",
                   "model"
+                ],
+                "description": "`structured` without a generation model, `model` with one."
+              },
+              "model": {
+                "type": [
+                  "string",
+                  "null"
                 ]
+              },
+              "prompt_version": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "structured_media_types": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              },
+              "window_limit_default": {
+                "type": "integer"
+              },
+              "window_limit_max": {
+                "type": "integer"
+              },
+              "max_attempts": {
+                "type": "integer",
+                "description": "Failed attempts before a flush skips the offending source."
+              },
+              "schedule_seconds": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "Interval of the flush scheduler, or null when flush runs only on request."
               }
             }
           },
@@ -1248,6 +1380,7 @@ export const OPENAPI_DOCUMENT = {
           },
           "content": {
             "type": "string",
+            "description": "At most 1,000,000 UTF-8 bytes (`limits.source_content_bytes`); larger is `invalid_request`.",
             "minLength": 1,
             "maxLength": 1000000
           },
@@ -2010,7 +2143,8 @@ export const OPENAPI_DOCUMENT = {
         "type": "object",
         "required": [
           "changes",
-          "head_seq"
+          "head_seq",
+          "skipped_sources"
         ],
         "properties": {
           "changes": {
@@ -2022,6 +2156,331 @@ export const OPENAPI_DOCUMENT = {
           "head_seq": {
             "type": "integer",
             "minimum": 0
+          },
+          "skipped_sources": {
+            "description": "Sources flush skipped (poison) within this page's range; they share `seq` with changes.",
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/SkippedSource"
+            }
+          }
+        }
+      },
+      "SkippedSource": {
+        "type": "object",
+        "required": [
+          "seq",
+          "source",
+          "position",
+          "attempts",
+          "error",
+          "at"
+        ],
+        "properties": {
+          "seq": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "source": {
+            "$ref": "#/components/schemas/SourceRef"
+          },
+          "position": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "attempts": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "error": {
+            "type": "object",
+            "required": [
+              "code",
+              "message"
+            ],
+            "properties": {
+              "code": {
+                "type": "string"
+              },
+              "message": {
+                "type": "string"
+              }
+            }
+          },
+          "at": {
+            "type": "string"
+          }
+        }
+      },
+      "FlushRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "scope_id"
+        ],
+        "properties": {
+          "scope_id": {
+            "$ref": "#/components/schemas/ScopeId"
+          },
+          "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "default": 100
+          },
+          "until": {
+            "type": "integer",
+            "description": "Do not process sources after this journal position.",
+            "minimum": 1,
+            "maximum": 9007199254740991
+          }
+        }
+      },
+      "SourceOutcome": {
+        "type": "object",
+        "description": "What one processed source contributed.",
+        "required": [
+          "source",
+          "position",
+          "media_type",
+          "outcome",
+          "candidates",
+          "refused",
+          "note"
+        ],
+        "properties": {
+          "source": {
+            "$ref": "#/components/schemas/SourceRef"
+          },
+          "position": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "media_type": {
+            "type": "string"
+          },
+          "outcome": {
+            "type": "string",
+            "enum": [
+              "candidates",
+              "no_op",
+              "refused"
+            ]
+          },
+          "candidates": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "refused": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "entry",
+                "reason"
+              ],
+              "properties": {
+                "entry": {
+                  "type": [
+                    "integer",
+                    "null"
+                  ]
+                },
+                "reason": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "note": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
+      "FlushResponse": {
+        "type": "object",
+        "required": [
+          "status",
+          "previous_cursor",
+          "cursor",
+          "high_watermark",
+          "processed_source_count",
+          "changes",
+          "skipped_sources",
+          "sources",
+          "record_id",
+          "extraction_mode"
+        ],
+        "properties": {
+          "status": {
+            "type": "string",
+            "enum": [
+              "idle",
+              "processed"
+            ]
+          },
+          "previous_cursor": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "cursor": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "high_watermark": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "processed_source_count": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "changes": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/MemoryChange"
+            }
+          },
+          "skipped_sources": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/SkippedSource"
+            }
+          },
+          "sources": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/SourceOutcome"
+            }
+          },
+          "record_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "extraction_mode": {
+            "type": "string",
+            "enum": [
+              "structured",
+              "model"
+            ]
+          }
+        }
+      },
+      "FlushRecordsRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "scope_id"
+        ],
+        "properties": {
+          "scope_id": {
+            "$ref": "#/components/schemas/ScopeId"
+          },
+          "record_id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 128,
+            "pattern": "^[\\x21-\\x7E]+$"
+          },
+          "after": {
+            "type": "integer",
+            "description": "Records whose window ends after this position (keyset).",
+            "minimum": 0,
+            "maximum": 9007199254740991,
+            "default": 0
+          },
+          "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "default": 20
+          }
+        }
+      },
+      "FlushRecord": {
+        "type": "object",
+        "required": [
+          "record_id",
+          "scope_id",
+          "from_position",
+          "to_position",
+          "mode",
+          "model",
+          "prompt_version",
+          "operation_id",
+          "created_at",
+          "details"
+        ],
+        "properties": {
+          "record_id": {
+            "type": "string"
+          },
+          "scope_id": {
+            "type": "string"
+          },
+          "from_position": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "to_position": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "mode": {
+            "type": "string",
+            "enum": [
+              "structured",
+              "model"
+            ]
+          },
+          "model": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "prompt_version": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "operation_id": {
+            "type": "string"
+          },
+          "created_at": {
+            "type": "string"
+          },
+          "details": {
+            "description": "Window, candidates, retrieved memory ids, decisions, applied changes, per-source outcomes.",
+            "type": "object",
+            "additionalProperties": true
+          }
+        }
+      },
+      "FlushRecordsResponse": {
+        "type": "object",
+        "required": [
+          "records",
+          "next_after"
+        ],
+        "properties": {
+          "records": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/FlushRecord"
+            }
+          },
+          "next_after": {
+            "type": [
+              "integer",
+              "null"
+            ]
           }
         }
       }

@@ -188,6 +188,26 @@ export const OPERATIONS = [
     "successStatus": 200,
     "public": false,
     "mcpTool": null
+  },
+  {
+    "operationId": "flush",
+    "method": "POST",
+    "path": "/v1/memory/flush",
+    "summary": "Process one window of captured sources after the scope's cursor into memory.",
+    "requestSchema": "FlushRequest",
+    "successStatus": 200,
+    "public": false,
+    "mcpTool": null
+  },
+  {
+    "operationId": "flushRecords",
+    "method": "POST",
+    "path": "/v1/memory/flush/records",
+    "summary": "Decision records of a scope's flushes (one per cursor advance), for audit and replay.",
+    "requestSchema": "FlushRecordsRequest",
+    "successStatus": 200,
+    "public": false,
+    "mcpTool": null
   }
 ] as const satisfies readonly ContractOperation[]
 

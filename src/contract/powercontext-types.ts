@@ -68,6 +68,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/memory/flush": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Process one window of captured sources after the scope's cursor into memory.
+         * @description Reads the window after the cursor (at most `limit` sources, never beyond `until`), turns it
+         *     into candidates (structured sources without a model; retrieve-then-decide with a generation
+         *     model), applies the decisions and advances the cursor in one transaction. Repeat until
+         *     `cursor` reaches a captured position to be sure its source was processed. Errors leave the
+         *     cursor where it was (the window is replayed): `invalid_inference_output` 502,
+         *     `inference_timeout` / `inference_unavailable` 503, `revision_conflict` 409 when concurrent
+         *     flushes kept moving the cursor. Not an MCP tool.
+         */
+        post: operations["flush"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memory/flush/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decision records of a scope's flushes (one per cursor advance), for audit and replay. */
+        post: operations["flushRecords"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/memory/forget": {
         parameters: {
             query?: never;
@@ -270,8 +313,20 @@ export interface components {
                 [key: string]: unknown;
             };
             extraction: {
-                /** @enum {string} */
+                /** @description Failed attempts before a flush skips the offending source. */
+                max_attempts: number;
+                /**
+                 * @description `structured` without a generation model, `model` with one.
+                 * @enum {string}
+                 */
                 mode: "none" | "structured" | "model";
+                model: string | null;
+                prompt_version: string | null;
+                /** @description Interval of the flush scheduler, or null when flush runs only on request. */
+                schedule_seconds: number | null;
+                structured_media_types: string[];
+                window_limit_default: number;
+                window_limit_max: number;
             };
             limits: {
                 body_bytes: number;
@@ -288,6 +343,7 @@ export interface components {
             version: string;
         };
         CaptureContentRequest: {
+            /** @description At most 1,000,000 UTF-8 bytes (`limits.source_content_bytes`); larger is `invalid_request`. */
             content: string;
             media_type?: string;
             metadata?: {
@@ -315,6 +371,8 @@ export interface components {
         ChangesResponse: {
             changes: components["schemas"]["MemoryChange"][];
             head_seq: number;
+            /** @description Sources flush skipped (poison) within this page's range; they share `seq` with changes. */
+            skipped_sources: components["schemas"]["SkippedSource"][];
         };
         ErrorResponse: {
             error: {
@@ -327,6 +385,58 @@ export interface components {
                 message: string;
                 request_id: string;
             };
+        };
+        FlushRecord: {
+            created_at: string;
+            /** @description Window, candidates, retrieved memory ids, decisions, applied changes, per-source outcomes. */
+            details: {
+                [key: string]: unknown;
+            };
+            from_position: number;
+            /** @enum {string} */
+            mode: "structured" | "model";
+            model: string | null;
+            operation_id: string;
+            prompt_version: string | null;
+            record_id: string;
+            scope_id: string;
+            to_position: number;
+        };
+        FlushRecordsRequest: {
+            /**
+             * @description Records whose window ends after this position (keyset).
+             * @default 0
+             */
+            after?: number;
+            /** @default 20 */
+            limit?: number;
+            record_id?: string;
+            scope_id: components["schemas"]["ScopeId"];
+        };
+        FlushRecordsResponse: {
+            next_after: number | null;
+            records: components["schemas"]["FlushRecord"][];
+        };
+        FlushRequest: {
+            /** @default 100 */
+            limit?: number;
+            scope_id: components["schemas"]["ScopeId"];
+            /** @description Do not process sources after this journal position. */
+            until?: number;
+        };
+        FlushResponse: {
+            changes: components["schemas"]["MemoryChange"][];
+            cursor: number;
+            /** @enum {string} */
+            extraction_mode: "structured" | "model";
+            high_watermark: number;
+            previous_cursor: number;
+            processed_source_count: number;
+            record_id: string | null;
+            skipped_sources: components["schemas"]["SkippedSource"][];
+            sources: components["schemas"]["SourceOutcome"][];
+            /** @enum {string} */
+            status: "idle" | "processed";
         };
         ForgetRequest: {
             expected_revision?: components["schemas"]["Revision"];
@@ -535,7 +645,32 @@ export interface components {
             /** @enum {string} */
             mode: "fts" | "vector" | "hybrid";
         };
+        SkippedSource: {
+            at: string;
+            attempts: number;
+            error: {
+                code: string;
+                message: string;
+            };
+            position: number;
+            seq: number;
+            source: components["schemas"]["SourceRef"];
+        };
         SourceId: string;
+        /** @description What one processed source contributed. */
+        SourceOutcome: {
+            candidates: number;
+            media_type: string;
+            note: string | null;
+            /** @enum {string} */
+            outcome: "candidates" | "no_op" | "refused";
+            position: number;
+            refused: {
+                entry: number | null;
+                reason: string;
+            }[];
+            source: components["schemas"]["SourceRef"];
+        };
         SourceRef: {
             /** @enum {string} */
             name: "content";
@@ -686,6 +821,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChangesResponse"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    flush: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Kept when it matches `[A-Za-z0-9._:-]{1,128}`, otherwise replaced by a generated id. */
+                "X-PowerContext-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FlushRequest"];
+            };
+        };
+        responses: {
+            /** @description `processed` when the cursor moved, `idle` when nothing was pending. */
+            200: {
+                headers: {
+                    "X-PowerContext-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlushResponse"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    flushRecords: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Kept when it matches `[A-Za-z0-9._:-]{1,128}`, otherwise replaced by a generated id. */
+                "X-PowerContext-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FlushRecordsRequest"];
+            };
+        };
+        responses: {
+            /** @description Records ordered by window; `next_after` continues the listing. */
+            200: {
+                headers: {
+                    "X-PowerContext-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlushRecordsResponse"];
                 };
             };
             default: components["responses"]["Error"];

@@ -1,6 +1,7 @@
 import { PowerContextError } from '../core/errors.js'
 import { mcpPlugin } from '../mcp/mcp-plugin.js'
 import type { EmbeddingSettings } from '../runtime/embedder.js'
+import type { ExtractionOptions } from '../runtime/extraction.js'
 import { MemoryRuntime } from '../runtime/memory-runtime.js'
 import { type AppOptions, buildApp, type RuntimeSlot } from './app.js'
 
@@ -9,6 +10,11 @@ export interface ServerSettings {
   readonly host: string
   readonly port: number
   readonly dataDir?: string
+  /**
+   * A MySQL-protocol database instead of the data directory (env
+   * `POWERCONTEXT_SERVER_DATABASE_URL`); its password is never logged.
+   */
+  readonly databaseUrl?: string
   readonly logLevel?: string
   /** Bearer token required on every non-health route (env `POWERCONTEXT_SERVER_AUTH_TOKEN`). */
   readonly authToken?: string
@@ -20,6 +26,10 @@ export interface ServerSettings {
   readonly embedding?: EmbeddingSettings | undefined
   /** First delay of the background reindex (default 30 s; it backs off while the model fails). */
   readonly reindexIntervalMs?: number | undefined
+  /** Flush extraction: generation model, poison attempts (DESIGN §6). */
+  readonly extraction?: ExtractionOptions | undefined
+  /** Flush scopes with pending sources every N seconds, one scope at a time; off when absent. */
+  readonly scheduleSeconds?: number | undefined
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/
@@ -51,7 +61,9 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   }
   const runtime = await MemoryRuntime.open({
     ...(settings.dataDir === undefined ? {} : { dataDir: settings.dataDir }),
+    ...(settings.databaseUrl === undefined ? {} : { databaseUrl: settings.databaseUrl }),
     embedding: settings.embedding,
+    extraction: settings.extraction,
   })
   const slot: RuntimeSlot = { current: runtime }
   const app = buildApp({
@@ -75,6 +87,12 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     ...(settings.reindexIntervalMs === undefined ? {} : { intervalMs: settings.reindexIntervalMs }),
     onError: (err) => app.log.warn({ err }, 'background reindex: embedding model unavailable'),
   })
+  if (settings.scheduleSeconds !== undefined && settings.scheduleSeconds > 0) {
+    runtime.startFlushScheduler({
+      intervalMs: settings.scheduleSeconds * 1000,
+      onError: (err, scopeId) => app.log.warn({ err, scope_id: scopeId }, 'scheduled flush failed'),
+    })
+  }
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : settings.port
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host

@@ -1,15 +1,38 @@
+import type { Embedder, EmbeddingProfile } from '../core/embedding.js'
+import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/flush-types.js'
 import type * as Spi from '../storage/memory-backend.js'
+import type { ExportRecord, ImportReport } from '../storage/row-transfer.js'
+import { exportRows, importRows } from '../storage/row-transfer.js'
 import { openSqliteBackend } from '../storage/sqlite/index.js'
 import { databasePath, resolveDataDir } from './data-dir.js'
+import type { EmbeddingSettings } from './embedder.js'
+import { createEmbedder } from './embedder.js'
+import type { ReindexLoopOptions } from './embedding-health.js'
+import { EmbeddingHealth, ReindexLoop } from './embedding-health.js'
+import type { ExtractionCapabilities, ExtractionOptions } from './extraction.js'
+import { Extraction } from './extraction.js'
+import type { FlushCommand, FlushResult } from './source-flusher.js'
 
 /** How to open a runtime: a data directory (embedded SQLite) or an already opened backend. */
 export interface RuntimeOptions {
   /** Data directory; default `$POWERCONTEXT_HOME` or the platform's user data dir. */
   readonly dataDir?: string
+  /**
+   * A MySQL-protocol database instead of the data directory: `mysql://user:pass@host:port/db`
+   * (OceanBase ≥ 4.3.5 in MySQL mode, or MariaDB; docs/oceanbase.md). The adapter and its driver
+   * are loaded only then.
+   */
+  readonly databaseUrl?: string | undefined
   /** Use this backend instead of opening one (tests, embedding applications). */
   readonly backend?: Spi.MemoryBackend
   /** Clock for stamps; default the system clock. */
   readonly now?: () => Date
+  /** Embedding model (vector and hybrid search); see also `embedding`. */
+  readonly embedder?: Embedder | undefined
+  /** An OpenAI-compatible embeddings endpoint to build the embedder from (server, CLI). */
+  readonly embedding?: EmbeddingSettings | undefined
+  /** Flush and extraction: generation model, poison attempts (DESIGN §6). */
+  readonly extraction?: ExtractionOptions | undefined
 }
 
 /** Readiness as the server reports it (`/health/ready`). */
@@ -24,6 +47,10 @@ export interface Capabilities {
   readonly backend: string
   readonly sourceTypes: readonly string[]
   readonly searchModes: readonly Spi.SearchMode[]
+  /** The database's embedding profile while vector search is available, else null. */
+  readonly embeddingProfile: EmbeddingProfile | null
+  /** What flush does with sources: structured candidates, or a generation model. */
+  readonly extraction: ExtractionCapabilities
 }
 
 /** Product version reported by capabilities and the CLI. */
@@ -36,26 +63,52 @@ export const PRODUCT_VERSION = '0.1.0'
 export class MemoryRuntime {
   readonly #backend: Spi.MemoryBackend
   readonly dataDir: string | undefined
+  readonly #health: EmbeddingHealth | undefined
+  #reindexLoop: ReindexLoop | undefined
+  readonly #extraction: Extraction
   #closed = false
 
-  private constructor(backend: Spi.MemoryBackend, dataDir: string | undefined) {
+  private constructor(
+    backend: Spi.MemoryBackend,
+    dataDir: string | undefined,
+    embedder: Embedder | undefined,
+    extraction: ExtractionOptions | undefined,
+  ) {
     this.#backend = backend
     this.dataDir = dataDir
+    this.#health = embedder === undefined ? undefined : new EmbeddingHealth(embedder)
+    this.#extraction = new Extraction(backend.journal, extraction)
   }
 
   /**
-   * Opens a runtime on its embedded default (SQLite file in the data directory) or on a given
-   * backend.
-   * @throws PowerContextError `internal_error` when the database cannot be opened.
+   * Opens a runtime on its embedded default (SQLite file in the data directory), on a MySQL-protocol
+   * database (`databaseUrl`) or on a given backend.
+   * @throws PowerContextError `internal_error` when the database cannot be opened, `invalid_request`
+   *   for a malformed `databaseUrl` (messages never contain its password).
    */
   static async open(options: RuntimeOptions = {}): Promise<MemoryRuntime> {
-    if (options.backend !== undefined) return new MemoryRuntime(options.backend, undefined)
+    const embedder =
+      options.embedder ??
+      (options.embedding === undefined ? undefined : createEmbedder(options.embedding))
+    if (options.backend !== undefined) {
+      return new MemoryRuntime(options.backend, undefined, embedder, options.extraction)
+    }
+    if (options.databaseUrl !== undefined) {
+      const { openMysqlBackend } = await import('../storage/oceanbase/index.js')
+      const backend = await openMysqlBackend({
+        url: options.databaseUrl,
+        ...(options.now === undefined ? {} : { now: options.now }),
+        embedder,
+      })
+      return new MemoryRuntime(backend, undefined, embedder, options.extraction)
+    }
     const dataDir = resolveDataDir(options.dataDir)
     const backend = await openSqliteBackend({
       database: databasePath(dataDir),
       ...(options.now === undefined ? {} : { now: options.now }),
+      embedder,
     })
-    return new MemoryRuntime(backend, dataDir)
+    return new MemoryRuntime(backend, dataDir, embedder, options.extraction)
   }
 
   /** The backend (for maintenance tools). */
@@ -99,11 +152,68 @@ export class MemoryRuntime {
   captureSource(cmd: Spi.CaptureSourceCommand): Promise<Spi.CaptureSourceResult> {
     return this.#backend.captureSource(cmd)
   }
+  /**
+   * Processes one window of the scope's captured sources (DESIGN §6); see `docs/sources-and-flush.md`.
+   * @throws PowerContextError `invalid_request`, `revision_conflict` (cursor kept moving),
+   *   `inference_timeout`, `inference_unavailable`, `invalid_inference_output`.
+   */
+  flush(cmd: FlushCommand): Promise<FlushResult> {
+    return this.#extraction.flush(cmd)
+  }
+  /** Decision records of a scope's flushes (one per cursor advance), oldest window first. */
+  flushRecords(cmd: FlushRecordsCommand): Promise<FlushRecordsResult> {
+    return this.#extraction.records(cmd)
+  }
+  /** Scopes with captured sources beyond their cursor, in scope id order. */
+  pendingScopes(cmd: { after?: string; limit?: number } = {}): Promise<string[]> {
+    return this.#backend.journal.pendingScopes(cmd)
+  }
+  /**
+   * Starts flushing scopes with pending sources every `intervalMs`, one scope at a time (the
+   * server's `--schedule-seconds`); `close` stops it.
+   */
+  startFlushScheduler(options: {
+    readonly intervalMs: number
+    readonly onError?: (err: unknown, scopeId: string) => void
+  }): void {
+    if (this.#closed) return
+    this.#extraction.startScheduler(this, options)
+  }
   verify(): Promise<Spi.VerifyReport> {
     return this.#backend.verify()
   }
   rebuild(): Promise<Spi.RebuildReport> {
     return this.#backend.rebuild()
+  }
+  /**
+   * Embeds every missing or stale vector of active memories (after a model outage, a rebuild, or
+   * when a model is configured for an existing database).
+   * @throws PowerContextError `capability_not_supported` without a ready embedding profile.
+   */
+  reindex(options?: { readonly batchSize?: number }): Promise<Spi.ReindexReport> {
+    return this.#backend.reindex(options)
+  }
+  /** Every authoritative row as JSON-lines records, read in one snapshot (`admin export`). */
+  exportRows(emit: (record: ExportRecord) => void | Promise<void>) {
+    return exportRows(this.#backend, emit)
+  }
+  /**
+   * Imports an export into this database, which must be empty, and rebuilds its projections
+   * (`admin import`); see `row-transfer.ts`.
+   * @throws PowerContextError `invalid_request` (bad or truncated export, database not empty).
+   */
+  importRows(records: readonly ExportRecord[]): Promise<ImportReport> {
+    return importRows(this.#backend, records)
+  }
+
+  /**
+   * Starts re-embedding missing vectors in the background, retried with backoff while the model
+   * fails (the server calls this; `close` stops it). A no-op without an embedding model.
+   */
+  startBackgroundReindex(options: ReindexLoopOptions = {}): void {
+    if (this.#closed || this.#health === undefined || this.#reindexLoop !== undefined) return
+    const health = this.#health
+    this.#reindexLoop = new ReindexLoop(this.#backend, options, () => health.invalidate())
   }
 
   /** Search modes available now: `auto` and `fts`, plus vector modes when the backend has them. */
@@ -116,24 +226,41 @@ export class MemoryRuntime {
       backend: this.#backend.name,
       sourceTypes: ['content'],
       searchModes: modes,
+      embeddingProfile: caps.vector ? caps.embeddingProfile : null,
+      extraction: this.#extraction.capabilities(),
     }
   }
 
-  /** Readiness of the opened runtime: the database answers a read. */
+  /**
+   * Readiness of the opened runtime: the database answers a read (blocking); with an embedding
+   * model, `inference.embedding` (and `vector_index` when the index is unavailable) are
+   * non-blocking: anything but `ready` makes the status `degraded`.
+   */
   async readiness(): Promise<Readiness> {
     if (this.#closed) return { status: 'not_ready', checks: { runtime: 'closed' } }
     try {
       await this.#backend.changes({ scopeId: 'powercontext:readiness', since: 0, limit: 1 })
-      return { status: 'ready', checks: { runtime: 'ready', database: 'ready' } }
     } catch {
       return { status: 'not_ready', checks: { runtime: 'ready', database: 'unavailable' } }
     }
+    const optional = {
+      ...this.#backend.storageChecks?.(),
+      ...(this.#health === undefined ? {} : await this.#health.checks(this.#backend)),
+      ...(await this.#extraction.checks()),
+    }
+    const degraded = Object.values(optional).some((v) => v !== 'ready')
+    return {
+      status: degraded ? 'degraded' : 'ready',
+      checks: { runtime: 'ready', database: 'ready', ...optional },
+    }
   }
 
-  /** Closes the backend; later calls fail. Idempotent. */
+  /** Stops background work, then closes the backend; later calls fail. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
+    await this.#reindexLoop?.stop()
+    await this.#extraction.stop()
     await this.#backend.close()
   }
 }

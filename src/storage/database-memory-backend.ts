@@ -5,7 +5,8 @@ import {
   checkSourceRefs,
   checkStates,
 } from '../core/command-rules.js'
-import { invalidRequest, PowerContextError } from '../core/errors.js'
+import type { Embedder } from '../core/embedding.js'
+import { invalidRequest } from '../core/errors.js'
 import {
   checkMemoryId,
   checkRevision,
@@ -21,6 +22,7 @@ import {
   normalizeTimestamp,
 } from '../core/text-rules.js'
 import type { DialectTx } from './dialect.js'
+import { skippedInChangesTx } from './journal-maintenance.js'
 import { rebuildInTx, verifyInTx } from './maintenance.js'
 import type * as Spi from './memory-backend.js'
 import {
@@ -31,18 +33,29 @@ import {
   REMEMBER_MAX_ENTRIES,
   SEARCH_MODES,
 } from './memory-backend.js'
-import { changesInTx, getInTx, historyInTx, listInTx, searchFtsInTx } from './memory-reads.js'
+import { changesInTx, ftsChannel, getInTx, historyInTx, listInTx } from './memory-reads.js'
 import type { CheckedEntry, WriteContext } from './memory-writes.js'
 import { forgetInTx, rememberInTx, updateInTx } from './memory-writes.js'
 import { checkMergeInputs, mergeInTx } from './merge-writes.js'
 import { planRestore } from './restore-plan.js'
 import { restoreInTx } from './restore-writes.js'
+import { searchInMode } from './search-modes.js'
 import { captureInTx, checkCapture } from './source-capture.js'
+import { SourceJournal } from './source-journal.js'
+import { reindexVectors, withVectorChecks } from './vector-maintenance.js'
+import type { TxRunner } from './vector-support.js'
+import { VectorSupport } from './vector-support.js'
+import { restoreTexts, updateTexts } from './vector-writes.js'
 
 /** Options every database backend accepts. */
 export interface DatabaseBackendOptions {
   /** Clock for `created_at`/`at` stamps; default `() => new Date()`. */
   readonly now?: () => Date
+  /**
+   * Embedding model for the vector projection (DESIGN §4–§5). Its profile is fixed in the database
+   * when first configured; a different profile later leaves the backend without vectors.
+   */
+  readonly embedder?: Embedder | undefined
 }
 
 function checkEntry(entry: unknown, i: number): CheckedEntry {
@@ -80,14 +93,44 @@ function optional<T>(value: T | undefined, check: (v: T) => T): T | undefined {
 export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
   abstract readonly name: string
   readonly #now: () => Date
+  readonly #vectors: VectorSupport
+  readonly #run: TxRunner = {
+    read: (work) => this.inReadTransaction(work),
+    write: (work) => this.inWriteTransaction(work),
+  }
+
+  /** The source journal (DESIGN §6): flush windows, cursor CAS, failures, decision records. */
+  readonly journal: SourceJournal
 
   constructor(options: DatabaseBackendOptions = {}) {
     this.#now = options.now ?? (() => new Date())
+    this.#vectors = new VectorSupport(options.embedder)
+    this.journal = new SourceJournal({
+      run: this.#run,
+      now: this.#now,
+      context: (texts) => this.#context(texts),
+      search: (q) => searchInMode(this.#run, this.#vectors, ftsChannel, q, 'auto'),
+    })
   }
 
   /** Capability defaults; adapters override what they support (STYLE R3). */
   get capabilities(): Spi.BackendCapabilities {
-    return { fts: true, vector: false }
+    const profile = this.#vectors.profile
+    return { fts: true, vector: profile !== null, embeddingProfile: profile }
+  }
+
+  /**
+   * Settles the vector side once the schema is current (adapters call it at open): fixes the
+   * embedding profile in the database on first use, or finds it differs (no vector capability).
+   */
+  protected async initVectors(): Promise<void> {
+    const at = this.#now().toISOString()
+    await this.inWriteTransaction((tx) => this.#vectors.init(tx, at))
+  }
+
+  /** The vector side's state (capabilities, readiness, background reindex). */
+  vectorStatus(): Spi.VectorStatus {
+    return this.#vectors.status()
   }
 
   /** Runs `work` in one write transaction: commit on return, roll back and rethrow on error. */
@@ -96,13 +139,22 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
   protected abstract inReadTransaction<T>(work: (tx: DialectTx) => Promise<T>): Promise<T>
   abstract close(): Promise<void>
 
-  #context(): WriteContext {
+  /** The write context, with vectors embedded (outside any transaction) for the given texts. */
+  async #context(texts: readonly string[] = []): Promise<WriteContext> {
+    const vectors = await this.#vectors.prepare(texts)
     const now = this.#now()
     return {
       operationId: newOperationId(now.getTime()),
       at: now.toISOString(),
       newMemoryId: () => newMemoryId(now.getTime()),
+      vectors,
     }
+  }
+
+  /** Texts a write will project, read in a snapshot; none when vectors are off or it fails. */
+  async #textsToProject(plan: (tx: DialectTx) => Promise<string[]>): Promise<string[]> {
+    if (!this.#vectors.ready) return []
+    return this.inReadTransaction(plan).catch(() => [])
   }
 
   /** Adds memories; an entry equal to an active memory's current content is `unchanged`. */
@@ -116,7 +168,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       throw invalidRequest('entries', `must hold 1–${REMEMBER_MAX_ENTRIES} entries`)
     }
     const entries = cmd.entries.map(checkEntry)
-    const ctx = this.#context()
+    const ctx = await this.#context(entries.map((e) => e.content.text))
     return this.inWriteTransaction((tx) => rememberInTx(tx, ctx, scopeId, entries))
   }
 
@@ -131,7 +183,10 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       observedAt: cmd.observedAt === undefined ? undefined : normalizeTimestamp(cmd.observedAt),
       reason: normalizeReason(cmd.reason),
     }
-    const ctx = this.#context()
+    const texts = await this.#textsToProject((tx) =>
+      updateTexts(tx, { ...checked, memoryId: checked.memoryRef.artifactId }),
+    )
+    const ctx = await this.#context(texts)
     return this.inWriteTransaction((tx) => updateInTx(tx, ctx, checked))
   }
 
@@ -145,7 +200,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       ),
       reason: normalizeReason(cmd.reason),
     }
-    const ctx = this.#context()
+    const ctx = await this.#context()
     return this.inWriteTransaction((tx) => forgetInTx(tx, ctx, checked))
   }
 
@@ -161,7 +216,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       previewToken: optional(cmd.previewToken, (t) => checkToken(t)),
       reason: normalizeReason(cmd.reason),
     }
-    const ctx = this.#context()
+    const ctx = await this.#context(await this.#textsToProject((tx) => restoreTexts(tx, checked)))
     return this.inWriteTransaction((tx) => restoreInTx(tx, ctx, checked))
   }
 
@@ -207,7 +262,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       text: normalizeText(cmd.text),
       reason: normalizeReason(cmd.reason),
     }
-    const ctx = this.#context()
+    const ctx = await this.#context([checked.text])
     return this.inWriteTransaction((tx) => mergeInTx(tx, ctx, checked))
   }
 
@@ -244,8 +299,9 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
   }
 
   /**
-   * Searches active memories. `auto` uses the best mode available (fts here); an explicit mode the
-   * backend cannot run fails with `capability_not_supported`, never an empty result.
+   * Searches active memories (DESIGN §5). `auto` is hybrid when the embedding profile is ready and
+   * the scope's vector projection is complete, else fts; an explicit `vector`/`hybrid` that cannot
+   * run fails with `capability_not_supported`, never an empty result. See {@link searchInMode}.
    */
   async search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult> {
     const mode = cmd.mode === undefined ? 'auto' : cmd.mode
@@ -262,14 +318,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       }),
       kinds: checkKinds(cmd.kinds),
     }
-    if (mode === 'vector' || mode === 'hybrid') {
-      throw new PowerContextError(
-        'capability_not_supported',
-        `search mode ${mode} needs an embedding model and a vector index`,
-        { capability: mode },
-      )
-    }
-    return this.inReadTransaction((tx) => searchFtsInTx(tx, checked))
+    return searchInMode(this.#run, this.#vectors, ftsChannel, checked, mode)
   }
 
   /** Change-log rows after `since` (exclusive; 0 = from the start). */
@@ -285,7 +334,11 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       max: CHANGES_LIMIT_MAX,
       fallback: CHANGES_LIMIT_DEFAULT,
     })
-    return this.inReadTransaction((tx) => changesInTx(tx, { scopeId, since, limit }))
+    return this.inReadTransaction(async (tx) => {
+      const page = await changesInTx(tx, { scopeId, since, limit })
+      const skipped = await skippedInChangesTx(tx, { scopeId, since, limit }, page)
+      return skipped.length === 0 ? page : { ...page, skippedSources: skipped }
+    })
   }
 
   /** Persists a source (evidence) in the scope journal; idempotent on identical payloads. */
@@ -300,11 +353,37 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
    * transaction because index integrity checks are commands to the index (nothing is written).
    */
   async verify(): Promise<Spi.VerifyReport> {
-    return this.inWriteTransaction((tx) => verifyInTx(tx))
+    return this.inWriteTransaction(async (tx) => withVectorChecks(tx, await verifyInTx(tx)))
   }
 
-  /** Rebuilds projections and indexes from authoritative rows, in one transaction. */
+  /**
+   * Rebuilds projections and indexes from authoritative rows, in one transaction; then, with a
+   * ready embedding model, re-embeds every vector (outside it, see {@link reindex}). Without one
+   * the vectors stay missing until a `reindex`.
+   */
   async rebuild(): Promise<Spi.RebuildReport> {
-    return this.inWriteTransaction((tx) => rebuildInTx(tx))
+    const report = await this.inWriteTransaction(async (tx) => {
+      const rebuilt = await rebuildInTx(tx)
+      await tx.vectors?.bumpEpoch()
+      return rebuilt
+    })
+    if (!this.#vectors.ready) return report
+    this.#vectors.markBacklog(true)
+    return { ...report, vectors: (await this.reindex()).embedded }
+  }
+
+  /**
+   * Fills every missing or stale vector of active memories in bounded batches (embedding outside
+   * transactions, re-checked inside each batch's write). A model failure stops the run and is
+   * reported in `error`.
+   * @throws PowerContextError `capability_not_supported` without a ready embedding profile.
+   */
+  async reindex(options: { readonly batchSize?: number } = {}): Promise<Spi.ReindexReport> {
+    return reindexVectors(this.#run, this.#vectors, options.batchSize)
+  }
+
+  /** Runs maintenance work on raw rows in one transaction (admin export/import: row-transfer.ts). */
+  runMaintenance<T>(mode: 'read' | 'write', work: (tx: DialectTx) => Promise<T>): Promise<T> {
+    return mode === 'read' ? this.inReadTransaction(work) : this.inWriteTransaction(work)
   }
 }

@@ -1,4 +1,7 @@
 import type { ChangeOp, MemoryState, MergeRecord, SourceType } from '../core/memory-model.js'
+import type { PlannedTerm } from '../core/query-plan.js'
+import type { JournalTx } from './journal-rows.js'
+import type { VectorTx } from './vector-rows.js'
 
 /** The authoritative pointer row of one memory (the CAS target). */
 export interface MemoryRow {
@@ -88,6 +91,10 @@ export interface CurrentMemory {
  * rule; the base class decides and calls these.
  */
 export interface DialectTx {
+  /** The vector projection's verbs; absent when the adapter has no vector support. */
+  readonly vectors?: VectorTx | undefined
+  /** The source journal's verbs: cursor, failures, decision records (DESIGN §6). */
+  readonly journal: JournalTx
   getMemory(memoryId: string): Promise<MemoryRow | undefined>
   getVersion(memoryId: string, version: number): Promise<VersionRow | undefined>
   listVersions(memoryId: string): Promise<VersionRow[]>
@@ -107,10 +114,13 @@ export interface DialectTx {
   listChanges(scopeId: string, since: number, limit: number): Promise<ChangeRow[]>
   listChangesOfMemory(memoryId: string): Promise<ChangeRow[]>
   headSeq(scopeId: string): Promise<number>
-  /** Raw full-text candidates: any of `terms` (already analysed), best first, at most `limit`. */
+  /**
+   * Raw full-text candidates of the scope matching any planned term (its token, or any token
+   * starting with its prefix), best first, at most `limit`. Terms come from Analyzer v1 only.
+   */
   searchText(q: {
     scopeId: string
-    terms: readonly string[]
+    terms: readonly PlannedTerm[]
     kinds: readonly string[] | undefined
     limit: number
   }): Promise<TextHit[]>

@@ -1,6 +1,7 @@
 import { analyzeText } from '../core/analyzer.js'
 import type { MergeRecord } from '../core/memory-model.js'
 import type { ChangeRow, DialectTx, MemoryRow, VersionRow } from './dialect.js'
+import { journalProblemsInTx, skipSeqsInTx } from './journal-maintenance.js'
 import type { RebuildReport, VerifyReport } from './memory-backend.js'
 import { headOf } from './memory-rows.js'
 import { contentOfRow } from './version-codec.js'
@@ -44,9 +45,11 @@ function changeLogProblems(
   memories: readonly MemoryRow[],
   changes: readonly ChangeRow[],
   seqs: ReadonlyMap<string, number>,
+  skipSeqs: readonly { scopeId: string; seq: number }[] = [],
 ): string[] {
   const problems: string[] = []
-  for (const [scopeId, rows] of groupBy(changes, (c) => c.scopeId)) {
+  // Skipped sources (flush) take numbers of the same per-scope sequence as memory changes.
+  for (const [scopeId, rows] of groupBy([...changes, ...skipSeqs], (c) => c.scopeId)) {
     const sorted = rows.map((r) => r.seq).sort((a, b) => a - b)
     sorted.forEach((seq, i) => {
       if (seq !== i + 1) problems.push(`scope ${scopeId}: change seq ${i + 1} is missing`)
@@ -198,7 +201,10 @@ export async function verifyInTx(tx: DialectTx): Promise<VerifyReport> {
   problems.push(...(await tx.checkIndexes()))
   const firstVersions = new Map(versions.filter((v) => v.version === 1).map((v) => [v.memoryId, v]))
   problems.push(...mergeProblems(memories, await tx.allMerges(), firstVersions))
-  problems.push(...changeLogProblems(memories, changes, await tx.scopeSeqs()))
+  problems.push(
+    ...changeLogProblems(memories, changes, await tx.scopeSeqs(), await skipSeqsInTx(tx)),
+  )
+  problems.push(...(await journalProblemsInTx(tx)))
   return {
     ok: problems.length === 0,
     problems,

@@ -8,6 +8,7 @@ import type {
   SourceRef,
 } from '../core/memory-model.js'
 import type { SearchChannel } from '../core/search-rules.js'
+import type { SkippedSource, SourceJournalPort } from './flush-types.js'
 
 /** Search modes a caller may ask for; the response reports the one actually used. */
 export const SEARCH_MODES = ['auto', 'fts', 'vector', 'hybrid'] as const
@@ -211,6 +212,8 @@ export interface ChangesCommand {
 export interface ChangesResult {
   readonly changes: readonly MemoryChange[]
   readonly headSeq: number
+  /** Sources flush gave up on (poison) in the range this page covers; they share the seq space. */
+  readonly skippedSources?: readonly SkippedSource[]
 }
 
 export interface CaptureSourceCommand {
@@ -316,5 +319,12 @@ export interface MemoryBackend {
   reindex(options?: { readonly batchSize?: number }): Promise<ReindexReport>
   /** The vector side's state, for capabilities and readiness. */
   vectorStatus(): VectorStatus
+  /**
+   * Readiness checks of the database's own capabilities found at open (e.g. `full_text`:
+   * `ready` or `unavailable: <reason>`); absent when the backend has none to report.
+   */
+  storageChecks?(): Readonly<Record<string, string>>
+  /** The source journal: flush windows, cursor, failures, decision records (DESIGN §6). */
+  readonly journal: SourceJournalPort
   close(): Promise<void>
 }

@@ -1,7 +1,8 @@
 import { analyzeTokens } from '../core/analyzer.js'
 import type { MemoryState } from '../core/memory-model.js'
+import { admits, planQuery } from '../core/query-plan.js'
 import type { ChannelHit } from '../core/search-rules.js'
-import { admitsFts, candidatePoolSize, fuseRrf } from '../core/search-rules.js'
+import { candidatePoolSize, fuseRrf } from '../core/search-rules.js'
 import type { ChangeRow, DialectTx } from './dialect.js'
 import type {
   ChangesResult,
@@ -91,36 +92,57 @@ export async function changesInTx(
   return { changes: rows.map(toChange), headSeq: await tx.headSeq(q.scopeId) }
 }
 
+/** The full-text channel's admitted hits in channel order, with each memory's kind and text. */
+export interface FtsChannelResult {
+  readonly hits: readonly ChannelHit[]
+  readonly texts: ReadonlyMap<string, { readonly kind: string; readonly text: string }>
+}
+
 /**
- * DESIGN §5 fts search: analysed query terms, quoted-OR candidates from the adapter, then every
- * candidate is re-checked against the authoritative rows in this read transaction (active, same
- * version, hash-verified) and admitted by term overlap before single-channel RRF.
+ * DESIGN §5 full-text channel: the query is planned (`planQuery`: stop words dropped, English
+ * stem prefixes), the adapter returns up to `max(limit * 4, 32)` candidates best bm25 first, and
+ * every candidate is re-checked against the authoritative rows in this read transaction (active,
+ * same version, hash-verified) and admitted when it matches enough planned terms. The hybrid
+ * orchestration reuses it as its fts channel.
  */
-export async function searchFtsInTx(
+export async function ftsChannel(
   tx: DialectTx,
-  q: { scopeId: string; query: string; limit: number; kinds: string[] | undefined },
-): Promise<SearchResult> {
-  const terms = [...new Set(analyzeTokens(q.query))]
-  if (terms.length === 0) return { mode: 'fts', hits: [] }
+  q: {
+    readonly scopeId: string
+    readonly query: string
+    readonly limit: number
+    readonly kinds: readonly string[] | undefined
+  },
+): Promise<FtsChannelResult> {
+  const plan = planQuery(analyzeTokens(q.query))
+  const texts = new Map<string, { kind: string; text: string }>()
+  if (plan.terms.length === 0) return { hits: [], texts }
   const raw = await tx.searchText({
     scopeId: q.scopeId,
-    terms,
+    terms: plan.terms,
     kinds: q.kinds,
     limit: candidatePoolSize(q.limit),
   })
   const current = await tx.loadCurrent(raw.map((h) => h.memoryId))
-  const queryTerms = new Set(terms)
-  const admitted: ChannelHit[] = []
-  const texts = new Map<string, { kind: string; text: string }>()
+  const hits: ChannelHit[] = []
   for (const hit of raw) {
     const c = current.get(hit.memoryId)
     if (c === undefined || c.row.scopeId !== q.scopeId || c.row.state !== 'active') continue
     if (c.row.currentVersion !== hit.version || c.version.version !== hit.version) continue
     if (versionRowProblems(c.version).length > 0) continue
-    if (!admitsFts(queryTerms, analyzeTokens(c.version.text))) continue
-    admitted.push({ memoryId: hit.memoryId, version: hit.version })
+    if (!admits(plan, analyzeTokens(c.version.text))) continue
+    hits.push({ memoryId: hit.memoryId, version: hit.version })
     texts.set(hit.memoryId, { kind: c.version.kind, text: c.version.text })
   }
+  return { hits, texts }
+}
+
+/** DESIGN §5 fts search: the full-text channel alone, ranked by single-channel RRF. */
+export async function searchFtsInTx(
+  tx: DialectTx,
+  q: { scopeId: string; query: string; limit: number; kinds: string[] | undefined },
+): Promise<SearchResult> {
+  const { hits: admitted, texts } = await ftsChannel(tx, q)
   const hits: SearchHit[] = fuseRrf({ fts: admitted }, q.limit).map((f) => {
     const t = texts.get(f.memoryId) ?? { kind: '', text: '' }
     return Object.freeze({

@@ -3,7 +3,9 @@ import { PowerContextError } from '../core/errors.js'
 import type { ArtifactRef, Memory, SourceRef, VersionContent } from '../core/memory-model.js'
 import type { DialectTx, MemoryRow, NewChangeRow, VersionRow } from './dialect.js'
 import type { ForgetResult, RememberResult, UpdateResult } from './memory-backend.js'
-import { changeRow, headOf, newVersionRow, nextRow } from './memory-rows.js'
+import { changeRow, newVersionRow, nextRow } from './memory-rows.js'
+import type { PreparedVectors } from './vector-support.js'
+import { projectHead } from './vector-writes.js'
 import { contentOfRow, viewOf } from './version-codec.js'
 
 /** Context shared by the rows of one write request. */
@@ -11,6 +13,8 @@ export interface WriteContext {
   readonly operationId: string
   readonly at: string
   readonly newMemoryId: () => string
+  /** Vectors embedded before the transaction for the texts it will project (none: FTS only). */
+  readonly vectors?: PreparedVectors | undefined
 }
 
 export interface CheckedEntry {
@@ -154,7 +158,7 @@ export async function rememberInTx(
     })
     await tx.insertMemory(row)
     await tx.insertVersion(version)
-    await tx.putHead(headOf(version))
+    await projectHead(tx, ctx, version)
     changes.push(changeRow('add', undefined, row, { ...ctx, reason: entry.reason }))
     const memory = viewOf(version, row)
     createdInBatch.set(canonical, memory)
@@ -239,7 +243,7 @@ export async function writeNextVersion(
   await tx.insertVersion(version)
   const next = nextRow(row, { version, at: ctx.at })
   await casOrConflict(tx, next, row)
-  if (next.state === 'active') await tx.putHead(headOf(version))
+  if (next.state === 'active') await projectHead(tx, ctx, version)
   return { row: next, version, change: changeRow('update', row, next, { ...ctx, reason }) }
 }
 

@@ -1,12 +1,18 @@
 import { normalizeArtifactRefs, normalizeSourceRefs } from '../core/content-hash.js'
 import { PowerContextError } from '../core/errors.js'
 import { newMergeId } from '../core/ids.js'
-import type { ArtifactRef, Memory, MergeRecord } from '../core/memory-model.js'
+import type { ArtifactRef, Memory, MergeRecord, SourceRef } from '../core/memory-model.js'
 import type { DialectTx, MemoryRow, NewChangeRow, VersionRow } from './dialect.js'
 import type { MergeResult } from './memory-backend.js'
 import { changeRow, newVersionRow, nextRow } from './memory-rows.js'
 import type { WriteContext } from './memory-writes.js'
-import { casOrConflict, requireActiveAt, requireMemory, requireVersion } from './memory-writes.js'
+import {
+  casOrConflict,
+  requireActiveAt,
+  requireMemory,
+  requireSources,
+  requireVersion,
+} from './memory-writes.js'
 import { projectHead } from './vector-writes.js'
 import { contentOfRow, viewOf } from './version-codec.js'
 
@@ -17,6 +23,10 @@ export interface CheckedMerge {
   readonly kind: string
   readonly text: string
   readonly reason: string | null
+  /** Extra evidence (persisted sources of the scope) added to the inputs' union (flush merges). */
+  readonly sources?: readonly SourceRef[] | undefined
+  /** A time taken into the latest of the inputs' `observed_at` (flush merges). */
+  readonly observedAt?: string | null | undefined
 }
 
 function latest(values: readonly (string | null)[]): string | null {
@@ -44,6 +54,7 @@ export async function mergeInTx(
     rows.push(row)
     versions.push(await requireVersion(tx, row.memoryId, row.currentVersion))
   }
+  await requireSources(tx, cmd.scopeId, cmd.sources ?? [])
   const contents = versions.map(contentOfRow)
   const resultId = ctx.newMemoryId()
   const version = newVersionRow({
@@ -53,9 +64,9 @@ export async function mergeInTx(
     content: {
       kind: cmd.kind,
       text: cmd.text,
-      sources: normalizeSourceRefs(contents.flatMap((c) => c.sources)),
+      sources: normalizeSourceRefs([...contents.flatMap((c) => c.sources), ...(cmd.sources ?? [])]),
       artifacts: normalizeArtifactRefs(cmd.inputs),
-      observedAt: latest(contents.map((c) => c.observedAt)),
+      observedAt: latest([...contents.map((c) => c.observedAt), cmd.observedAt ?? null]),
     },
     operation: 'merge',
     operationId: ctx.operationId,

@@ -2,10 +2,11 @@ import { PowerContextError } from '../core/errors.js'
 import type { Memory } from '../core/memory-model.js'
 import type { DialectTx, MemoryRow, NewChangeRow } from './dialect.js'
 import type { RestoreResult } from './memory-backend.js'
-import { changeRow, headOf, nextRow } from './memory-rows.js'
+import { changeRow, nextRow } from './memory-rows.js'
 import type { WriteContext } from './memory-writes.js'
 import { casOrConflict, requireVersion, writeNextVersion } from './memory-writes.js'
 import { planRestore, type RestorePlan } from './restore-plan.js'
+import { projectHead } from './vector-writes.js'
 import { contentOfRow, viewOf } from './version-codec.js'
 
 /** A validated restore request. */
@@ -58,7 +59,7 @@ async function undoMerge(
     }
     const back = nextRow(row, { state: 'active', mergedInto: null, at: ctx.at })
     await casOrConflict(tx, back, row)
-    await tx.putHead(headOf(await requireVersion(tx, row.memoryId, row.currentVersion)))
+    await projectHead(tx, ctx, await requireVersion(tx, row.memoryId, row.currentVersion))
     changes.push(changeRow('unmerge', row, back, { ...ctx, reason }))
   }
   return changes
@@ -90,7 +91,7 @@ export async function restoreInTx(
     const row = await requireRow(tx, plan.targetId)
     const next = nextRow(row, { state: 'active', at: ctx.at })
     await casOrConflict(tx, next, row)
-    await tx.putHead(headOf(await requireVersion(tx, row.memoryId, row.currentVersion)))
+    await projectHead(tx, ctx, await requireVersion(tx, row.memoryId, row.currentVersion))
     changes.push(changeRow('restore', row, next, { ...ctx, reason: cmd.reason }))
   }
   if (plan.newVersion !== null) {

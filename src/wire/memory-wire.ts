@@ -18,6 +18,7 @@ import type {
   SearchHit,
   SearchResult,
 } from '../storage/memory-backend.js'
+import { fromWireSkipped, toWireSkipped } from './skipped-wire.js'
 
 /**
  * Domain ↔ wire conversion for memory resources (STYLE R13): domain code is camelCase, the wire is
@@ -134,6 +135,7 @@ export const toWireList = (r: ListResult) => ({
 export const toWireChanges = (r: ChangesResult) => ({
   changes: r.changes.map(toWireChange),
   head_seq: r.headSeq,
+  skipped_sources: (r.skippedSources ?? []).map(toWireSkipped),
 })
 
 /** The error envelope body of DESIGN §7. */
@@ -286,4 +288,10 @@ export const fromWireList = (r: Wire['ListResponse']): ListResult =>
 
 /** A changes response (inverse of `toWireChanges`). */
 export const fromWireChanges = (r: Wire['ChangesResponse']): ChangesResult =>
-  Object.freeze({ changes: Object.freeze(r.changes.map(fromWireChange)), headSeq: r.head_seq })
+  Object.freeze({
+    changes: Object.freeze(r.changes.map(fromWireChange)),
+    headSeq: r.head_seq,
+    ...(r.skipped_sources?.length
+      ? { skippedSources: r.skipped_sources.map(fromWireSkipped) }
+      : {}),
+  })

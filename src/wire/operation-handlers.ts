@@ -10,6 +10,13 @@ import {
 } from '../storage/memory-backend.js'
 import { MAX_SOURCE_CONTENT_BYTES } from '../storage/source-capture.js'
 import {
+  fromWireFlushRecordsRequest,
+  fromWireFlushRequest,
+  toWireExtraction,
+  toWireFlush,
+  toWireFlushRecords,
+} from './flush-wire.js'
+import {
   toWireChanges,
   toWireGet,
   toWireHistory,
@@ -38,7 +45,7 @@ export function wireCapabilities(runtime: MemoryRuntime) {
     backend: caps.backend,
     source_types: [...caps.sourceTypes],
     search_modes: [...caps.searchModes],
-    extraction: { mode: 'none' as const },
+    extraction: toWireExtraction(caps.extraction),
     embedding_profile: caps.embeddingProfile === null ? null : profileJson(caps.embeddingProfile),
     limits: {
       text_bytes: MAX_TEXT_BYTES,
@@ -84,4 +91,7 @@ export const OPERATION_HANDLERS: Partial<Record<OperationId, OperationHandler>> 
   list: async (rt, b) => toWireList(await rt.list(req.fromWireList(b))),
   search: async (rt, b) => toWireSearch(await rt.search(req.fromWireSearch(b))),
   changes: async (rt, b) => toWireChanges(await rt.changes(req.fromWireChanges(b))),
+  flush: async (rt, b) => toWireFlush(await rt.flush(fromWireFlushRequest(b))),
+  flushRecords: async (rt, b) =>
+    toWireFlushRecords(await rt.flushRecords(fromWireFlushRecordsRequest(b))),
 }

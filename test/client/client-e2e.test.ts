@@ -263,6 +263,23 @@ describe('client end to end', () => {
     expect(bad.details?.['errors']).toEqual([expect.objectContaining({ field: 'limit' })])
   })
 
+  it('flushes captured sources and reads the decision records', async () => {
+    const pc = client(server.url)
+    const scope_id = `${SCOPE}/flush`
+    const { position } = await pc.captureContent({
+      scope_id,
+      media_type: 'application/vnd.powercontext.memory+json',
+      content: JSON.stringify({ entries: [{ kind: 'fact', text: 'Flushed from the client.' }] }),
+    })
+    const r = await pc.flush({ scope_id })
+    expect(r).toMatchObject({ status: 'processed', cursor: position, processed_source_count: 1 })
+    expect(r.changes.map((c) => c.op)).toEqual(['add'])
+    const { records } = await pc.flushRecords({ scope_id })
+    expect(records.map((x) => x.record_id)).toEqual([r.record_id])
+    const bad = await failure(pc.flush({ scope_id, limit: 0 }))
+    expect([bad.code, bad.status]).toEqual(['invalid_request', 422])
+  })
+
   it('covered every contract operation with a validated response', () => {
     const seen = new Set(recorder.seen.filter((r) => r.status < 300).map((r) => r.operationId))
     expect([...seen].sort()).toEqual(OPERATIONS.map((o) => o.operationId).sort())

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import type { Embedder } from '../../src/core/embedding.js'
 import type { ErrorCode } from '../../src/core/errors.js'
 import { PowerContextError } from '../../src/core/errors.js'
 import type { Memory, MemoryState } from '../../src/core/memory-model.js'
@@ -23,10 +24,18 @@ export interface SkipEntry {
   readonly tests: readonly string[]
 }
 
+/** How a test wants its backend opened. */
+export interface OpenOptions {
+  /** Embedding model of the backend (vector projection); none when absent. */
+  readonly embedder?: Embedder
+  /** Reopen the database an earlier open with the same key created (a fresh one the first time). */
+  readonly reuse?: string
+}
+
 export interface ConformanceOptions {
   readonly name: string
-  /** Opens a backend; called once per area, closed after the area. */
-  readonly open: () => Promise<BackendUnderTest>
+  /** Opens a backend; called once per area (closed after it) and by tests that need more. */
+  readonly open: (options?: OpenOptions) => Promise<BackendUnderTest>
   readonly skip?: readonly SkipEntry[]
 }
 
@@ -34,13 +43,15 @@ export interface ConformanceOptions {
 export interface Area {
   /** The backend opened for this area; only valid inside a test. */
   readonly backend: BackendUnderTest
+  /** Opens another backend inside a test; it is closed after the area. */
+  open(options?: OpenOptions): Promise<BackendUnderTest>
   test(title: string, body: () => Promise<void>): void
   group(title: string, body: () => void): void
 }
 
 /** Registers areas and tests, applying the skip list and remembering every test path. */
 export class ConformanceSuite {
-  readonly #open: () => Promise<BackendUnderTest>
+  readonly #open: (options?: OpenOptions) => Promise<BackendUnderTest>
   readonly #skips: readonly SkipEntry[]
   readonly #registered = new Set<string>()
   #path: readonly string[] = []
@@ -51,21 +62,28 @@ export class ConformanceSuite {
   }
 
   /** A top-level describe block with its own backend (opened in beforeAll, closed in afterAll). */
-  area(title: string, body: (area: Area) => void): void {
+  area(title: string, body: (area: Area) => void, options?: OpenOptions): void {
     let opened: BackendUnderTest | undefined
+    const extra: BackendUnderTest[] = []
     const area: Area = {
       get backend(): BackendUnderTest {
         if (opened === undefined) throw new Error(`area ${title}: backend is not open`)
         return opened
+      },
+      open: async (o) => {
+        const backend = await this.#open(o)
+        extra.push(backend)
+        return backend
       },
       test: (t, fn) => this.#test(t, fn),
       group: (t, fn) => this.#group(t, fn),
     }
     this.#group(title, () => {
       beforeAll(async () => {
-        opened = await this.#open()
+        opened = await this.#open(options)
       })
       afterAll(async () => {
+        for (const backend of extra.splice(0)) await backend.close()
         await opened?.close()
         opened = undefined
       })

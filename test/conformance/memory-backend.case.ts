@@ -13,12 +13,17 @@ import { describe, expect, it } from 'vitest'
 import type { ConformanceOptions } from './harness.case.js'
 import { ConformanceSuite } from './harness.case.js'
 import { badInputArea } from './memory-bad-input.case.js'
+import { flushArea } from './memory-flush.case.js'
 import { forgetRestoreArea, getHistoryArea } from './memory-lifecycle.case.js'
+import { mergeArea } from './memory-merge.case.js'
+import { mergePropertiesArea } from './memory-merge-properties.case.js'
+import { mergeRestoreArea, restorePreviewArea } from './memory-merge-restore.case.js'
 import { changesArea, listArea } from './memory-reads.case.js'
 import { rememberArea } from './memory-remember.case.js'
 import { searchArea } from './memory-search.case.js'
 import { maintenanceArea, scopesArea, sourcesArea } from './memory-sources.case.js'
 import { updateArea } from './memory-update.case.js'
+import { vectorArea } from './memory-vector.case.js'
 
 export type { BackendUnderTest, ConformanceOptions, SkipEntry } from './harness.case.js'
 export { expectCode } from './harness.case.js'
@@ -38,6 +43,12 @@ export function describeMemoryBackend(options: ConformanceOptions): void {
     scopesArea(suite)
     maintenanceArea(suite)
     badInputArea(suite)
+    mergeArea(suite)
+    mergeRestoreArea(suite)
+    restorePreviewArea(suite)
+    mergePropertiesArea(suite)
+    vectorArea(suite)
+    flushArea(suite)
 
     it('skip entries name existing tests and give a reason', () => {
       expect(suite.skipProblems()).toEqual([])

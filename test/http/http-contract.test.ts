@@ -522,6 +522,41 @@ describe('HTTP contract, end to end', () => {
     )
   })
 
+  it('flushes captured sources and lists decision records', async () => {
+    const scope_id = `${SCOPE}/flush`
+    expectContract(
+      'captureContent',
+      await call('captureContent', {
+        scope_id,
+        source_id: 'notes',
+        media_type: 'application/vnd.powercontext.memory+json',
+        content: JSON.stringify({ entries: [{ kind: 'decision', text: 'Tabs, not spaces.' }] }),
+      }),
+      202,
+    )
+    const flushed = expectContract<{ status: string; cursor: number; record_id: string }>(
+      'flush',
+      await call('flush', { scope_id, limit: 10 }),
+      200,
+    )
+    expect(flushed).toMatchObject({ status: 'processed', cursor: 1 })
+    expect(
+      expectContract<{ status: string }>('flush', await call('flush', { scope_id }), 200).status,
+    ).toBe('idle')
+    const records = expectContract<{ records: { record_id: string }[] }>(
+      'flushRecords',
+      await call('flushRecords', { scope_id, record_id: flushed.record_id }),
+      200,
+    )
+    expect(records.records.map((r) => r.record_id)).toEqual([flushed.record_id])
+
+    // flush: a limit above the maximum; flushRecords: an unknown field.
+    const over = await call('flush', { scope_id, limit: 1001 })
+    expect(errorOf(expectContract('flush', over, 422)).code).toBe('invalid_request')
+    const unknown = await call('flushRecords', { scope_id, verbose: true })
+    expect(errorOf(expectContract('flushRecords', unknown, 422)).code).toBe('invalid_request')
+  })
+
   it('covered every operation of the contract', () => {
     const all = OPERATIONS.map((o) => o.operationId).sort()
     expect([...validated].sort()).toEqual(all)

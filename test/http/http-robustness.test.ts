@@ -655,6 +655,13 @@ function basesFor(ids: Ids): Record<PostOp, readonly Base[]> {
       },
     ],
     changes: [{ shape: shape('ChangesRequest'), body: { scope_id: SCOPE, since: 0, limit: 100 } }],
+    flush: [{ shape: shape('FlushRequest'), body: { scope_id: SCOPE, limit: 10, until: 5 } }],
+    flushRecords: [
+      {
+        shape: shape('FlushRecordsRequest'),
+        body: { scope_id: SCOPE, record_id: 'flr_none', after: 0, limit: 10 },
+      },
+    ],
   }
 }
 
@@ -938,6 +945,8 @@ function domainArb(
         fc.oneof(BLANK, LONE_SURROGATE).map((k) => c('kinds: bad', I, { ...b, kinds: [k] })),
       ]
     case 'changes':
+    case 'flush':
+    case 'flushRecords':
       return []
   }
 }

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 
 import type { MemoryState, MergeRecord, SourceType } from '../../core/memory-model.js'
+import type { PlannedTerm } from '../../core/query-plan.js'
 import type {
   ChangeRow,
   CurrentMemory,
@@ -12,6 +13,7 @@ import type {
   TextHit,
   VersionRow,
 } from '../dialect.js'
+import { SqliteJournalTx } from './sqlite-journal-tx.js'
 import {
   CHANGE_COLUMNS,
   CURRENT_SQL,
@@ -22,21 +24,31 @@ import {
   VERSION_COLUMNS,
 } from './sqlite-rows.js'
 import { HEAD_DELETE_TRIGGER } from './sqlite-schema.js'
+import type { SqliteVectorTx } from './sqlite-vector-tx.js'
 
 type MergeRow = Omit<MergeRecord, 'inputs'>
 
 const MERGE_COLUMNS = `merge_id AS mergeId, scope_id AS scopeId, result_memory_id AS resultId, state,
   created_at AS createdAt, operation_id AS operationId, undone_at AS undoneAt,
   undone_operation_id AS undoneOperationId`
-import { FTS_CANDIDATES_SQL, ftsMatchExpression, scopeToken } from './sqlite-search.js'
+import {
+  FTS_CANDIDATES_BY_KIND_SQL,
+  FTS_CANDIDATES_SQL,
+  ftsMatchExpression,
+  scopeToken,
+} from './sqlite-search.js'
 
 /** Row verbs over one better-sqlite3 connection; statements are prepared once and cached. */
 export class SqliteDialectTx implements DialectTx {
   readonly #db: Database.Database
   readonly #statements = new Map<string, Database.Statement>()
+  readonly vectors: SqliteVectorTx
+  readonly journal: SqliteJournalTx
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, vectors: SqliteVectorTx) {
     this.#db = db
+    this.vectors = vectors
+    this.journal = new SqliteJournalTx(db)
   }
 
   #stmt(sql: string): Database.Statement {
@@ -156,18 +168,14 @@ export class SqliteDialectTx implements DialectTx {
 
   async searchText(q: {
     scopeId: string
-    terms: readonly string[]
+    terms: readonly PlannedTerm[]
     kinds: readonly string[] | undefined
     limit: number
   }): Promise<TextHit[]> {
-    const kinds = q.kinds === undefined ? null : JSON.stringify(q.kinds)
-    return this.#all(
-      FTS_CANDIDATES_SQL,
-      ftsMatchExpression(q.scopeId, q.terms),
-      kinds,
-      kinds,
-      q.limit,
-    )
+    const match = ftsMatchExpression(q.scopeId, q.terms)
+    return q.kinds === undefined
+      ? this.#all(FTS_CANDIDATES_SQL, match, q.limit)
+      : this.#all(FTS_CANDIDATES_BY_KIND_SQL, match, JSON.stringify(q.kinds), q.limit)
   }
 
   async insertMemory(row: MemoryRow): Promise<void> {
@@ -276,6 +284,7 @@ export class SqliteDialectTx implements DialectTx {
   }
 
   async deleteHead(memoryId: string): Promise<void> {
+    await this.vectors.deleteVector(memoryId)
     this.#run('DELETE FROM memory_heads WHERE memory_id = ?', memoryId)
   }
 
@@ -426,6 +435,7 @@ export class SqliteDialectTx implements DialectTx {
 
   async clearProjections(): Promise<void> {
     // Drop the delete trigger so a damaged index cannot fail the clean-up, then empty both.
+    this.vectors.clearAll()
     this.#db.exec('DROP TRIGGER IF EXISTS memory_heads_ad')
     this.#db.exec('DELETE FROM memory_heads')
     this.#db.exec(HEAD_DELETE_TRIGGER)

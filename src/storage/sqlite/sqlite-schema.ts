@@ -132,6 +132,75 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX merge_inputs_by_memory ON merge_inputs (memory_id);
   `,
+  // 3: vector projection (DESIGN §4): the database's one embedding profile (fixed when first
+  // configured; vector_epoch is a cache key bumped by reindex/rebuild) and one metadata row per
+  // vector, keyed like the head and its index row. The sqlite-vec table itself is created at open,
+  // when the extension is loaded and the profile's dimension is known.
+  `
+  CREATE TABLE embedding_profile (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    profile_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    dimension INTEGER NOT NULL CHECK (dimension BETWEEN 1 AND 8192),
+    distance TEXT NOT NULL CHECK (distance = 'l2'),
+    normalization TEXT NOT NULL CHECK (normalization = 'unit'),
+    created_at TEXT NOT NULL,
+    vector_epoch INTEGER NOT NULL DEFAULT 0
+  ) STRICT;
+
+  CREATE TABLE memory_vectors (
+    projection_id INTEGER PRIMARY KEY REFERENCES memory_heads (projection_id) ON DELETE CASCADE,
+    memory_id TEXT NOT NULL UNIQUE,
+    scope_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    content_hash TEXT NOT NULL,
+    embedding_hash TEXT NOT NULL CHECK (length(embedding_hash) = 64)
+  ) STRICT;
+  CREATE INDEX memory_vectors_by_scope ON memory_vectors (scope_id);
+  `,
+  // 4: source journal (DESIGN §6): each scope's flush cursor (CAS on generation; isolate_through
+  // retries a failed window one source at a time), failed and skipped (poison) sources — a skip
+  // takes a number of the scope's change sequence — and one decision record per cursor advance.
+  `
+  CREATE TABLE source_cursors (
+    scope_id TEXT PRIMARY KEY REFERENCES scopes (scope_id),
+    position INTEGER NOT NULL CHECK (position >= 0),
+    generation INTEGER NOT NULL CHECK (generation >= 1),
+    isolate_through INTEGER NOT NULL DEFAULT 0 CHECK (isolate_through >= 0),
+    updated_at TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE source_failures (
+    scope_id TEXT NOT NULL,
+    position INTEGER NOT NULL CHECK (position >= 1),
+    source_id TEXT NOT NULL,
+    attempts INTEGER NOT NULL CHECK (attempts >= 1),
+    error_code TEXT NOT NULL,
+    error_message TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('failing', 'skipped')),
+    skip_seq INTEGER CHECK ((state = 'skipped') = (skip_seq IS NOT NULL)),
+    first_failed_at TEXT NOT NULL,
+    last_failed_at TEXT NOT NULL,
+    PRIMARY KEY (scope_id, position),
+    FOREIGN KEY (scope_id, position) REFERENCES sources (scope_id, position)
+  ) STRICT;
+  CREATE UNIQUE INDEX source_failures_by_skip_seq ON source_failures (scope_id, skip_seq)
+    WHERE skip_seq IS NOT NULL;
+
+  CREATE TABLE flush_records (
+    record_id TEXT PRIMARY KEY,
+    scope_id TEXT NOT NULL REFERENCES scopes (scope_id),
+    from_position INTEGER NOT NULL CHECK (from_position >= 0),
+    to_position INTEGER NOT NULL CHECK (to_position > from_position),
+    mode TEXT NOT NULL CHECK (mode IN ('structured', 'model')),
+    model TEXT,
+    prompt_version TEXT,
+    operation_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    details_json TEXT NOT NULL,
+    UNIQUE (scope_id, to_position)
+  ) STRICT;
+  `,
 ]
 
 /** The schema version this code writes and reads. */

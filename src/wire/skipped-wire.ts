@@ -1,0 +1,23 @@
+import type { components } from '../contract/powercontext-types.js'
+import type { SkippedSource } from '../storage/flush-types.js'
+
+/** A skipped (poison) source on the wire (flush and changes responses). */
+export const toWireSkipped = (s: SkippedSource) => ({
+  seq: s.seq,
+  source: { name: s.source.name, source_id: s.source.sourceId },
+  position: s.position,
+  attempts: s.attempts,
+  error: { code: s.error.code, message: s.error.message },
+  at: s.at,
+})
+
+/** Inverse of {@link toWireSkipped}. */
+export const fromWireSkipped = (s: components['schemas']['SkippedSource']): SkippedSource =>
+  Object.freeze({
+    seq: s.seq,
+    source: Object.freeze({ name: s.source.name, sourceId: s.source.source_id }),
+    position: s.position,
+    attempts: s.attempts,
+    error: Object.freeze({ code: s.error.code, message: s.error.message }),
+    at: s.at,
+  })

@@ -1,0 +1,151 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+/** One chat-completions request as the server received it. */
+export interface ChatRequest {
+  readonly model: string
+  readonly system: string
+  /** The user message, parsed as JSON (the runtime always sends JSON). */
+  readonly user: Record<string, unknown>
+  readonly schemaName: string
+  readonly body: Record<string, unknown>
+  readonly authorization: string | undefined
+}
+
+/** How the server answers one request. */
+export type ChatStep =
+  | { readonly json: unknown; readonly delayMs?: number }
+  | { readonly content: string; readonly delayMs?: number }
+  | { readonly status: number; readonly delayMs?: number }
+  | ((request: ChatRequest) => ChatStep)
+
+/**
+ * A loopback OpenAI-compatible chat completions server (`POST /v1/chat/completions`, `GET
+ * /v1/models`), scripted per test: each request takes the next step of the script (or asks the
+ * responder when the script is empty). Requests are recorded for assertions.
+ */
+export class ChatServer {
+  readonly #server: Server
+  readonly #script: ChatStep[] = []
+  readonly requests: ChatRequest[] = []
+  /** Answers requests once the script is used up; default: HTTP 500. */
+  responder: ((request: ChatRequest) => ChatStep) | undefined
+  modelsStatus = 200
+
+  constructor() {
+    this.#server = createServer((req, res) => void this.#handle(req, res))
+  }
+
+  /** Appends steps to the script. */
+  script(...steps: ChatStep[]): this {
+    this.#script.push(...steps)
+    return this
+  }
+
+  /** Forgets the script, the responder and the recorded requests. */
+  reset(): void {
+    this.#script.length = 0
+    this.requests.length = 0
+    this.responder = undefined
+    this.modelsStatus = 200
+  }
+
+  /** Requests of one kind: `memory_candidates` (propose) or `memory_decision` (decide). */
+  calls(schemaName: string): ChatRequest[] {
+    return this.requests.filter((r) => r.schemaName === schemaName)
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let raw = ''
+    for await (const chunk of req) raw += (chunk as Buffer).toString()
+    if (req.method === 'GET' && req.url === '/v1/models') {
+      res.writeHead(this.modelsStatus, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ object: 'list', data: [{ id: 'scripted', object: 'model' }] }))
+      return
+    }
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+      res.writeHead(404).end()
+      return
+    }
+    const body = JSON.parse(raw) as {
+      model: string
+      messages: { role: string; content: string }[]
+      response_format: { json_schema: { name: string } }
+    }
+    const request: ChatRequest = {
+      model: body.model,
+      system: body.messages.find((m) => m.role === 'system')?.content ?? '',
+      user: JSON.parse(body.messages.find((m) => m.role === 'user')?.content ?? '{}') as Record<
+        string,
+        unknown
+      >,
+      schemaName: body.response_format.json_schema.name,
+      body: body as unknown as Record<string, unknown>,
+      authorization: req.headers.authorization,
+    }
+    this.requests.push(request)
+    let step: ChatStep = this.#script.shift() ?? this.responder ?? { status: 500 }
+    while (typeof step === 'function') step = step(request)
+    if (step.delayMs !== undefined) await new Promise((r) => setTimeout(r, step.delayMs))
+    if (res.destroyed) return
+    if ('status' in step) {
+      res.writeHead(step.status, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ error: { message: 'scripted failure' } }))
+      return
+    }
+    const content = 'json' in step ? JSON.stringify(step.json) : step.content
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(
+      JSON.stringify({
+        id: `chatcmpl-${this.requests.length}`,
+        object: 'chat.completion',
+        model: body.model,
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+      }),
+    )
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve))
+    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`
+  }
+
+  close(): Promise<void> {
+    this.#server.closeAllConnections()
+    return new Promise((resolve) => this.#server.close(() => resolve()))
+  }
+}
+
+/** A propose answer. */
+export const proposal = (
+  ...candidates: {
+    kind?: string
+    text: string
+    evidence: string[]
+    observed_at?: string | null
+  }[]
+) => ({
+  json: {
+    candidates: candidates.map((c) => ({
+      kind: c.kind ?? 'fact',
+      text: c.text,
+      evidence: c.evidence,
+      observed_at: c.observed_at ?? null,
+      reason: null,
+    })),
+  },
+})
+
+/** A decide answer. */
+export const decision = (
+  action: 'create' | 'update' | 'merge' | 'noop',
+  options: { targets?: string[]; text?: string | null; kind?: string | null } = {},
+) => ({
+  json: {
+    action,
+    targets: options.targets ?? [],
+    kind: options.kind ?? null,
+    text: options.text ?? null,
+    reason: null,
+  },
+})
