@@ -1,4 +1,10 @@
-import type { ChangeOp, MemoryState, MergeRecord, SourceType } from '../core/memory-model.js'
+import type {
+  ChangeOp,
+  MemoryChange,
+  MemoryState,
+  MergeRecord,
+  SourceType,
+} from '../core/memory-model.js'
 import type { PlannedTerm } from '../core/query-plan.js'
 import type { JournalTx } from './journal-rows.js'
 import type { VectorTx } from './vector-rows.js'
@@ -47,17 +53,7 @@ export interface HeadRow {
 }
 
 /** A change-log row before its per-scope sequence number is allocated. */
-export interface NewChangeRow {
-  readonly op: ChangeOp
-  readonly memoryId: string
-  readonly fromRevision: number | null
-  readonly toRevision: number | null
-  readonly fromState: MemoryState | null
-  readonly toState: MemoryState | null
-  readonly reason: string | null
-  readonly operationId: string
-  readonly at: string
-}
+export type NewChangeRow = Omit<MemoryChange, 'seq'>
 
 export interface ChangeRow extends NewChangeRow {
   readonly scopeId: string

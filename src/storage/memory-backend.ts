@@ -92,21 +92,24 @@ export interface PlanRef {
   readonly version: number
 }
 
+/** What a restore will change (DESIGN §3), as a preview shows it. */
+export interface RestorePlanView {
+  /** Memories that come back to search, at these versions. */
+  readonly restore: readonly PlanRef[]
+  /** Merge results that will be retired. */
+  readonly retire: readonly PlanRef[]
+  /** Currently searchable memories whose content leaves search. */
+  readonly leavingSearch: readonly PlanRef[]
+  /** The version `to_revision` will write, or null. */
+  readonly newVersion: {
+    readonly memoryId: string
+    readonly fromRevision: number
+    readonly version: number
+  } | null
+}
+
 export interface RestorePreviewResult {
-  readonly plan: {
-    /** Memories that come back to search, at these versions. */
-    readonly restore: readonly PlanRef[]
-    /** Merge results that will be retired. */
-    readonly retire: readonly PlanRef[]
-    /** Currently searchable memories whose content leaves search. */
-    readonly leavingSearch: readonly PlanRef[]
-    /** The version `to_revision` will write, or null. */
-    readonly newVersion: {
-      readonly memoryId: string
-      readonly fromRevision: number
-      readonly version: number
-    } | null
-  }
+  readonly plan: RestorePlanView
   readonly previewToken: string
 }
 

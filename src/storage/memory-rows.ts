@@ -33,6 +33,21 @@ export function newVersionRow(a: {
   })
 }
 
+/** The pointer row of a memory created at version 1 (remember, merge result). */
+export function firstMemoryRow(version: VersionRow, at: string): MemoryRow {
+  return Object.freeze({
+    memoryId: version.memoryId,
+    scopeId: version.scopeId,
+    currentVersion: 1,
+    state: 'active',
+    stateVersion: 1,
+    mergedInto: null,
+    kind: version.kind,
+    createdAt: at,
+    updatedAt: at,
+  })
+}
+
 /** The search projection row of an active memory's current version. */
 export function headOf(version: VersionRow): HeadRow {
   return Object.freeze({

@@ -3,7 +3,7 @@ import { PowerContextError } from '../core/errors.js'
 import type { ArtifactRef, Memory, SourceRef, VersionContent } from '../core/memory-model.js'
 import type { DialectTx, MemoryRow, NewChangeRow, VersionRow } from './dialect.js'
 import type { ForgetResult, RememberResult, UpdateResult } from './memory-backend.js'
-import { changeRow, newVersionRow, nextRow } from './memory-rows.js'
+import { changeRow, firstMemoryRow, newVersionRow, nextRow } from './memory-rows.js'
 import type { PreparedVectors } from './vector-support.js'
 import { projectHead } from './vector-writes.js'
 import { contentOfRow, viewOf } from './version-codec.js'
@@ -145,17 +145,8 @@ export async function rememberInTx(
       reason: entry.reason,
       at: ctx.at,
     })
-    const row: MemoryRow = Object.freeze({
-      memoryId,
-      scopeId,
-      currentVersion: 1,
-      state: 'active',
-      stateVersion: 1,
-      mergedInto: null,
-      kind: version.kind,
-      createdAt: ctx.at,
-      updatedAt: ctx.at,
-    })
+    const row = firstMemoryRow(version, ctx.at)
+
     await tx.insertMemory(row)
     await tx.insertVersion(version)
     await projectHead(tx, ctx, version)

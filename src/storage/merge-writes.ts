@@ -4,7 +4,7 @@ import { newMergeId } from '../core/ids.js'
 import type { ArtifactRef, Memory, MergeRecord, SourceRef } from '../core/memory-model.js'
 import type { DialectTx, MemoryRow, NewChangeRow, VersionRow } from './dialect.js'
 import type { MergeResult } from './memory-backend.js'
-import { changeRow, newVersionRow, nextRow } from './memory-rows.js'
+import { changeRow, firstMemoryRow, newVersionRow, nextRow } from './memory-rows.js'
 import type { WriteContext } from './memory-writes.js'
 import {
   casOrConflict,
@@ -73,17 +73,8 @@ export async function mergeInTx(
     reason: cmd.reason,
     at: ctx.at,
   })
-  const result: MemoryRow = Object.freeze({
-    memoryId: resultId,
-    scopeId: cmd.scopeId,
-    currentVersion: 1,
-    state: 'active',
-    stateVersion: 1,
-    mergedInto: null,
-    kind: version.kind,
-    createdAt: ctx.at,
-    updatedAt: ctx.at,
-  })
+  const result = firstMemoryRow(version, ctx.at)
+
   await tx.insertMemory(result)
   await tx.insertVersion(version)
   await projectHead(tx, ctx, version)

@@ -5,32 +5,19 @@ import { canonicalContent } from '../core/content-hash.js'
 import { PowerContextError } from '../core/errors.js'
 import type { MemoryState, MergeRecord } from '../core/memory-model.js'
 import type { DialectTx, MemoryRow } from './dialect.js'
+import type { PlanRef, RestorePlanView } from './memory-backend.js'
 import { requireMemory, requireVersion } from './memory-writes.js'
 import { contentOfRow } from './version-codec.js'
-
-/** One memory at one version, as a plan names it. */
-export interface PlanRef {
-  readonly memoryId: string
-  readonly version: number
-}
 
 /**
  * What a restore will do (DESIGN §3): merges to undo (outermost first), memories coming back to
  * search, merge results to retire, active memories whose content leaves search, and the new version
  * written for `to_revision`.
  */
-export interface RestorePlan {
+export interface RestorePlan extends RestorePlanView {
   readonly targetId: string
   readonly undo: readonly MergeRecord[]
   readonly reactivate: boolean
-  readonly restore: readonly PlanRef[]
-  readonly retire: readonly PlanRef[]
-  readonly leavingSearch: readonly PlanRef[]
-  readonly newVersion: {
-    readonly memoryId: string
-    readonly fromRevision: number
-    readonly version: number
-  } | null
   /** Opaque fingerprint of the plan and of the version + state of every involved memory. */
   readonly token: string
 }

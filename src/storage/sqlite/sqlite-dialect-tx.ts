@@ -14,6 +14,7 @@ import type {
   VersionRow,
 } from '../dialect.js'
 import { SqliteJournalTx } from './sqlite-journal-tx.js'
+import { SqliteMergeRows } from './sqlite-merge-rows.js'
 import {
   CHANGE_COLUMNS,
   CURRENT_SQL,
@@ -24,64 +25,42 @@ import {
   VERSION_COLUMNS,
 } from './sqlite-rows.js'
 import { HEAD_DELETE_TRIGGER } from './sqlite-schema.js'
-import type { SqliteVectorTx } from './sqlite-vector-tx.js'
-
-type MergeRow = Omit<MergeRecord, 'inputs'>
-
-const MERGE_COLUMNS = `merge_id AS mergeId, scope_id AS scopeId, result_memory_id AS resultId, state,
-  created_at AS createdAt, operation_id AS operationId, undone_at AS undoneAt,
-  undone_operation_id AS undoneOperationId`
 import {
   FTS_CANDIDATES_BY_KIND_SQL,
   FTS_CANDIDATES_SQL,
   ftsMatchExpression,
   scopeToken,
 } from './sqlite-search.js'
+import { SqliteStatements } from './sqlite-statements.js'
+import type { SqliteVectorTx } from './sqlite-vector-tx.js'
 
 /** Row verbs over one better-sqlite3 connection; statements are prepared once and cached. */
 export class SqliteDialectTx implements DialectTx {
-  readonly #db: Database.Database
-  readonly #statements = new Map<string, Database.Statement>()
+  readonly #sql: SqliteStatements
+  readonly #merges: SqliteMergeRows
   readonly vectors: SqliteVectorTx
   readonly journal: SqliteJournalTx
 
   constructor(db: Database.Database, vectors: SqliteVectorTx) {
-    this.#db = db
+    this.#sql = new SqliteStatements(db)
+    this.#merges = new SqliteMergeRows(this.#sql)
     this.vectors = vectors
     this.journal = new SqliteJournalTx(db)
   }
 
-  #stmt(sql: string): Database.Statement {
-    let stmt = this.#statements.get(sql)
-    if (stmt === undefined) {
-      stmt = this.#db.prepare(sql)
-      this.#statements.set(sql, stmt)
-    }
-    return stmt
-  }
-
-  #all<T>(sql: string, ...params: unknown[]): T[] {
-    return this.#stmt(sql).all(...params) as T[]
-  }
-
-  #get<T>(sql: string, ...params: unknown[]): T | undefined {
-    return this.#stmt(sql).get(...params) as T | undefined
-  }
-
-  #run(sql: string, ...params: unknown[]): Database.RunResult {
-    return this.#stmt(sql).run(...params)
-  }
-
   #ensureScope(scopeId: string): void {
-    this.#run('INSERT INTO scopes (scope_id) VALUES (?) ON CONFLICT (scope_id) DO NOTHING', scopeId)
+    this.#sql.run(
+      'INSERT INTO scopes (scope_id) VALUES (?) ON CONFLICT (scope_id) DO NOTHING',
+      scopeId,
+    )
   }
 
   async getMemory(memoryId: string): Promise<MemoryRow | undefined> {
-    return this.#get(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE memory_id = ?`, memoryId)
+    return this.#sql.get(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE memory_id = ?`, memoryId)
   }
 
   async getVersion(memoryId: string, version: number): Promise<VersionRow | undefined> {
-    return this.#get(
+    return this.#sql.get(
       `SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE memory_id = ? AND version = ?`,
       memoryId,
       version,
@@ -89,7 +68,7 @@ export class SqliteDialectTx implements DialectTx {
   }
 
   async listVersions(memoryId: string): Promise<VersionRow[]> {
-    return this.#all(
+    return this.#sql.all(
       `SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE memory_id = ? ORDER BY version`,
       memoryId,
     )
@@ -98,7 +77,10 @@ export class SqliteDialectTx implements DialectTx {
   async loadCurrent(memoryIds: readonly string[]): Promise<Map<string, CurrentMemory>> {
     const out = new Map<string, CurrentMemory>()
     if (memoryIds.length === 0) return out
-    for (const r of this.#all<Record<string, unknown>>(CURRENT_SQL, JSON.stringify(memoryIds))) {
+    for (const r of this.#sql.all<Record<string, unknown>>(
+      CURRENT_SQL,
+      JSON.stringify(memoryIds),
+    )) {
       const current = splitCurrent(r)
       out.set(current.row.memoryId, current)
     }
@@ -106,7 +88,7 @@ export class SqliteDialectTx implements DialectTx {
   }
 
   async findActiveByHash(scopeId: string, contentHash: string): Promise<HeadRow[]> {
-    return this.#all(
+    return this.#sql.all(
       `SELECT ${HEAD_COLUMNS} FROM memory_heads WHERE scope_id = ? AND content_hash = ?`,
       scopeId,
       contentHash,
@@ -114,12 +96,14 @@ export class SqliteDialectTx implements DialectTx {
   }
 
   async missingSources(scopeId: string, sourceIds: readonly string[]): Promise<string[]> {
-    return this.#all<{ id: string }>(
-      `SELECT j.value AS id FROM json_each(?) j WHERE NOT EXISTS (SELECT 1 FROM sources s
+    return this.#sql
+      .all<{ id: string }>(
+        `SELECT j.value AS id FROM json_each(?) j WHERE NOT EXISTS (SELECT 1 FROM sources s
        WHERE s.scope_id = ? AND s.source_type = 'content' AND s.source_id = j.value) ORDER BY j.value`,
-      JSON.stringify(sourceIds),
-      scopeId,
-    ).map((r) => r.id)
+        JSON.stringify(sourceIds),
+        scopeId,
+      )
+      .map((r) => r.id)
   }
 
   async listMemories(q: {
@@ -129,7 +113,7 @@ export class SqliteDialectTx implements DialectTx {
     after: string | undefined
     limit: number
   }): Promise<MemoryRow[]> {
-    return this.#all(
+    return this.#sql.all(
       `SELECT ${MEMORY_COLUMNS} FROM memories WHERE scope_id = ? AND memory_id > ?
          AND state IN (SELECT value FROM json_each(?))
          AND (? IS NULL OR kind IN (SELECT value FROM json_each(?)))
@@ -144,7 +128,7 @@ export class SqliteDialectTx implements DialectTx {
   }
 
   async listChanges(scopeId: string, since: number, limit: number): Promise<ChangeRow[]> {
-    return this.#all(
+    return this.#sql.all(
       `SELECT ${CHANGE_COLUMNS} FROM memory_changes WHERE scope_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
       scopeId,
       since,
@@ -153,7 +137,7 @@ export class SqliteDialectTx implements DialectTx {
   }
 
   async listChangesOfMemory(memoryId: string): Promise<ChangeRow[]> {
-    return this.#all(
+    return this.#sql.all(
       `SELECT ${CHANGE_COLUMNS} FROM memory_changes WHERE memory_id = ? ORDER BY seq`,
       memoryId,
     )
@@ -161,8 +145,10 @@ export class SqliteDialectTx implements DialectTx {
 
   async headSeq(scopeId: string): Promise<number> {
     return (
-      this.#get<{ seq: number }>('SELECT change_seq AS seq FROM scopes WHERE scope_id = ?', scopeId)
-        ?.seq ?? 0
+      this.#sql.get<{ seq: number }>(
+        'SELECT change_seq AS seq FROM scopes WHERE scope_id = ?',
+        scopeId,
+      )?.seq ?? 0
     )
   }
 
@@ -174,13 +160,13 @@ export class SqliteDialectTx implements DialectTx {
   }): Promise<TextHit[]> {
     const match = ftsMatchExpression(q.scopeId, q.terms)
     return q.kinds === undefined
-      ? this.#all(FTS_CANDIDATES_SQL, match, q.limit)
-      : this.#all(FTS_CANDIDATES_BY_KIND_SQL, match, JSON.stringify(q.kinds), q.limit)
+      ? this.#sql.all(FTS_CANDIDATES_SQL, match, q.limit)
+      : this.#sql.all(FTS_CANDIDATES_BY_KIND_SQL, match, JSON.stringify(q.kinds), q.limit)
   }
 
   async insertMemory(row: MemoryRow): Promise<void> {
     this.#ensureScope(row.scopeId)
-    this.#run(
+    this.#sql.run(
       `INSERT INTO memories (memory_id, scope_id, current_version, state, state_version, merged_into, kind, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       row.memoryId,
@@ -196,7 +182,7 @@ export class SqliteDialectTx implements DialectTx {
   }
 
   async insertVersion(v: VersionRow): Promise<void> {
-    this.#run(
+    this.#sql.run(
       `INSERT INTO memory_versions (memory_id, version, scope_id, previous_version, kind, text, sources_json,
          artifacts_json, observed_at, content_hash, created_at, operation, operation_id, reason)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -221,7 +207,7 @@ export class SqliteDialectTx implements DialectTx {
     next: MemoryRow,
     expected: { version: number; stateVersion: number },
   ): Promise<boolean> {
-    const result = this.#run(
+    const result = this.#sql.run(
       `UPDATE memories SET current_version = ?, state = ?, state_version = ?, merged_into = ?, kind = ?, updated_at = ?
        WHERE memory_id = ? AND current_version = ? AND state_version = ?`,
       next.currentVersion,
@@ -239,7 +225,7 @@ export class SqliteDialectTx implements DialectTx {
 
   async appendChanges(scopeId: string, rows: readonly NewChangeRow[]): Promise<number[]> {
     this.#ensureScope(scopeId)
-    const last = this.#get<{ seq: number }>(
+    const last = this.#sql.get<{ seq: number }>(
       'UPDATE scopes SET change_seq = change_seq + ? WHERE scope_id = ? RETURNING change_seq AS seq',
       rows.length,
       scopeId,
@@ -247,7 +233,7 @@ export class SqliteDialectTx implements DialectTx {
     if (last === undefined) throw new Error(`scope ${scopeId} has no sequence row`)
     const first = last - rows.length + 1
     rows.forEach((r, i) => {
-      this.#run(
+      this.#sql.run(
         `INSERT INTO memory_changes (scope_id, seq, op, memory_id, from_revision, to_revision, from_state, to_state, reason, operation_id, at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         scopeId,
@@ -267,7 +253,7 @@ export class SqliteDialectTx implements DialectTx {
   }
 
   async putHead(h: HeadRow): Promise<void> {
-    this.#run(
+    this.#sql.run(
       `INSERT INTO memory_heads (memory_id, scope_id, version, kind, content_hash, scope_key, searchable_text)
        VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (memory_id) DO UPDATE SET scope_id = excluded.scope_id, version = excluded.version,
@@ -285,77 +271,27 @@ export class SqliteDialectTx implements DialectTx {
 
   async deleteHead(memoryId: string): Promise<void> {
     await this.vectors.deleteVector(memoryId)
-    this.#run('DELETE FROM memory_heads WHERE memory_id = ?', memoryId)
+    this.#sql.run('DELETE FROM memory_heads WHERE memory_id = ?', memoryId)
   }
 
-  async insertMerge(m: MergeRecord): Promise<void> {
-    this.#run(
-      `INSERT INTO merges (merge_id, scope_id, result_memory_id, state, created_at, operation_id, undone_at, undone_operation_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      m.mergeId,
-      m.scopeId,
-      m.resultId,
-      m.state,
-      m.createdAt,
-      m.operationId,
-      m.undoneAt,
-      m.undoneOperationId,
-    )
-    m.inputs.forEach((input, i) => {
-      this.#run(
-        'INSERT INTO merge_inputs (merge_id, ordinal, memory_id, version) VALUES (?, ?, ?, ?)',
-        m.mergeId,
-        i,
-        input.artifactId,
-        input.revision,
-      )
-    })
+  insertMerge(merge: MergeRecord): Promise<void> {
+    return this.#merges.insertMerge(merge)
   }
 
-  #withInputs(rows: MergeRow[]): MergeRecord[] {
-    return rows.map((r) => ({
-      ...r,
-      inputs: this.#all<{ artifactId: string; revision: number }>(
-        'SELECT memory_id AS artifactId, version AS revision FROM merge_inputs WHERE merge_id = ? ORDER BY ordinal',
-        r.mergeId,
-      ),
-    }))
+  effectiveMergeOfResult(memoryId: string): Promise<MergeRecord | undefined> {
+    return this.#merges.effectiveMergeOfResult(memoryId)
   }
 
-  async effectiveMergeOfResult(memoryId: string): Promise<MergeRecord | undefined> {
-    return this.#withInputs(
-      this.#all(
-        `SELECT ${MERGE_COLUMNS} FROM merges WHERE result_memory_id = ? AND state = 'effective'`,
-        memoryId,
-      ),
-    )[0]
+  mergesOfMemory(memoryId: string): Promise<MergeRecord[]> {
+    return this.#merges.mergesOfMemory(memoryId)
   }
 
-  async mergesOfMemory(memoryId: string): Promise<MergeRecord[]> {
-    return this.#withInputs(
-      this.#all(
-        `SELECT ${MERGE_COLUMNS} FROM merges WHERE result_memory_id = ?
-           OR merge_id IN (SELECT merge_id FROM merge_inputs WHERE memory_id = ?)
-         ORDER BY created_at, merge_id`,
-        memoryId,
-        memoryId,
-      ),
-    )
+  casMergeUndone(mergeId: string, at: string, operationId: string): Promise<boolean> {
+    return this.#merges.casMergeUndone(mergeId, at, operationId)
   }
 
-  async casMergeUndone(mergeId: string, at: string, operationId: string): Promise<boolean> {
-    const result = this.#run(
-      `UPDATE merges SET state = 'undone', undone_at = ?, undone_operation_id = ?
-       WHERE merge_id = ? AND state = 'effective'`,
-      at,
-      operationId,
-      mergeId,
-    )
-    return result.changes === 1
-  }
-
-  async allMerges(): Promise<MergeRecord[]> {
-    return this.#withInputs(this.#all(`SELECT ${MERGE_COLUMNS} FROM merges ORDER BY merge_id`))
+  allMerges(): Promise<MergeRecord[]> {
+    return this.#merges.allMerges()
   }
 
   async getSource(
@@ -363,7 +299,7 @@ export class SqliteDialectTx implements DialectTx {
     sourceType: SourceType,
     sourceId: string,
   ): Promise<SourceRow | undefined> {
-    return this.#get(
+    return this.#sql.get(
       `SELECT ${SOURCE_COLUMNS} FROM sources WHERE scope_id = ? AND source_type = ? AND source_id = ?`,
       scopeId,
       sourceType,
@@ -373,7 +309,7 @@ export class SqliteDialectTx implements DialectTx {
 
   async nextSourcePosition(scopeId: string): Promise<number> {
     this.#ensureScope(scopeId)
-    const row = this.#get<{ position: number }>(
+    const row = this.#sql.get<{ position: number }>(
       'UPDATE scopes SET source_position = source_position + 1 WHERE scope_id = ? RETURNING source_position AS position',
       scopeId,
     )
@@ -382,7 +318,7 @@ export class SqliteDialectTx implements DialectTx {
   }
 
   async insertSource(s: SourceRow): Promise<void> {
-    this.#run(
+    this.#sql.run(
       `INSERT INTO sources (scope_id, source_type, source_id, position, payload_hash, payload, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
       s.scopeId,
@@ -396,23 +332,25 @@ export class SqliteDialectTx implements DialectTx {
   }
 
   async allMemories(): Promise<MemoryRow[]> {
-    return this.#all(`SELECT ${MEMORY_COLUMNS} FROM memories ORDER BY memory_id`)
+    return this.#sql.all(`SELECT ${MEMORY_COLUMNS} FROM memories ORDER BY memory_id`)
   }
 
   async allVersions(): Promise<VersionRow[]> {
-    return this.#all(`SELECT ${VERSION_COLUMNS} FROM memory_versions ORDER BY memory_id, version`)
+    return this.#sql.all(
+      `SELECT ${VERSION_COLUMNS} FROM memory_versions ORDER BY memory_id, version`,
+    )
   }
 
   async allHeads(): Promise<HeadRow[]> {
-    return this.#all(`SELECT ${HEAD_COLUMNS} FROM memory_heads ORDER BY memory_id`)
+    return this.#sql.all(`SELECT ${HEAD_COLUMNS} FROM memory_heads ORDER BY memory_id`)
   }
 
   async allChanges(): Promise<ChangeRow[]> {
-    return this.#all(`SELECT ${CHANGE_COLUMNS} FROM memory_changes ORDER BY scope_id, seq`)
+    return this.#sql.all(`SELECT ${CHANGE_COLUMNS} FROM memory_changes ORDER BY scope_id, seq`)
   }
 
   async scopeSeqs(): Promise<Map<string, number>> {
-    const rows = this.#all<{ scopeId: string; seq: number }>(
+    const rows = this.#sql.all<{ scopeId: string; seq: number }>(
       'SELECT scope_id AS scopeId, change_seq AS seq FROM scopes',
     )
     return new Map(rows.map((r) => [r.scopeId, r.seq]))
@@ -421,13 +359,15 @@ export class SqliteDialectTx implements DialectTx {
   async checkIndexes(): Promise<string[]> {
     const problems: string[] = []
     try {
-      this.#db.exec("INSERT INTO memory_fts (memory_fts, rank) VALUES ('integrity-check', 1)")
+      this.#sql.db.exec("INSERT INTO memory_fts (memory_fts, rank) VALUES ('integrity-check', 1)")
     } catch (err) {
       problems.push(`full-text index does not match the head projection: ${(err as Error).message}`)
     }
-    const badKeys = this.#all<{ memoryId: string; scopeId: string; scopeKey: string }>(
-      'SELECT memory_id AS memoryId, scope_id AS scopeId, scope_key AS scopeKey FROM memory_heads',
-    ).filter((h) => h.scopeKey !== scopeToken(h.scopeId))
+    const badKeys = this.#sql
+      .all<{ memoryId: string; scopeId: string; scopeKey: string }>(
+        'SELECT memory_id AS memoryId, scope_id AS scopeId, scope_key AS scopeKey FROM memory_heads',
+      )
+      .filter((h) => h.scopeKey !== scopeToken(h.scopeId))
     for (const h of badKeys)
       problems.push(`head ${h.memoryId}: scope token does not match its scope`)
     return problems
@@ -436,9 +376,9 @@ export class SqliteDialectTx implements DialectTx {
   async clearProjections(): Promise<void> {
     // Drop the delete trigger so a damaged index cannot fail the clean-up, then empty both.
     this.vectors.clearAll()
-    this.#db.exec('DROP TRIGGER IF EXISTS memory_heads_ad')
-    this.#db.exec('DELETE FROM memory_heads')
-    this.#db.exec(HEAD_DELETE_TRIGGER)
-    this.#db.exec("INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')")
+    this.#sql.db.exec('DROP TRIGGER IF EXISTS memory_heads_ad')
+    this.#sql.db.exec('DELETE FROM memory_heads')
+    this.#sql.db.exec(HEAD_DELETE_TRIGGER)
+    this.#sql.db.exec("INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')")
   }
 }

@@ -8,6 +8,7 @@ import type {
   VectorRow,
   VectorTx,
 } from '../vector-rows.js'
+import { SqliteStatements } from './sqlite-statements.js'
 import type { SqliteVectorIndex } from './sqlite-vector.js'
 
 const HEAD_VECTOR_COLUMNS = `h.memory_id AS memoryId, h.version AS version,
@@ -22,29 +23,19 @@ const VECTOR_JOIN = `LEFT JOIN memory_vectors m
  * the same projection id, always changed together inside the caller's transaction.
  */
 export class SqliteVectorTx implements VectorTx {
-  readonly #db: Database.Database
+  readonly #sql: SqliteStatements
   readonly #index: SqliteVectorIndex | undefined
   readonly #loadProblem: string | null
   #ensureProblem: string | null = null
-  readonly #statements = new Map<string, Database.Statement>()
 
   constructor(
     db: Database.Database,
     index: SqliteVectorIndex | undefined,
     loadProblem: string | null,
   ) {
-    this.#db = db
+    this.#sql = new SqliteStatements(db)
     this.#index = index
     this.#loadProblem = loadProblem
-  }
-
-  #stmt(sql: string): Database.Statement {
-    let stmt = this.#statements.get(sql)
-    if (stmt === undefined) {
-      stmt = this.#db.prepare(sql)
-      this.#statements.set(sql, stmt)
-    }
-    return stmt
   }
 
   get indexProblem(): string | null {
@@ -62,10 +53,12 @@ export class SqliteVectorTx implements VectorTx {
   }
 
   #readProfile(): StoredEmbeddingProfile | undefined {
-    const row = this.#stmt(
-      `SELECT profile_id AS profileId, model, dimension, distance, normalization, vector_epoch AS epoch
+    const row = this.#sql
+      .stmt(
+        `SELECT profile_id AS profileId, model, dimension, distance, normalization, vector_epoch AS epoch
          FROM embedding_profile WHERE id = 1`,
-    ).get() as (EmbeddingProfile & { epoch: number }) | undefined
+      )
+      .get() as (EmbeddingProfile & { epoch: number }) | undefined
     if (row === undefined) return undefined
     const { epoch, ...profile } = row
     return { profile: Object.freeze(profile), epoch }
@@ -76,21 +69,25 @@ export class SqliteVectorTx implements VectorTx {
   }
 
   async insertProfile(p: EmbeddingProfile, at: string): Promise<void> {
-    this.#stmt(
-      `INSERT INTO embedding_profile (id, profile_id, model, dimension, distance, normalization, created_at)
+    this.#sql
+      .stmt(
+        `INSERT INTO embedding_profile (id, profile_id, model, dimension, distance, normalization, created_at)
          VALUES (1, ?, ?, ?, ?, ?, ?)`,
-    ).run(p.profileId, p.model, p.dimension, p.distance, p.normalization, at)
+      )
+      .run(p.profileId, p.model, p.dimension, p.distance, p.normalization, at)
     if (this.#index !== undefined) this.#ensureProblem = this.#index.ensure(p.dimension)
   }
 
   async bumpEpoch(): Promise<void> {
-    this.#stmt('UPDATE embedding_profile SET vector_epoch = vector_epoch + 1 WHERE id = 1').run()
+    this.#sql
+      .stmt('UPDATE embedding_profile SET vector_epoch = vector_epoch + 1 WHERE id = 1')
+      .run()
   }
 
   async putVector(row: VectorRow): Promise<void> {
-    const head = this.#stmt('SELECT projection_id AS id FROM memory_heads WHERE memory_id = ?').get(
-      row.memoryId,
-    ) as { id: number } | undefined
+    const head = this.#sql
+      .stmt('SELECT projection_id AS id FROM memory_heads WHERE memory_id = ?')
+      .get(row.memoryId) as { id: number } | undefined
     if (head === undefined)
       throw new Error(`memory ${row.memoryId} has no head to attach a vector to`)
     const index = this.#index
@@ -99,25 +96,29 @@ export class SqliteVectorTx implements VectorTx {
     }
     await this.deleteVector(row.memoryId)
     index.put(head.id, row.scopeId, row.kind, row.vector)
-    this.#stmt(
-      `INSERT INTO memory_vectors (projection_id, memory_id, scope_id, version, content_hash, embedding_hash)
+    this.#sql
+      .stmt(
+        `INSERT INTO memory_vectors (projection_id, memory_id, scope_id, version, content_hash, embedding_hash)
          VALUES (?, ?, ?, ?, ?, ?)`,
-    ).run(head.id, row.memoryId, row.scopeId, row.version, row.contentHash, row.embeddingHash)
+      )
+      .run(head.id, row.memoryId, row.scopeId, row.version, row.contentHash, row.embeddingHash)
   }
 
   async deleteVector(memoryId: string): Promise<void> {
-    const ids = this.#stmt(
-      `SELECT projection_id AS id FROM memory_vectors WHERE memory_id = ?
+    const ids = this.#sql
+      .stmt(
+        `SELECT projection_id AS id FROM memory_vectors WHERE memory_id = ?
          UNION SELECT projection_id FROM memory_heads WHERE memory_id = ?`,
-    ).all(memoryId, memoryId) as { id: number }[]
-    this.#stmt('DELETE FROM memory_vectors WHERE memory_id = ?').run(memoryId)
+      )
+      .all(memoryId, memoryId) as { id: number }[]
+    this.#sql.stmt('DELETE FROM memory_vectors WHERE memory_id = ?').run(memoryId)
     // Also any index row left under the head's id by a run without the extension.
     if (this.#index?.ready === true) for (const { id } of ids) this.#index.delete(id)
   }
 
   /** Empties metadata and index (rebuild). */
   clearAll(): void {
-    this.#db.exec('DELETE FROM memory_vectors')
+    this.#sql.db.exec('DELETE FROM memory_vectors')
     if (this.#index?.ready === true) this.#index.deleteAll()
   }
 
@@ -137,11 +138,13 @@ export class SqliteVectorTx implements VectorTx {
     if (near.length === 0) return []
     const meta = new Map(
       (
-        this.#stmt(
-          `SELECT m.projection_id AS id, m.memory_id AS memoryId, m.version, m.content_hash AS contentHash,
+        this.#sql
+          .stmt(
+            `SELECT m.projection_id AS id, m.memory_id AS memoryId, m.version, m.content_hash AS contentHash,
                m.embedding_hash AS embeddingHash
              FROM json_each(?) j JOIN memory_vectors m ON m.projection_id = j.value`,
-        ).all(JSON.stringify(near.map((n) => n.projectionId))) as (Omit<VectorHit, 'distance'> & {
+          )
+          .all(JSON.stringify(near.map((n) => n.projectionId))) as (Omit<VectorHit, 'distance'> & {
           id: number
         })[]
       ).map(({ id, ...m }) => [id, m]),
@@ -160,10 +163,12 @@ export class SqliteVectorTx implements VectorTx {
   }
 
   async vectorCounts(scopeId: string): Promise<{ heads: number; vectors: number }> {
-    return this.#stmt(
-      `SELECT (SELECT count(*) FROM memory_heads WHERE scope_id = ?) AS heads,
+    return this.#sql
+      .stmt(
+        `SELECT (SELECT count(*) FROM memory_heads WHERE scope_id = ?) AS heads,
          (SELECT count(*) FROM memory_vectors WHERE scope_id = ?) AS vectors`,
-    ).get(scopeId, scopeId) as { heads: number; vectors: number }
+      )
+      .get(scopeId, scopeId) as { heads: number; vectors: number }
   }
 
   async headVectors(q: {
@@ -171,26 +176,30 @@ export class SqliteVectorTx implements VectorTx {
     readonly memoryIds?: readonly string[] | undefined
   }): Promise<HeadVectorState[]> {
     if (q.memoryIds !== undefined) {
-      return this.#stmt(
-        `SELECT ${HEAD_VECTOR_COLUMNS} FROM json_each(?) j
+      return this.#sql
+        .stmt(
+          `SELECT ${HEAD_VECTOR_COLUMNS} FROM json_each(?) j
            JOIN memory_heads h ON h.memory_id = j.value ${VECTOR_JOIN}
            WHERE (? IS NULL OR h.scope_id = ?)`,
-      ).all(JSON.stringify(q.memoryIds), q.scopeId ?? null, q.scopeId ?? null) as HeadVectorState[]
+        )
+        .all(JSON.stringify(q.memoryIds), q.scopeId ?? null, q.scopeId ?? null) as HeadVectorState[]
     }
     if (q.scopeId === undefined) throw new Error('headVectors needs a scope or memory ids')
-    return this.#stmt(
-      `SELECT ${HEAD_VECTOR_COLUMNS} FROM memory_heads h ${VECTOR_JOIN} WHERE h.scope_id = ?`,
-    ).all(q.scopeId) as HeadVectorState[]
+    return this.#sql
+      .stmt(`SELECT ${HEAD_VECTOR_COLUMNS} FROM memory_heads h ${VECTOR_JOIN} WHERE h.scope_id = ?`)
+      .all(q.scopeId) as HeadVectorState[]
   }
 
   async headVectorPage(
     after: string,
     limit: number,
   ): Promise<(HeadVectorState & { scopeId: string })[]> {
-    return this.#stmt(
-      `SELECT ${HEAD_VECTOR_COLUMNS}, h.scope_id AS scopeId FROM memory_heads h ${VECTOR_JOIN}
+    return this.#sql
+      .stmt(
+        `SELECT ${HEAD_VECTOR_COLUMNS}, h.scope_id AS scopeId FROM memory_heads h ${VECTOR_JOIN}
          WHERE h.memory_id > ? ORDER BY h.memory_id LIMIT ?`,
-    ).all(after, limit) as (HeadVectorState & { scopeId: string })[]
+      )
+      .all(after, limit) as (HeadVectorState & { scopeId: string })[]
   }
 
   async checkVectorIndex(): Promise<string[]> {
@@ -198,9 +207,9 @@ export class SqliteVectorTx implements VectorTx {
     if (index === undefined || index.ready !== true) return []
     const problems: string[] = []
     const indexed = new Set(index.projectionIds())
-    const meta = this.#stmt(
-      'SELECT projection_id AS id, memory_id AS memoryId FROM memory_vectors',
-    ).all() as { id: number; memoryId: string }[]
+    const meta = this.#sql
+      .stmt('SELECT projection_id AS id, memory_id AS memoryId FROM memory_vectors')
+      .all() as { id: number; memoryId: string }[]
     for (const m of meta) {
       if (!indexed.delete(m.id))
         problems.push(`memory ${m.memoryId}: vector metadata without a vector`)
