@@ -33,13 +33,43 @@ export const CURRENT_SQL = `
   JOIN memories m ON m.memory_id = j.value
   JOIN memory_versions v ON v.memory_id = m.memory_id AND v.version = m.current_version`
 
+/** A {@link CURRENT_SQL} row: the memory's columns prefixed `m_`, the version's unprefixed. */
+type CurrentRow = VersionRow & {
+  m_memoryId: string
+  m_scopeId: string
+  m_currentVersion: number
+  m_state: MemoryRow['state']
+  m_stateVersion: number
+  m_mergedInto: string | null
+  m_kind: string
+  m_createdAt: string
+  m_updatedAt: string
+}
+
 /** Splits a {@link CURRENT_SQL} row into its memory and version rows. */
 export function splitCurrent(r: Record<string, unknown>): { row: MemoryRow; version: VersionRow } {
-  const row: Record<string, unknown> = {}
-  const version: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(r)) {
-    if (key.startsWith('m_')) row[key.slice(2)] = value
-    else version[key] = value
+  const {
+    m_memoryId,
+    m_scopeId,
+    m_currentVersion,
+    m_state,
+    m_stateVersion,
+    m_mergedInto,
+    m_kind,
+    m_createdAt,
+    m_updatedAt,
+    ...version
+  } = r as unknown as CurrentRow
+  const row: MemoryRow = {
+    memoryId: m_memoryId,
+    scopeId: m_scopeId,
+    currentVersion: m_currentVersion,
+    state: m_state,
+    stateVersion: m_stateVersion,
+    mergedInto: m_mergedInto,
+    kind: m_kind,
+    createdAt: m_createdAt,
+    updatedAt: m_updatedAt,
   }
-  return { row: row as unknown as MemoryRow, version: version as unknown as VersionRow }
+  return { row, version }
 }

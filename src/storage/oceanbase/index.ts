@@ -1,0 +1,5 @@
+export type { MysqlBackendOptions, MysqlStorageStatus } from './mysql-memory-backend.js'
+export { MysqlMemoryBackend, openMysqlBackend } from './mysql-memory-backend.js'
+export type { MysqlDialectName } from './mysql-search.js'
+export type { MysqlConnectionSettings } from './mysql-url.js'
+export { isMysqlUrl, parseDatabaseUrl, redactDatabaseUrl } from './mysql-url.js'

@@ -1,0 +1,232 @@
+/*
+ * Schema of the MySQL-protocol adapter (DESIGN §4; the memory-family RFC's OceanBase DDL adapted to
+ * the atomic tables): identity and hash columns are ASCII with a binary collation (case-variant
+ * scope and source ids stay distinct), text columns utf8mb4 with a binary collation, refs canonical
+ * JSON text, every key well inside InnoDB's 3072-byte limit. The FULLTEXT and vector indexes are
+ * not migrations: they depend on what the server supports and are ensured at open.
+ */
+import type { MysqlDialect } from './mysql-search.js'
+
+const ID = 'VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin'
+const HASH = 'CHAR(64) CHARACTER SET ascii COLLATE ascii_bin'
+const STAMP = 'VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin'
+const TAG = 'VARCHAR(32) CHARACTER SET ascii COLLATE ascii_bin'
+const KIND = 'VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin'
+const TEXT = 'TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin'
+const MEDIUM = 'MEDIUMTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin'
+const LONG = 'LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin'
+const STATE = `VARCHAR(16) CHARACTER SET ascii COLLATE ascii_bin`
+
+/** Table options per dialect (OceanBase has no storage engine clause). */
+export function tableOptions(dialect: MysqlDialect): string {
+  const charset = 'DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin'
+  return dialect.name === 'mariadb' ? `ENGINE=InnoDB ${charset}` : charset
+}
+
+/**
+ * Forward-only migrations: entry `i` moves the schema from version `i` to `i + 1`. Each statement
+ * is idempotent (`IF NOT EXISTS`), because DDL commits implicitly: a migration interrupted half
+ * way is simply run again. Statements are functions of the dialect's table options.
+ */
+export const MYSQL_MIGRATIONS: readonly (readonly ((opts: string) => string)[])[] = [
+  [
+    (o) => `CREATE TABLE IF NOT EXISTS scopes (
+      scope_id ${ID} NOT NULL,
+      change_seq BIGINT NOT NULL DEFAULT 0 CHECK (change_seq >= 0),
+      source_position BIGINT NOT NULL DEFAULT 0 CHECK (source_position >= 0),
+      PRIMARY KEY (scope_id)
+    ) ${o}`,
+    (o) => `CREATE TABLE IF NOT EXISTS sources (
+      scope_id ${ID} NOT NULL,
+      source_type ${TAG} NOT NULL,
+      source_id ${ID} NOT NULL,
+      position BIGINT NOT NULL CHECK (position >= 1),
+      payload_hash ${HASH} NOT NULL,
+      payload ${LONG} NOT NULL,
+      created_at ${STAMP} NOT NULL,
+      PRIMARY KEY (scope_id, source_type, source_id),
+      UNIQUE KEY sources_by_position (scope_id, position),
+      FOREIGN KEY (scope_id) REFERENCES scopes (scope_id)
+    ) ${o}`,
+    (o) => `CREATE TABLE IF NOT EXISTS memories (
+      memory_id ${ID} NOT NULL,
+      scope_id ${ID} NOT NULL,
+      current_version BIGINT NOT NULL CHECK (current_version >= 1),
+      state ${STATE} NOT NULL CHECK (state IN ('active', 'forgotten', 'merged', 'retired')),
+      state_version BIGINT NOT NULL CHECK (state_version >= 1),
+      merged_into ${ID} NULL,
+      kind ${KIND} NOT NULL,
+      created_at ${STAMP} NOT NULL,
+      updated_at ${STAMP} NOT NULL,
+      PRIMARY KEY (memory_id),
+      KEY memories_by_scope (scope_id, memory_id),
+      FOREIGN KEY (scope_id) REFERENCES scopes (scope_id),
+      FOREIGN KEY (merged_into) REFERENCES memories (memory_id)
+    ) ${o}`,
+    // The chain rule (previous = version - 1) is a CHECK; the RFC's self-referencing foreign key
+    // is left out because OceanBase rejects composite self-references (verify checks the chain).
+    (o) => `CREATE TABLE IF NOT EXISTS memory_versions (
+      memory_id ${ID} NOT NULL,
+      version BIGINT NOT NULL CHECK (version >= 1),
+      scope_id ${ID} NOT NULL,
+      previous_version BIGINT NULL CHECK (previous_version IS NULL OR previous_version = version - 1),
+      kind ${KIND} NOT NULL,
+      text ${TEXT} NOT NULL,
+      sources_json ${LONG} NOT NULL,
+      artifacts_json ${LONG} NOT NULL,
+      observed_at ${STAMP} NULL,
+      content_hash ${HASH} NOT NULL,
+      created_at ${STAMP} NOT NULL,
+      operation ${TAG} NOT NULL,
+      operation_id ${ID} NOT NULL,
+      reason ${TEXT} NULL,
+      PRIMARY KEY (memory_id, version),
+      FOREIGN KEY (memory_id) REFERENCES memories (memory_id)
+    ) ${o}`,
+    (o) => `CREATE TABLE IF NOT EXISTS memory_changes (
+      scope_id ${ID} NOT NULL,
+      seq BIGINT NOT NULL CHECK (seq >= 1),
+      op ${TAG} NOT NULL,
+      memory_id ${ID} NOT NULL,
+      from_revision BIGINT NULL,
+      to_revision BIGINT NULL,
+      from_state ${STATE} NULL,
+      to_state ${STATE} NULL,
+      reason ${TEXT} NULL,
+      operation_id ${ID} NOT NULL,
+      at ${STAMP} NOT NULL,
+      PRIMARY KEY (scope_id, seq),
+      KEY memory_changes_by_memory (memory_id, seq),
+      FOREIGN KEY (scope_id) REFERENCES scopes (scope_id),
+      FOREIGN KEY (memory_id) REFERENCES memories (memory_id)
+    ) ${o}`,
+    // The search projection: Analyzer v1 text as stored by every adapter, and its FULLTEXT form
+    // (encoded tokens, see mysql-search.ts). Vector metadata columns are here for every dialect;
+    // the VECTOR(dim) column itself is added at open, once the profile's dimension is known.
+    (o) => `CREATE TABLE IF NOT EXISTS memory_heads (
+      projection_id BIGINT NOT NULL AUTO_INCREMENT,
+      memory_id ${ID} NOT NULL,
+      scope_id ${ID} NOT NULL,
+      version BIGINT NOT NULL,
+      kind ${KIND} NOT NULL,
+      content_hash ${HASH} NOT NULL,
+      searchable_text ${MEDIUM} NOT NULL,
+      fts_text ${MEDIUM} NOT NULL,
+      vector_version BIGINT NULL,
+      vector_content_hash ${HASH} NULL,
+      embedding_hash ${HASH} NULL,
+      PRIMARY KEY (projection_id),
+      UNIQUE KEY memory_heads_by_memory (memory_id),
+      KEY memory_heads_by_hash (scope_id, content_hash),
+      FOREIGN KEY (memory_id, version) REFERENCES memory_versions (memory_id, version)
+    ) ${o}`,
+    (o) => `CREATE TABLE IF NOT EXISTS merges (
+      merge_id ${ID} NOT NULL,
+      scope_id ${ID} NOT NULL,
+      result_memory_id ${ID} NOT NULL,
+      state ${STATE} NOT NULL CHECK (state IN ('effective', 'undone')),
+      created_at ${STAMP} NOT NULL,
+      operation_id ${ID} NOT NULL,
+      undone_at ${STAMP} NULL,
+      undone_operation_id ${ID} NULL,
+      PRIMARY KEY (merge_id),
+      UNIQUE KEY merges_by_result (result_memory_id),
+      FOREIGN KEY (scope_id) REFERENCES scopes (scope_id),
+      FOREIGN KEY (result_memory_id) REFERENCES memories (memory_id)
+    ) ${o}`,
+    (o) => `CREATE TABLE IF NOT EXISTS merge_inputs (
+      merge_id ${ID} NOT NULL,
+      ordinal INT NOT NULL,
+      memory_id ${ID} NOT NULL,
+      version BIGINT NOT NULL,
+      PRIMARY KEY (merge_id, ordinal),
+      KEY merge_inputs_by_memory (memory_id),
+      FOREIGN KEY (merge_id) REFERENCES merges (merge_id),
+      FOREIGN KEY (memory_id, version) REFERENCES memory_versions (memory_id, version)
+    ) ${o}`,
+    (o) => `CREATE TABLE IF NOT EXISTS embedding_profile (
+      id TINYINT NOT NULL CHECK (id = 1),
+      profile_id ${ID} NOT NULL,
+      model VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+      dimension INT NOT NULL CHECK (dimension BETWEEN 1 AND 8192),
+      distance ${TAG} NOT NULL CHECK (distance = 'l2'),
+      normalization ${TAG} NOT NULL CHECK (normalization = 'unit'),
+      created_at ${STAMP} NOT NULL,
+      vector_epoch BIGINT NOT NULL DEFAULT 0,
+      PRIMARY KEY (id)
+    ) ${o}`,
+    (o) => `CREATE TABLE IF NOT EXISTS source_cursors (
+      scope_id ${ID} NOT NULL,
+      position BIGINT NOT NULL CHECK (position >= 0),
+      generation BIGINT NOT NULL CHECK (generation >= 1),
+      isolate_through BIGINT NOT NULL DEFAULT 0 CHECK (isolate_through >= 0),
+      updated_at ${STAMP} NOT NULL,
+      PRIMARY KEY (scope_id),
+      FOREIGN KEY (scope_id) REFERENCES scopes (scope_id)
+    ) ${o}`,
+    (o) => `CREATE TABLE IF NOT EXISTS source_failures (
+      scope_id ${ID} NOT NULL,
+      position BIGINT NOT NULL CHECK (position >= 1),
+      source_id ${ID} NOT NULL,
+      attempts INT NOT NULL CHECK (attempts >= 1),
+      error_code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+      error_message ${TEXT} NOT NULL,
+      state ${STATE} NOT NULL CHECK (state IN ('failing', 'skipped')),
+      skip_seq BIGINT NULL,
+      first_failed_at ${STAMP} NOT NULL,
+      last_failed_at ${STAMP} NOT NULL,
+      PRIMARY KEY (scope_id, position),
+      UNIQUE KEY source_failures_by_skip_seq (scope_id, skip_seq),
+      CHECK ((state = 'skipped') = (skip_seq IS NOT NULL)),
+      FOREIGN KEY (scope_id, position) REFERENCES sources (scope_id, position)
+    ) ${o}`,
+    (o) => `CREATE TABLE IF NOT EXISTS flush_records (
+      record_id ${ID} NOT NULL,
+      scope_id ${ID} NOT NULL,
+      from_position BIGINT NOT NULL CHECK (from_position >= 0),
+      to_position BIGINT NOT NULL,
+      mode ${TAG} NOT NULL CHECK (mode IN ('structured', 'model')),
+      model VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
+      prompt_version VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
+      operation_id ${ID} NOT NULL,
+      created_at ${STAMP} NOT NULL,
+      details_json ${LONG} NOT NULL,
+      PRIMARY KEY (record_id),
+      UNIQUE KEY flush_records_by_end (scope_id, to_position),
+      CHECK (to_position > from_position),
+      FOREIGN KEY (scope_id) REFERENCES scopes (scope_id)
+    ) ${o}`,
+  ],
+]
+
+/** The schema version this code writes and reads. */
+export const MYSQL_SCHEMA_VERSION = MYSQL_MIGRATIONS.length
+
+/** The version table (created before anything else). */
+export function schemaVersionTableSql(dialect: MysqlDialect): string {
+  return `CREATE TABLE IF NOT EXISTS schema_version (
+    id TINYINT NOT NULL CHECK (id = 1),
+    version INT NOT NULL,
+    PRIMARY KEY (id)
+  ) ${tableOptions(dialect)}`
+}
+
+/** Upsert of the stored schema version. */
+export const SET_SCHEMA_VERSION_SQL =
+  'INSERT INTO schema_version (id, version) VALUES (1, ?) ON DUPLICATE KEY UPDATE version = VALUES(version)'
+
+/** The probe table of the FULLTEXT probe (same column and parser as the heads table). */
+export function ftsProbeTableSql(dialect: MysqlDialect): string {
+  return `CREATE TABLE IF NOT EXISTS fts_probe (
+    probe_id ${ID} NOT NULL,
+    fts_text ${TEXT} NOT NULL,
+    PRIMARY KEY (probe_id),
+    FULLTEXT INDEX fts_probe_fts (fts_text)${dialect.fulltextParser}
+  ) ${tableOptions(dialect)}`
+}
+
+/** Every statement of every migration in order, for a dialect (tests parse each one). */
+export function migrationStatements(dialect: MysqlDialect, from = 0): string[] {
+  const opts = tableOptions(dialect)
+  return MYSQL_MIGRATIONS.slice(from).flatMap((m) => m.map((statement) => statement(opts)))
+}

@@ -1,0 +1,92 @@
+/*
+ * The conformance suite's options for the MySQL-protocol adapter (STYLE R5/R6): the same suite,
+ * per-backend expectations in one record keyed by backend (kysely's `PerSQLDialect<T>`).
+ */
+import { afterAll } from 'vitest'
+
+import { openMysqlBackend } from '../../src/storage/oceanbase/index.js'
+import { TestDatabases } from '../support/mysql-databases.js'
+import { emulateOceanBase, installL2Distance } from '../support/oceanbase-emulation.js'
+import type { ConformanceOptions, SkipEntry } from './memory-backend.case.js'
+
+/** Every test of the vector area (vector, hybrid and auto-as-hybrid search). */
+const VECTOR_TESTS = [
+  'vector > modes > capabilities report vector search and the fixed profile',
+  'vector > modes > vector: nearest memories above the cosine floor, matchedBy vector',
+  'vector > modes > hybrid fuses both channels with RRF; matchedBy lists admitting channels',
+  'vector > modes > auto is hybrid when the projection is complete',
+  'vector > modes > equal distances are ordered by memory id; scores follow ranks',
+  'vector > modes > kinds filter the vector channel',
+  'vector > visibility > no mode returns forgotten, merged or retired memories',
+  'vector > visibility > an update replaces the vector; restore brings it back',
+  'vector > outage > writes commit without vectors; auto uses fts; reindex completes the scope',
+  'vector > outage > a failing query embedding: auto uses fts, explicit modes report it',
+  'vector > outage > rebuild re-embeds every vector with a model',
+  'vector > profile > the first configured profile is fixed; another one gets no vector capability',
+]
+
+/** The MySQL-protocol backends under test. */
+export type MysqlFamilyBackend = 'mariadb' | 'oceanbase' | 'oceanbase (emulated on MariaDB)'
+
+/** What each MySQL-protocol backend is expected not to run, and why. */
+export const MYSQL_FAMILY_SKIPS: Readonly<Record<MysqlFamilyBackend, readonly SkipEntry[]>> = {
+  mariadb: [{ reason: 'MariaDB has no VECTOR type', tests: VECTOR_TESTS }],
+  oceanbase: [],
+  'oceanbase (emulated on MariaDB)': [
+    {
+      reason:
+        'InnoDB orders FULLTEXT hits by matched terms, then TF-IDF without length normalisation; the test expects BM25 (SQLite FTS5), which ranks the short memory first',
+      tests: [
+        'vector > modes > hybrid fuses both channels with RRF; matchedBy lists admitting channels',
+      ],
+    },
+  ],
+}
+
+/** How each backend's URL and statements differ from the plain admin URL. */
+const DIALECT_SETUP: Readonly<
+  Record<MysqlFamilyBackend, { query: string; rewriteSql?: (sql: string) => string }>
+> = {
+  mariadb: { query: '' },
+  oceanbase: { query: '' },
+  'oceanbase (emulated on MariaDB)': { query: '?dialect=oceanbase', rewriteSql: emulateOceanBase },
+}
+
+/**
+ * Conformance options for a MySQL-protocol backend: like a fresh SQLite file, every `open` gets a
+ * fresh database (created through `adminUrl`, dropped after the file), except that opens with the
+ * same `reuse` key share one.
+ */
+export function mysqlFamilyOptions(name: MysqlFamilyBackend, adminUrl: string): ConformanceOptions {
+  const databases = new TestDatabases(adminUrl)
+  const setup = DIALECT_SETUP[name]
+  const reused = new Map<string, Promise<string>>()
+  afterAll(() => databases.dropAll())
+  const create = async (label: string): Promise<string> => {
+    const url = await databases.create(label)
+    if (setup.rewriteSql !== undefined) {
+      const database = new URL(url).pathname.slice(1)
+      await databases.admin((conn) => installL2Distance(conn, database))
+    }
+    return url + setup.query
+  }
+  const urlFor = (reuse: string | undefined): Promise<string> => {
+    if (reuse === undefined) return create('db')
+    let url = reused.get(reuse)
+    if (url === undefined) {
+      url = create('reuse')
+      reused.set(reuse, url)
+    }
+    return url
+  }
+  return {
+    name,
+    open: async (o = {}) =>
+      openMysqlBackend({
+        url: await urlFor(o.reuse),
+        embedder: o.embedder,
+        ...(setup.rewriteSql === undefined ? {} : { rewriteSql: setup.rewriteSql }),
+      }),
+    skip: MYSQL_FAMILY_SKIPS[name],
+  }
+}
