@@ -12,19 +12,18 @@ import type {
   TextHit,
   VersionRow,
 } from '../dialect.js'
+import {
+  CHANGE_COLUMNS,
+  HEAD_COLUMNS,
+  MEMORY_COLUMNS,
+  SOURCE_COLUMNS,
+  VERSION_COLUMNS,
+} from '../row-columns.js'
 import { MysqlJournalTx } from './mysql-journal-tx.js'
 import { casMergeUndone, checkFulltext, insertMergeRows, selectMerges } from './mysql-merge-rows.js'
 import { encodeFtsText, ftsBooleanQuery, searchTextSql } from './mysql-search.js'
 import type { SqlSession } from './mysql-session.js'
-import {
-  CHANGE_COLUMNS,
-  CURRENT_SQL,
-  HEAD_COLUMNS,
-  MEMORY_COLUMNS,
-  SOURCE_COLUMNS,
-  splitCurrent,
-  VERSION_COLUMNS,
-} from './mysql-session.js'
+import { CURRENT_SQL, splitCurrent } from './mysql-session.js'
 import type { MysqlVectorTx } from './mysql-vector-tx.js'
 
 /**

@@ -1,17 +1,8 @@
 import type { SourceRow } from '../dialect.js'
 import type { CursorRow, FailureRow, FlushRecordRow, JournalTx } from '../journal-rows.js'
+import { CURSOR_COLUMNS, FAILURE_COLUMNS, RECORD_COLUMNS, SOURCE_COLUMNS } from '../row-columns.js'
 import { ER_DUP_ENTRY } from './mysql-errors.js'
 import type { SqlSession } from './mysql-session.js'
-import { SOURCE_COLUMNS } from './mysql-session.js'
-
-const CURSOR_COLUMNS = `scope_id AS scopeId, position, generation,
-  isolate_through AS isolateThrough, updated_at AS updatedAt`
-const FAILURE_COLUMNS = `scope_id AS scopeId, position, source_id AS sourceId, attempts,
-  error_code AS errorCode, error_message AS errorMessage, state, skip_seq AS skipSeq,
-  first_failed_at AS firstFailedAt, last_failed_at AS lastFailedAt`
-const RECORD_COLUMNS = `record_id AS recordId, scope_id AS scopeId, from_position AS fromPosition,
-  to_position AS toPosition, mode, model, prompt_version AS promptVersion,
-  operation_id AS operationId, created_at AS createdAt, details_json AS detailsJson`
 
 /**
  * Journal verbs over one connection inside the caller's transaction (SQL only, STYLE R3):

@@ -3,9 +3,9 @@
  * delegates to them) so that each file stays small. SQL only (STYLE R3).
  */
 import type { MergeRecord } from '../../core/memory-model.js'
+import { MERGE_COLUMNS } from '../row-columns.js'
 import { encodeFtsText, FTS_EVERY_HEAD_TOKEN } from './mysql-search.js'
 import type { SqlSession } from './mysql-session.js'
-import { MERGE_COLUMNS } from './mysql-session.js'
 
 type MergeRow = Omit<MergeRecord, 'inputs'>
 

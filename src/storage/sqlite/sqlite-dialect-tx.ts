@@ -13,17 +13,16 @@ import type {
   TextHit,
   VersionRow,
 } from '../dialect.js'
-import { SqliteJournalTx } from './sqlite-journal-tx.js'
-import { SqliteMergeRows } from './sqlite-merge-rows.js'
 import {
   CHANGE_COLUMNS,
-  CURRENT_SQL,
   HEAD_COLUMNS,
   MEMORY_COLUMNS,
   SOURCE_COLUMNS,
-  splitCurrent,
   VERSION_COLUMNS,
-} from './sqlite-rows.js'
+} from '../row-columns.js'
+import { SqliteJournalTx } from './sqlite-journal-tx.js'
+import { SqliteMergeRows } from './sqlite-merge-rows.js'
+import { CURRENT_SQL, splitCurrent } from './sqlite-rows.js'
 import { HEAD_DELETE_TRIGGER } from './sqlite-schema.js'
 import {
   FTS_CANDIDATES_BY_KIND_SQL,

@@ -1,11 +1,8 @@
 import type { MergeRecord } from '../../core/memory-model.js'
+import { MERGE_COLUMNS } from '../row-columns.js'
 import type { SqliteStatements } from './sqlite-statements.js'
 
 type MergeRow = Omit<MergeRecord, 'inputs'>
-
-const MERGE_COLUMNS = `merge_id AS mergeId, scope_id AS scopeId, result_memory_id AS resultId, state,
-  created_at AS createdAt, operation_id AS operationId, undone_at AS undoneAt,
-  undone_operation_id AS undoneOperationId`
 
 /** Merge records and their inputs (DESIGN §2) on SQLite. */
 export class SqliteMergeRows {

@@ -1,25 +1,5 @@
 import type { MemoryRow, VersionRow } from '../dialect.js'
 
-/** Column lists aliased to the row interfaces' field names, so rows map without copying. */
-export const MEMORY_COLUMNS = `memory_id AS memoryId, scope_id AS scopeId, current_version AS currentVersion,
-  state, state_version AS stateVersion, merged_into AS mergedInto, kind, created_at AS createdAt,
-  updated_at AS updatedAt`
-
-export const VERSION_COLUMNS = `memory_id AS memoryId, scope_id AS scopeId, version,
-  previous_version AS previousVersion, kind, text, sources_json AS sourcesJson,
-  artifacts_json AS artifactsJson, observed_at AS observedAt, content_hash AS contentHash,
-  created_at AS createdAt, operation, operation_id AS operationId, reason`
-
-export const HEAD_COLUMNS = `memory_id AS memoryId, scope_id AS scopeId, version, kind,
-  content_hash AS contentHash, searchable_text AS searchableText`
-
-export const CHANGE_COLUMNS = `scope_id AS scopeId, seq, op, memory_id AS memoryId,
-  from_revision AS fromRevision, to_revision AS toRevision, from_state AS fromState,
-  to_state AS toState, reason, operation_id AS operationId, at`
-
-export const SOURCE_COLUMNS = `scope_id AS scopeId, source_type AS sourceType, source_id AS sourceId,
-  position, payload_hash AS payloadHash, payload, created_at AS createdAt`
-
 /** Current memory + version in one row, prefixed to keep the two apart. */
 export const CURRENT_SQL = `
   SELECT m.memory_id AS m_memoryId, m.scope_id AS m_scopeId, m.current_version AS m_currentVersion,
