@@ -168,12 +168,11 @@ export class RemoteMemoryOperations implements MemoryOperations {
       ...opt('metadata', cmd.metadata),
       ...opt('occurred_at', cmd.occurredAt),
     })
-    // The wire does not say whether the payload was new; `created` is unknown remotely.
     return {
       status: r.status,
       source: fromWireSourceRef(r.source),
       position: r.position,
-      created: true,
+      created: r.created,
     }
   }
 

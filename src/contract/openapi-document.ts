@@ -1413,7 +1413,8 @@ export const OPENAPI_DOCUMENT = {
         "required": [
           "status",
           "source",
-          "position"
+          "position",
+          "created"
         ],
         "properties": {
           "status": {
@@ -1428,6 +1429,10 @@ export const OPENAPI_DOCUMENT = {
           "position": {
             "type": "integer",
             "minimum": 1
+          },
+          "created": {
+            "type": "boolean",
+            "description": "False when the same payload was captured before (an idempotent repeat)."
           }
         }
       },

@@ -354,6 +354,8 @@ export interface components {
             source_id?: components["schemas"]["SourceId"];
         };
         CaptureContentResponse: {
+            /** @description False when the same payload was captured before (an idempotent repeat). */
+            created: boolean;
             position: number;
             source: components["schemas"]["SourceRef"];
             /** @enum {string} */

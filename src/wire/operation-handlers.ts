@@ -68,7 +68,12 @@ export const OPERATION_HANDLERS: Partial<Record<OperationId, OperationHandler>> 
   capabilities: async (rt) => wireCapabilities(rt),
   captureContent: async (rt, b) => {
     const r = await rt.captureSource(req.fromWireCapture(b))
-    return { status: r.status, source: toWireSourceRef(r.source), position: r.position }
+    return {
+      status: r.status,
+      source: toWireSourceRef(r.source),
+      position: r.position,
+      created: r.created,
+    }
   },
   remember: async (rt, b) => {
     const r = await rt.remember(req.fromWireRemember(b))
