@@ -19,6 +19,7 @@ import {
   SOURCE_COLUMNS,
   VERSION_COLUMNS,
 } from '../row-columns.js'
+import { CAS_MEMORY, INSERT_MEMORY, INSERT_SOURCE, INSERT_VERSION } from '../row-statements.js'
 import { MysqlJournalTx } from './mysql-journal-tx.js'
 import { casMergeUndone, checkFulltext, insertMergeRows, selectMerges } from './mysql-merge-rows.js'
 import { encodeFtsText, ftsBooleanQuery, searchTextSql } from './mysql-search.js'
@@ -186,45 +187,11 @@ export class MysqlDialectTx implements DialectTx {
 
   async insertMemory(row: MemoryRow): Promise<void> {
     await this.#ensureScope(row.scopeId)
-    await this.#sql.run(
-      `INSERT INTO memories (memory_id, scope_id, current_version, state, state_version, merged_into,
-         kind, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        row.memoryId,
-        row.scopeId,
-        row.currentVersion,
-        row.state,
-        row.stateVersion,
-        row.mergedInto,
-        row.kind,
-        row.createdAt,
-        row.updatedAt,
-      ],
-    )
+    await this.#sql.run(INSERT_MEMORY.sql, INSERT_MEMORY.params(row))
   }
 
   async insertVersion(v: VersionRow): Promise<void> {
-    await this.#sql.run(
-      `INSERT INTO memory_versions (memory_id, version, scope_id, previous_version, kind, text,
-         sources_json, artifacts_json, observed_at, content_hash, created_at, operation,
-         operation_id, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        v.memoryId,
-        v.version,
-        v.scopeId,
-        v.previousVersion,
-        v.kind,
-        v.text,
-        v.sourcesJson,
-        v.artifactsJson,
-        v.observedAt,
-        v.contentHash,
-        v.createdAt,
-        v.operation,
-        v.operationId,
-        v.reason,
-      ],
-    )
+    await this.#sql.run(INSERT_VERSION.sql, INSERT_VERSION.params(v))
   }
 
   /** The head CAS: `UPDATE … WHERE current_version = ? AND state_version = ?`, one matched row. */
@@ -232,22 +199,7 @@ export class MysqlDialectTx implements DialectTx {
     next: MemoryRow,
     expected: { version: number; stateVersion: number },
   ): Promise<boolean> {
-    const result = await this.#sql.run(
-      `UPDATE memories SET current_version = ?, state = ?, state_version = ?, merged_into = ?,
-         kind = ?, updated_at = ?
-       WHERE memory_id = ? AND current_version = ? AND state_version = ?`,
-      [
-        next.currentVersion,
-        next.state,
-        next.stateVersion,
-        next.mergedInto,
-        next.kind,
-        next.updatedAt,
-        next.memoryId,
-        expected.version,
-        expected.stateVersion,
-      ],
-    )
+    const result = await this.#sql.run(CAS_MEMORY.sql, CAS_MEMORY.params({ next, expected }))
     return result.affectedRows === 1
   }
 
@@ -338,11 +290,7 @@ export class MysqlDialectTx implements DialectTx {
   }
 
   async insertSource(s: SourceRow): Promise<void> {
-    await this.#sql.run(
-      `INSERT INTO sources (scope_id, source_type, source_id, position, payload_hash, payload,
-         created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      [s.scopeId, s.sourceType, s.sourceId, s.position, s.payloadHash, s.payload, s.createdAt],
-    )
+    await this.#sql.run(INSERT_SOURCE.sql, INSERT_SOURCE.params(s))
   }
 
   async allMemories(): Promise<MemoryRow[]> {

@@ -4,6 +4,7 @@
  */
 import type { MergeRecord } from '../../core/memory-model.js'
 import { MERGE_COLUMNS } from '../row-columns.js'
+import { INSERT_MERGE, UNDO_MERGE } from '../row-statements.js'
 import { encodeFtsText, FTS_EVERY_HEAD_TOKEN } from './mysql-search.js'
 import type { SqlSession } from './mysql-session.js'
 
@@ -14,20 +15,7 @@ const CHECK_PAGE = 1000
 
 /** Inserts a merge record and its inputs (in input order). */
 export async function insertMergeRows(sql: SqlSession, m: MergeRecord): Promise<void> {
-  await sql.run(
-    `INSERT INTO merges (merge_id, scope_id, result_memory_id, state, created_at, operation_id,
-       undone_at, undone_operation_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      m.mergeId,
-      m.scopeId,
-      m.resultId,
-      m.state,
-      m.createdAt,
-      m.operationId,
-      m.undoneAt,
-      m.undoneOperationId,
-    ],
-  )
+  await sql.run(INSERT_MERGE.sql, INSERT_MERGE.params(m))
   if (m.inputs.length === 0) return
   await sql.run('INSERT INTO merge_inputs (merge_id, ordinal, memory_id, version) VALUES ?', [
     m.inputs.map((input, i) => [m.mergeId, i, input.artifactId, input.revision]),
@@ -79,11 +67,7 @@ export async function casMergeUndone(
   at: string,
   operationId: string,
 ): Promise<boolean> {
-  const result = await sql.run(
-    `UPDATE merges SET state = 'undone', undone_at = ?, undone_operation_id = ?
-     WHERE merge_id = ? AND state = 'effective'`,
-    [at, operationId, mergeId],
-  )
+  const result = await sql.run(UNDO_MERGE.sql, UNDO_MERGE.params({ mergeId, at, operationId }))
   return result.affectedRows === 1
 }
 

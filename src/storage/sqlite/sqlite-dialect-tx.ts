@@ -20,6 +20,7 @@ import {
   SOURCE_COLUMNS,
   VERSION_COLUMNS,
 } from '../row-columns.js'
+import { CAS_MEMORY, INSERT_MEMORY, INSERT_SOURCE, INSERT_VERSION } from '../row-statements.js'
 import { SqliteJournalTx } from './sqlite-journal-tx.js'
 import { SqliteMergeRows } from './sqlite-merge-rows.js'
 import { CURRENT_SQL, splitCurrent } from './sqlite-rows.js'
@@ -165,60 +166,18 @@ export class SqliteDialectTx implements DialectTx {
 
   async insertMemory(row: MemoryRow): Promise<void> {
     this.#ensureScope(row.scopeId)
-    this.#sql.run(
-      `INSERT INTO memories (memory_id, scope_id, current_version, state, state_version, merged_into, kind, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      row.memoryId,
-      row.scopeId,
-      row.currentVersion,
-      row.state,
-      row.stateVersion,
-      row.mergedInto,
-      row.kind,
-      row.createdAt,
-      row.updatedAt,
-    )
+    this.#sql.run(INSERT_MEMORY.sql, ...INSERT_MEMORY.params(row))
   }
 
   async insertVersion(v: VersionRow): Promise<void> {
-    this.#sql.run(
-      `INSERT INTO memory_versions (memory_id, version, scope_id, previous_version, kind, text, sources_json,
-         artifacts_json, observed_at, content_hash, created_at, operation, operation_id, reason)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      v.memoryId,
-      v.version,
-      v.scopeId,
-      v.previousVersion,
-      v.kind,
-      v.text,
-      v.sourcesJson,
-      v.artifactsJson,
-      v.observedAt,
-      v.contentHash,
-      v.createdAt,
-      v.operation,
-      v.operationId,
-      v.reason,
-    )
+    this.#sql.run(INSERT_VERSION.sql, ...INSERT_VERSION.params(v))
   }
 
   async casMemory(
     next: MemoryRow,
     expected: { version: number; stateVersion: number },
   ): Promise<boolean> {
-    const result = this.#sql.run(
-      `UPDATE memories SET current_version = ?, state = ?, state_version = ?, merged_into = ?, kind = ?, updated_at = ?
-       WHERE memory_id = ? AND current_version = ? AND state_version = ?`,
-      next.currentVersion,
-      next.state,
-      next.stateVersion,
-      next.mergedInto,
-      next.kind,
-      next.updatedAt,
-      next.memoryId,
-      expected.version,
-      expected.stateVersion,
-    )
+    const result = this.#sql.run(CAS_MEMORY.sql, ...CAS_MEMORY.params({ next, expected }))
     return result.changes === 1
   }
 
@@ -317,17 +276,7 @@ export class SqliteDialectTx implements DialectTx {
   }
 
   async insertSource(s: SourceRow): Promise<void> {
-    this.#sql.run(
-      `INSERT INTO sources (scope_id, source_type, source_id, position, payload_hash, payload, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      s.scopeId,
-      s.sourceType,
-      s.sourceId,
-      s.position,
-      s.payloadHash,
-      s.payload,
-      s.createdAt,
-    )
+    this.#sql.run(INSERT_SOURCE.sql, ...INSERT_SOURCE.params(s))
   }
 
   async allMemories(): Promise<MemoryRow[]> {

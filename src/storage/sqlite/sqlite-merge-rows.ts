@@ -1,5 +1,6 @@
 import type { MergeRecord } from '../../core/memory-model.js'
 import { MERGE_COLUMNS } from '../row-columns.js'
+import { INSERT_MERGE, UNDO_MERGE } from '../row-statements.js'
 import type { SqliteStatements } from './sqlite-statements.js'
 
 type MergeRow = Omit<MergeRecord, 'inputs'>
@@ -13,18 +14,7 @@ export class SqliteMergeRows {
   }
 
   async insertMerge(m: MergeRecord): Promise<void> {
-    this.#sql.run(
-      `INSERT INTO merges (merge_id, scope_id, result_memory_id, state, created_at, operation_id, undone_at, undone_operation_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      m.mergeId,
-      m.scopeId,
-      m.resultId,
-      m.state,
-      m.createdAt,
-      m.operationId,
-      m.undoneAt,
-      m.undoneOperationId,
-    )
+    this.#sql.run(INSERT_MERGE.sql, ...INSERT_MERGE.params(m))
     m.inputs.forEach((input, i) => {
       this.#sql.run(
         'INSERT INTO merge_inputs (merge_id, ordinal, memory_id, version) VALUES (?, ?, ?, ?)',
@@ -68,13 +58,7 @@ export class SqliteMergeRows {
   }
 
   async casMergeUndone(mergeId: string, at: string, operationId: string): Promise<boolean> {
-    const result = this.#sql.run(
-      `UPDATE merges SET state = 'undone', undone_at = ?, undone_operation_id = ?
-       WHERE merge_id = ? AND state = 'effective'`,
-      at,
-      operationId,
-      mergeId,
-    )
+    const result = this.#sql.run(UNDO_MERGE.sql, ...UNDO_MERGE.params({ mergeId, at, operationId }))
     return result.changes === 1
   }
 
