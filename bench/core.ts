@@ -31,6 +31,7 @@ import { openMysqlBackend } from '../src/storage/oceanbase/index.js'
 import { SqliteMemoryBackend } from '../src/storage/sqlite/sqlite-memory-backend.js'
 import { FTS_CANDIDATES_SQL, queryMatchExpression } from '../src/storage/sqlite/sqlite-search.js'
 import { locomoQuestions, memoryTexts } from './bench-data.js'
+import { f1, f2, int, type Stats as FullStats, stats } from './bench-stats.js'
 
 const SQLITE_SCOPE = 'bench-core'
 const BATCH = 100
@@ -42,6 +43,9 @@ const FLOOR_SQL =
   'SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm25(memory_fts, 0.0, 1.0) LIMIT ?'
 const MATCH_COUNT_SQL = 'SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?'
 
+/** The figures this benchmark records for a latency series. */
+type Stats = Pick<FullStats, 'p50' | 'p95' | 'mean'>
+
 interface Options {
   readonly sizes: readonly number[]
   readonly queries: number
@@ -49,12 +53,6 @@ interface Options {
   readonly warmup: number
   /** A MySQL-protocol database URL instead of a temp SQLite file. */
   readonly database?: string | undefined
-}
-
-interface Stats {
-  readonly p50: number
-  readonly p95: number
-  readonly mean: number
 }
 
 interface SizeResult {
@@ -130,22 +128,6 @@ function parseOptions(argv: readonly string[]): Options {
     }
   }
   return opts
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!
-}
-
-function stats(samples: readonly number[]): Stats & { p99: number } {
-  const sorted = [...samples].sort((a, b) => a - b)
-  const mean = sorted.reduce((s, x) => s + x, 0) / Math.max(1, sorted.length)
-  return {
-    p50: percentile(sorted, 0.5),
-    p95: percentile(sorted, 0.95),
-    p99: percentile(sorted, 0.99),
-    mean,
-  }
 }
 
 function progress(message: string): void {
@@ -319,9 +301,6 @@ function runChild(size: number, opts: Options): Promise<SizeResult> {
   })
 }
 
-const f1 = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : '–')
-const f2 = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '–')
-const int = (x: number): string => (Number.isFinite(x) ? Math.round(x).toLocaleString('en') : '–')
 const pair = (s: Stats): string => `${f2(s.p50)} / ${f2(s.p95)}`
 
 function table(results: readonly SizeResult[]): string {

@@ -32,6 +32,7 @@ import { MemoryRuntime } from '../src/runtime/memory-runtime.js'
 import { SqliteMemoryBackend } from '../src/storage/sqlite/index.js'
 import { queryMatchExpression } from '../src/storage/sqlite/sqlite-search.js'
 import { locomoQuestions, memoryTexts } from './bench-data.js'
+import { f2, int, type Stats, stats } from './bench-stats.js'
 
 const SCOPE = 'bench-http'
 const BATCH = 100
@@ -50,13 +51,6 @@ interface Options {
   readonly warmup: number
   readonly writes: number
   readonly logLevel: string
-}
-
-interface Stats {
-  readonly p50: number
-  readonly p95: number
-  readonly p99: number
-  readonly mean: number
 }
 
 interface WriteRun {
@@ -100,21 +94,6 @@ function parseOptions(argv: readonly string[]): Options {
     }
   }
   return opts
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!
-}
-
-function stats(samples: readonly number[]): Stats {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return {
-    p50: percentile(sorted, 0.5),
-    p95: percentile(sorted, 0.95),
-    p99: percentile(sorted, 0.99),
-    mean: sorted.reduce((s, x) => s + x, 0) / Math.max(1, sorted.length),
-  }
 }
 
 function progress(message: string): void {
@@ -409,9 +388,6 @@ async function run(opts: Options) {
     rmSync(dir, { recursive: true, force: true })
   }
 }
-
-const f2 = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '–')
-const int = (x: number): string => (Number.isFinite(x) ? Math.round(x).toLocaleString('en') : '–')
 
 function table(r: Awaited<ReturnType<typeof run>>): string {
   const s = r.search

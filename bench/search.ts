@@ -30,6 +30,7 @@ import type { SearchMode } from '../src/storage/memory-backend.js'
 import { SqliteMemoryBackend } from '../src/storage/sqlite/sqlite-memory-backend.js'
 import { queryMatchExpression } from '../src/storage/sqlite/sqlite-search.js'
 import { locomoQuestions, memoryTexts } from './bench-data.js'
+import { f2, type Stats as FullStats, stats } from './bench-stats.js'
 
 const SCOPE = 'bench-search'
 const DIMENSION = 384
@@ -42,17 +43,15 @@ const FTS_FLOOR_SQL =
 const KNN_FLOOR_SQL =
   'SELECT rowid, distance FROM memory_vec WHERE embedding MATCH ? AND k = ? AND scope_id = ?'
 
+/** The figures this benchmark records for a latency series. */
+type Stats = Pick<FullStats, 'p50' | 'p95'>
+
 interface Options {
   sizes: number[]
   queries: number
   warmup: number
   mmap: number
   data: string | undefined
-}
-
-interface Stats {
-  readonly p50: number
-  readonly p95: number
 }
 
 interface SizeResult {
@@ -94,12 +93,6 @@ function parseOptions(argv: readonly string[]): Options {
     else throw new Error(`unknown argument ${argv[i]}`)
   }
   return opts
-}
-
-function stats(samples: readonly number[]): Stats {
-  const sorted = [...samples].sort((a, b) => a - b)
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!
-  return { p50: at(0.5), p95: at(0.95) }
 }
 
 const progress = (m: string): void => void process.stderr.write(`[bench:search] ${m}\n`)
@@ -228,7 +221,6 @@ function runChild(size: number, opts: Options): Promise<SizeResult> {
   })
 }
 
-const f2 = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '–')
 const pair = (s: Stats): string => `${f2(s.p50)} / ${f2(s.p95)}`
 const ratio = (a: Stats, b: Stats): string => `${f2(a.p50 / b.p50)} / ${f2(a.p95 / b.p95)}`
 const sum = (a: Stats, b: Stats): Stats => ({ p50: a.p50 + b.p50, p95: a.p95 + b.p95 })
