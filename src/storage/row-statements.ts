@@ -1,5 +1,6 @@
 import type { MergeRecord } from '../core/memory-model.js'
 import type { MemoryRow, SourceRow, VersionRow } from './dialect.js'
+import { CHANGE_COLUMNS, HEAD_COLUMNS, MEMORY_COLUMNS, VERSION_COLUMNS } from './row-columns.js'
 
 /**
  * Write statements of the logical tables (DESIGN §4) that are plain SQL on every adapter: the text
@@ -104,3 +105,10 @@ export const UNDO_MERGE: RowStatement<{ mergeId: string; at: string; operationId
     WHERE merge_id = ? AND state = 'effective'`,
   params: (u) => [u.at, u.operationId, u.mergeId],
 }
+
+/** Whole-table reads for `verify` and `rebuild`, in a stable order. */
+export const SELECT_ALL_MEMORIES = `SELECT ${MEMORY_COLUMNS} FROM memories ORDER BY memory_id`
+export const SELECT_ALL_VERSIONS = `SELECT ${VERSION_COLUMNS} FROM memory_versions ORDER BY memory_id, version`
+export const SELECT_ALL_HEADS = `SELECT ${HEAD_COLUMNS} FROM memory_heads ORDER BY memory_id`
+export const SELECT_ALL_CHANGES = `SELECT ${CHANGE_COLUMNS} FROM memory_changes ORDER BY scope_id, seq`
+export const SELECT_SCOPE_SEQS = 'SELECT scope_id AS scopeId, change_seq AS seq FROM scopes'

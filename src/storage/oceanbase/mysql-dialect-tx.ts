@@ -19,7 +19,17 @@ import {
   SOURCE_COLUMNS,
   VERSION_COLUMNS,
 } from '../row-columns.js'
-import { CAS_MEMORY, INSERT_MEMORY, INSERT_SOURCE, INSERT_VERSION } from '../row-statements.js'
+import {
+  CAS_MEMORY,
+  INSERT_MEMORY,
+  INSERT_SOURCE,
+  INSERT_VERSION,
+  SELECT_ALL_CHANGES,
+  SELECT_ALL_HEADS,
+  SELECT_ALL_MEMORIES,
+  SELECT_ALL_VERSIONS,
+  SELECT_SCOPE_SEQS,
+} from '../row-statements.js'
 import { MysqlJournalTx } from './mysql-journal-tx.js'
 import { casMergeUndone, checkFulltext, insertMergeRows, selectMerges } from './mysql-merge-rows.js'
 import { encodeFtsText, ftsBooleanQuery, searchTextSql } from './mysql-search.js'
@@ -294,27 +304,23 @@ export class MysqlDialectTx implements DialectTx {
   }
 
   async allMemories(): Promise<MemoryRow[]> {
-    return this.#sql.all(`SELECT ${MEMORY_COLUMNS} FROM memories ORDER BY memory_id`)
+    return this.#sql.all(SELECT_ALL_MEMORIES)
   }
 
   async allVersions(): Promise<VersionRow[]> {
-    return this.#sql.all(
-      `SELECT ${VERSION_COLUMNS} FROM memory_versions ORDER BY memory_id, version`,
-    )
+    return this.#sql.all(SELECT_ALL_VERSIONS)
   }
 
   async allHeads(): Promise<HeadRow[]> {
-    return this.#sql.all(`SELECT ${HEAD_COLUMNS} FROM memory_heads ORDER BY memory_id`)
+    return this.#sql.all(SELECT_ALL_HEADS)
   }
 
   async allChanges(): Promise<ChangeRow[]> {
-    return this.#sql.all(`SELECT ${CHANGE_COLUMNS} FROM memory_changes ORDER BY scope_id, seq`)
+    return this.#sql.all(SELECT_ALL_CHANGES)
   }
 
   async scopeSeqs(): Promise<Map<string, number>> {
-    const rows = await this.#sql.all<{ scopeId: string; seq: number }>(
-      'SELECT scope_id AS scopeId, change_seq AS seq FROM scopes',
-    )
+    const rows = await this.#sql.all<{ scopeId: string; seq: number }>(SELECT_SCOPE_SEQS)
     return new Map(rows.map((r) => [r.scopeId, r.seq]))
   }
 
