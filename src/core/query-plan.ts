@@ -45,7 +45,6 @@ export interface QueryPlan {
 const MIN_STEMMED_TOKEN = 4
 const MIN_PREFIX = 3
 const VOWEL = /[aeiouy]/
-const ASCII_LETTERS = /^[a-z]*$/
 const DOUBLE_CONSONANT = /([b-df-hj-np-tv-xz])\1$/
 const KEPT_DOUBLES = new Set(['l', 's', 'z'])
 
@@ -123,11 +122,12 @@ export function planQuery(tokens: readonly string[]): QueryPlan {
 export function termMatches(term: PlannedTerm, token: string): boolean {
   if (token === term.token) return true
   const prefix = term.prefix
-  return (
-    prefix !== undefined &&
-    token.startsWith(prefix) &&
-    ASCII_LETTERS.test(token.slice(prefix.length))
-  )
+  if (prefix === undefined || !token.startsWith(prefix)) return false
+  for (let i = prefix.length; i < token.length; i++) {
+    const c = token.charCodeAt(i)
+    if (c < 0x61 || c > 0x7a) return false // the rest of the token must be a-z
+  }
+  return true
 }
 
 /**
@@ -137,12 +137,14 @@ export function termMatches(term: PlannedTerm, token: string): boolean {
 export function admits(plan: QueryPlan, candidateTokens: Iterable<string>): boolean {
   const need = plan.requiredShared
   if (!Number.isFinite(need)) return false
-  const matched = new Set<PlannedTerm>()
-  for (const token of new Set(candidateTokens)) {
-    for (const term of plan.terms) {
-      if (!matched.has(term) && termMatches(term, token)) {
-        matched.add(term)
-        if (matched.size >= need) return true
+  const terms = plan.terms
+  const matched = new Array<boolean>(terms.length).fill(false)
+  let count = 0
+  for (const token of candidateTokens) {
+    for (let i = 0; i < terms.length; i++) {
+      if (!matched[i] && termMatches(terms[i]!, token)) {
+        matched[i] = true
+        if (++count >= need) return true
       }
     }
   }

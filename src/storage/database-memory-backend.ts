@@ -33,7 +33,7 @@ import {
   REMEMBER_MAX_ENTRIES,
   SEARCH_MODES,
 } from './memory-backend.js'
-import { changesInTx, ftsChannel, getInTx, historyInTx, listInTx } from './memory-reads.js'
+import { changesInTx, getInTx, historyInTx, listInTx } from './memory-reads.js'
 import type { CheckedEntry, WriteContext } from './memory-writes.js'
 import { forgetInTx, rememberInTx, updateInTx } from './memory-writes.js'
 import { checkMergeInputs, mergeInTx } from './merge-writes.js'
@@ -109,7 +109,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       run: this.#run,
       now: this.#now,
       context: (texts) => this.#context(texts),
-      search: (q) => searchInMode(this.#run, this.#vectors, ftsChannel, q, 'auto'),
+      search: (q) => searchInMode(this.#run, this.#vectors, q, 'auto'),
     })
   }
 
@@ -318,7 +318,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       }),
       kinds: checkKinds(cmd.kinds),
     }
-    return searchInMode(this.#run, this.#vectors, ftsChannel, checked, mode)
+    return searchInMode(this.#run, this.#vectors, checked, mode)
   }
 
   /** Change-log rows after `since` (exclusive; 0 = from the start). */

@@ -74,6 +74,10 @@ export interface SourceRow {
 export interface TextHit {
   readonly memoryId: string
   readonly version: number
+  /** The head's content hash: its tokens belong to exactly this content. */
+  readonly contentHash: string
+  /** The head's Analyzer v1 tokens, space-separated (admission runs on them before any load). */
+  readonly searchableText: string
 }
 
 /** A memory row joined with its current version. */

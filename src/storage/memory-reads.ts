@@ -2,16 +2,9 @@ import { analyzeTokens } from '../core/analyzer.js'
 import type { MemoryState } from '../core/memory-model.js'
 import { admits, planQuery } from '../core/query-plan.js'
 import type { ChannelHit } from '../core/search-rules.js'
-import { candidatePoolSize, fuseRrf } from '../core/search-rules.js'
-import type { ChangeRow, DialectTx } from './dialect.js'
-import type {
-  ChangesResult,
-  GetResult,
-  HistoryResult,
-  ListResult,
-  SearchHit,
-  SearchResult,
-} from './memory-backend.js'
+import { candidatePoolSize } from '../core/search-rules.js'
+import type { ChangeRow, CurrentMemory, DialectTx, TextHit } from './dialect.js'
+import type { ChangesResult, GetResult, HistoryResult, ListResult } from './memory-backend.js'
 import { requireMemory, requireVersion } from './memory-writes.js'
 import { versionRowProblems, viewOf } from './version-codec.js'
 
@@ -99,11 +92,51 @@ export interface FtsChannelResult {
 }
 
 /**
- * DESIGN §5 full-text channel: the query is planned (`planQuery`: stop words dropped, English
- * stem prefixes), the adapter returns up to `max(limit * 4, 32)` candidates best bm25 first, and
- * every candidate is re-checked against the authoritative rows in this read transaction (active,
- * same version, hash-verified) and admitted when it matches enough planned terms. The hybrid
- * orchestration reuses it as its fts channel.
+ * DESIGN §5 full-text candidates: the query is planned (`planQuery`: stop words dropped, English
+ * stem prefixes), the adapter returns up to `max(limit * 4, 32)` candidates best bm25 first, each
+ * with its head's Analyzer v1 tokens, and admission runs on those tokens, so rejected candidates
+ * are never loaded. The result is in channel order and still needs {@link recheckFts}.
+ */
+export async function ftsCandidates(
+  tx: DialectTx,
+  q: {
+    readonly scopeId: string
+    readonly query: string
+    readonly limit: number
+    readonly kinds: readonly string[] | undefined
+  },
+): Promise<TextHit[]> {
+  const plan = planQuery(analyzeTokens(q.query))
+  if (plan.terms.length === 0) return []
+  const raw = await tx.searchText({
+    scopeId: q.scopeId,
+    terms: plan.terms,
+    kinds: q.kinds,
+    limit: candidatePoolSize(q.limit),
+  })
+  return raw.filter((h) => admits(plan, h.searchableText.split(' ')))
+}
+
+/**
+ * The re-check of an admitted full-text candidate against the authoritative rows read in the
+ * same transaction: active in the scope, at the candidate's version, hash-verified, and the head's
+ * content hash equal to the version's (so the tokens admission saw are exactly that content's).
+ */
+export function recheckFts(
+  hit: TextHit,
+  c: CurrentMemory | undefined,
+  scopeId: string,
+): c is CurrentMemory {
+  if (c === undefined || c.row.scopeId !== scopeId || c.row.state !== 'active') return false
+  if (c.row.currentVersion !== hit.version || c.version.version !== hit.version) return false
+  if (c.version.contentHash !== hit.contentHash) return false
+  return versionRowProblems(c.version).length === 0
+}
+
+/**
+ * The full-text channel alone (fts mode): admitted candidates are re-checked in channel order,
+ * in batches, until `wanted` pass (the fts mode ranks in channel order, so it needs only the first
+ * `limit`); a stale candidate never costs a hit.
  */
 export async function ftsChannel(
   tx: DialectTx,
@@ -113,45 +146,22 @@ export async function ftsChannel(
     readonly limit: number
     readonly kinds: readonly string[] | undefined
   },
+  wanted = Infinity,
 ): Promise<FtsChannelResult> {
-  const plan = planQuery(analyzeTokens(q.query))
+  const admitted = await ftsCandidates(tx, q)
   const texts = new Map<string, { kind: string; text: string }>()
-  if (plan.terms.length === 0) return { hits: [], texts }
-  const raw = await tx.searchText({
-    scopeId: q.scopeId,
-    terms: plan.terms,
-    kinds: q.kinds,
-    limit: candidatePoolSize(q.limit),
-  })
-  const current = await tx.loadCurrent(raw.map((h) => h.memoryId))
   const hits: ChannelHit[] = []
-  for (const hit of raw) {
-    const c = current.get(hit.memoryId)
-    if (c === undefined || c.row.scopeId !== q.scopeId || c.row.state !== 'active') continue
-    if (c.row.currentVersion !== hit.version || c.version.version !== hit.version) continue
-    if (versionRowProblems(c.version).length > 0) continue
-    if (!admits(plan, analyzeTokens(c.version.text))) continue
-    hits.push({ memoryId: hit.memoryId, version: hit.version })
-    texts.set(hit.memoryId, { kind: c.version.kind, text: c.version.text })
+  let next = 0
+  while (hits.length < wanted && next < admitted.length) {
+    const batch = admitted.slice(next, next + Math.min(wanted - hits.length, admitted.length))
+    next += batch.length
+    const current = await tx.loadCurrent(batch.map((h) => h.memoryId))
+    for (const hit of batch) {
+      const c = current.get(hit.memoryId)
+      if (!recheckFts(hit, c, q.scopeId)) continue
+      hits.push({ memoryId: hit.memoryId, version: hit.version })
+      texts.set(hit.memoryId, { kind: c.version.kind, text: c.version.text })
+    }
   }
   return { hits, texts }
-}
-
-/** DESIGN §5 fts search: the full-text channel alone, ranked by single-channel RRF. */
-export async function searchFtsInTx(
-  tx: DialectTx,
-  q: { scopeId: string; query: string; limit: number; kinds: string[] | undefined },
-): Promise<SearchResult> {
-  const { hits: admitted, texts } = await ftsChannel(tx, q)
-  const hits: SearchHit[] = fuseRrf({ fts: admitted }, q.limit).map((f) => {
-    const t = texts.get(f.memoryId) ?? { kind: '', text: '' }
-    return Object.freeze({
-      memoryRef: Object.freeze({ artifactId: f.memoryId, revision: f.version }),
-      kind: t.kind,
-      text: t.text,
-      score: f.score,
-      matchedBy: f.matchedBy,
-    })
-  })
-  return { mode: 'fts', hits }
 }

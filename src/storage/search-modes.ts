@@ -2,8 +2,10 @@ import { admitsVector } from '../core/embedding.js'
 import { PowerContextError } from '../core/errors.js'
 import type { ChannelHit, SearchChannel } from '../core/search-rules.js'
 import { candidatePoolSize, fuseRrf } from '../core/search-rules.js'
-import type { DialectTx } from './dialect.js'
+import type { CurrentMemory, DialectTx } from './dialect.js'
 import type { SearchHit, SearchMode, SearchResult, UsedSearchMode } from './memory-backend.js'
+import { ftsCandidates, ftsChannel, recheckFts } from './memory-reads.js'
+import type { VectorHit } from './vector-rows.js'
 import type { TxRunner, VectorSupport } from './vector-support.js'
 import { versionRowProblems } from './version-codec.js'
 
@@ -21,9 +23,6 @@ export interface ChannelResult {
   readonly texts: ReadonlyMap<string, { readonly kind: string; readonly text: string }>
 }
 
-/** The full-text channel: candidates re-checked against authoritative rows and admitted. */
-export type FtsChannel = (tx: DialectTx, q: CheckedSearch) => Promise<ChannelResult>
-
 function notSupported(
   mode: 'vector' | 'hybrid',
   capability: string,
@@ -35,41 +34,77 @@ function notSupported(
 }
 
 /**
- * The vector channel (DESIGN §5): nearest heads of the scope, each re-checked in this read
- * transaction against the authoritative rows (active, same version, hash-verified, and a vector
- * of exactly that content under the profile), then admitted by cosine (from unit L2) ≥ 0.3.
+ * The vector channel's candidates (DESIGN §5): nearest heads of the scope, admitted by cosine
+ * (from unit L2) ≥ 0.3. Admission needs only the distance, so rejected candidates are never
+ * loaded; the rest still need {@link recheckVector}.
  */
-export async function vectorChannelInTx(
+async function vectorCandidates(
   tx: DialectTx,
-  support: VectorSupport,
   q: CheckedSearch,
   queryVector: readonly number[],
-): Promise<ChannelResult> {
-  const vectors = tx.vectors
-  if (vectors === undefined) return { hits: [], texts: new Map() }
-  const raw = await vectors.searchVectors({
+): Promise<VectorHit[]> {
+  if (tx.vectors === undefined) return []
+  const raw = await tx.vectors.searchVectors({
     scopeId: q.scopeId,
     vector: queryVector,
     kinds: q.kinds,
     limit: candidatePoolSize(q.limit),
   })
-  // Admission needs only the distance, so rejected candidates are never loaded.
-  const near = raw.filter((h) => admitsVector(h.distance))
-  const current = await tx.loadCurrent(near.map((h) => h.memoryId))
-  const hits: ChannelHit[] = []
-  const texts = new Map<string, { kind: string; text: string }>()
-  for (const hit of near) {
-    const c = current.get(hit.memoryId)
-    if (c === undefined || c.row.scopeId !== q.scopeId || c.row.state !== 'active') continue
-    if (c.row.currentVersion !== hit.version || c.version.version !== hit.version) continue
-    if (hit.contentHash !== c.version.contentHash) continue
-    if (hit.embeddingHash !== support.expectedHash(hit.contentHash)) continue
-    if (q.kinds !== undefined && !q.kinds.includes(c.version.kind)) continue
-    if (versionRowProblems(c.version).length > 0) continue
-    hits.push({ memoryId: hit.memoryId, version: hit.version })
-    texts.set(hit.memoryId, { kind: c.version.kind, text: c.version.text })
+  return raw.filter((h) => admitsVector(h.distance))
+}
+
+/**
+ * The re-check of a vector candidate against the authoritative rows read in the same
+ * transaction: active in the scope, same version, hash-verified, of a wanted kind, and a vector of
+ * exactly that content under the profile.
+ */
+function recheckVector(
+  hit: VectorHit,
+  c: CurrentMemory | undefined,
+  support: VectorSupport,
+  q: CheckedSearch,
+): c is CurrentMemory {
+  if (c === undefined || c.row.scopeId !== q.scopeId || c.row.state !== 'active') return false
+  if (c.row.currentVersion !== hit.version || c.version.version !== hit.version) return false
+  if (hit.contentHash !== c.version.contentHash) return false
+  if (hit.embeddingHash !== support.expectedHash(hit.contentHash)) return false
+  if (q.kinds !== undefined && !q.kinds.includes(c.version.kind)) return false
+  return versionRowProblems(c.version).length === 0
+}
+
+/**
+ * The vector channel and, for hybrid, the full-text channel, with one load of the authoritative
+ * rows for the candidates of both (every admitted candidate of each channel takes part in RRF).
+ */
+async function vectorAndTextChannels(
+  tx: DialectTx,
+  support: VectorSupport,
+  q: CheckedSearch,
+  queryVector: readonly number[],
+  withText: boolean,
+): Promise<{ vector: ChannelResult; fts?: ChannelResult }> {
+  const near = await vectorCandidates(tx, q, queryVector)
+  const text = withText ? await ftsCandidates(tx, q) : []
+  const current = await tx.loadCurrent([
+    ...new Set([...near.map((h) => h.memoryId), ...text.map((h) => h.memoryId)]),
+  ])
+  const channel = <H extends ChannelHit>(
+    candidates: readonly H[],
+    recheck: (hit: H, c: CurrentMemory | undefined) => c is CurrentMemory,
+  ): ChannelResult => {
+    const hits: ChannelHit[] = []
+    const texts = new Map<string, { kind: string; text: string }>()
+    for (const hit of candidates) {
+      const c = current.get(hit.memoryId)
+      if (!recheck(hit, c)) continue
+      hits.push({ memoryId: hit.memoryId, version: hit.version })
+      texts.set(hit.memoryId, { kind: c.version.kind, text: c.version.text })
+    }
+    return { hits, texts }
   }
-  return { hits, texts }
+  const vector = channel(near, (hit, c) => recheckVector(hit, c, support, q))
+  if (!withText) return { vector }
+  return { vector, fts: channel(text, (hit, c) => recheckFts(hit, c, q.scopeId)) }
 }
 
 /** RRF over the channels that ran (k = 60; ties by memory id, then version). */
@@ -111,12 +146,11 @@ export function fuseChannels(
 export async function searchInMode(
   run: TxRunner,
   support: VectorSupport,
-  fts: FtsChannel,
   q: CheckedSearch,
   mode: SearchMode,
 ): Promise<SearchResult> {
   const ftsOnly = (tx: DialectTx): Promise<SearchResult> =>
-    fts(tx, q).then((r) => fuseChannels('fts', { fts: r }, q.limit))
+    ftsChannel(tx, q, q.limit).then((r) => fuseChannels('fts', { fts: r }, q.limit))
   if (mode === 'fts') return run.read(ftsOnly)
   const explicit = mode === 'auto' ? undefined : mode
   const status = support.status()
@@ -156,8 +190,8 @@ export async function searchInMode(
       if (explicit === undefined) return ftsOnly(tx)
       throw incomplete(explicit)
     }
-    const vector = await vectorChannelInTx(tx, support, q, queryVector)
-    if (explicit === 'vector') return fuseChannels('vector', { vector }, q.limit)
-    return fuseChannels('hybrid', { fts: await fts(tx, q), vector }, q.limit)
+    const channels = await vectorAndTextChannels(tx, support, q, queryVector, explicit !== 'vector')
+    if (explicit === 'vector') return fuseChannels('vector', { vector: channels.vector }, q.limit)
+    return fuseChannels('hybrid', channels, q.limit)
   })
 }

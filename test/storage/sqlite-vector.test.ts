@@ -122,6 +122,39 @@ describe('sqlite vector projection integrity', () => {
     }
   })
 
+  it('fts re-checks admitted candidates in order until it has its limit', async () => {
+    const backend = await open(newFile(), { embedder: model() })
+    const best = await remember(backend, 's', 'otter otter otter den')
+    const next = await remember(backend, 's', 'otter den by the river bank today')
+    const top = await backend.search({ scopeId: 's', query: 'otter den', mode: 'fts', limit: 1 })
+    expect(top.hits.map((h) => h.memoryRef)).toEqual([best])
+    backend.rawDatabase
+      .prepare("UPDATE memories SET state = 'forgotten' WHERE memory_id = ?")
+      .run(best.artifactId)
+    // The first admitted candidate fails its re-check; the next one takes its place.
+    const res = await backend.search({ scopeId: 's', query: 'otter den', mode: 'fts', limit: 1 })
+    expect(res.hits.map((h) => h.memoryRef)).toEqual([next])
+  })
+
+  it('a head whose tokens belong to other content is never admitted', async () => {
+    const backend = await open(newFile(), { embedder: model() })
+    const keep = await remember(backend, 's', 'badger sett woodland')
+    const tampered = await remember(backend, 's', 'heron pond')
+    // The projection claims badger words for the heron memory (its hash no longer matches).
+    backend.rawDatabase
+      .prepare(
+        "UPDATE memory_heads SET searchable_text = 'badger sett woodland', content_hash = ? WHERE memory_id = ?",
+      )
+      .run('0'.repeat(64), tampered.artifactId)
+    for (const mode of ['fts', 'hybrid'] as const) {
+      const res = await backend.search({ scopeId: 's', query: 'badger sett', mode })
+      expect(
+        res.hits.map((h) => h.memoryRef),
+        mode,
+      ).toEqual([keep])
+    }
+  })
+
   it('another connection sees reindex and rebuild through the vector epoch', async () => {
     const file = newFile()
     const server = await open(file, { embedder: model() })

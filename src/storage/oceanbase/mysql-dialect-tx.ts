@@ -188,11 +188,16 @@ export class MysqlDialectTx implements DialectTx {
     const query = ftsBooleanQuery(q.terms)
     const perTerm = q.terms.map((t) => ftsBooleanQuery([t]))
     const kinds = q.kinds === undefined ? [] : [q.kinds]
-    const rows = await this.#sql.all<{ memoryId: string; version: number }>(
+    const rows = await this.#sql.all<TextHit>(
       searchTextSql(q.kinds !== undefined, q.terms.length),
       [...perTerm, query, query, q.scopeId, ...kinds, q.limit],
     )
-    return rows.map((r) => ({ memoryId: r.memoryId, version: r.version }))
+    return rows.map((r) => ({
+      memoryId: r.memoryId,
+      version: r.version,
+      contentHash: r.contentHash,
+      searchableText: r.searchableText,
+    }))
   }
 
   async insertMemory(row: MemoryRow): Promise<void> {

@@ -189,7 +189,8 @@ export function searchTextSql(withKinds: boolean, terms = 1): string {
     { length: terms },
     () => '(MATCH (fts_text) AGAINST (? IN BOOLEAN MODE) > 0)',
   ).join(' + ')
-  return `SELECT memory_id AS memoryId, version, ${matched} AS matched,
+  return `SELECT memory_id AS memoryId, version, content_hash AS contentHash,
+      searchable_text AS searchableText, ${matched} AS matched,
       MATCH (fts_text) AGAINST (? IN BOOLEAN MODE) AS relevance
     FROM memory_heads
     WHERE MATCH (fts_text) AGAINST (? IN BOOLEAN MODE) AND scope_id = ?${withKinds ? ' AND kind IN (?)' : ''}

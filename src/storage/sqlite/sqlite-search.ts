@@ -10,8 +10,18 @@ import { planQuery } from '../../core/query-plan.js'
  * A hash collision can only add candidates; the base class re-checks every hit's scope.
  */
 export function scopeToken(scopeId: string): string {
-  return `s_${createHash('sha256').update(scopeId, 'utf8').digest('hex').slice(0, 32)}`
+  let token = scopeTokens.get(scopeId)
+  if (token === undefined) {
+    token = `s_${createHash('sha256').update(scopeId, 'utf8').digest('hex').slice(0, 32)}`
+    if (scopeTokens.size >= SCOPE_TOKEN_CACHE) scopeTokens.clear()
+    scopeTokens.set(scopeId, token)
+  }
+  return token
 }
+
+/** Recently used scope tokens (a search or write hashes its scope id once, not every time). */
+const scopeTokens = new Map<string, string>()
+const SCOPE_TOKEN_CACHE = 1024
 
 function quote(term: string): string {
   return `"${term.replaceAll('"', '""')}"`
@@ -46,7 +56,8 @@ export function queryMatchExpression(scopeId: string, query: string): string | u
  * costs `limit` lookups rather than one per matching row.
  */
 export const FTS_CANDIDATES_SQL = `
-  SELECT h.memory_id AS memoryId, h.version AS version
+  SELECT h.memory_id AS memoryId, h.version AS version, h.content_hash AS contentHash,
+    h.searchable_text AS searchableText
   FROM (
     SELECT rowid, bm25(memory_fts, 0.0, 1.0) AS score FROM memory_fts
     WHERE memory_fts MATCH ? ORDER BY score, rowid LIMIT ?
@@ -55,7 +66,8 @@ export const FTS_CANDIDATES_SQL = `
 
 /** With a kind filter the heads must be joined before the limit, so no candidate is lost. */
 export const FTS_CANDIDATES_BY_KIND_SQL = `
-  SELECT h.memory_id AS memoryId, h.version AS version
+  SELECT h.memory_id AS memoryId, h.version AS version, h.content_hash AS contentHash,
+    h.searchable_text AS searchableText
   FROM memory_fts JOIN memory_heads h ON h.projection_id = memory_fts.rowid
   WHERE memory_fts MATCH ? AND h.kind IN (SELECT value FROM json_each(?))
   ORDER BY bm25(memory_fts, 0.0, 1.0), memory_fts.rowid

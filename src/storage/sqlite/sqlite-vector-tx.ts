@@ -129,37 +129,20 @@ export class SqliteVectorTx implements VectorTx {
     limit: number
   }): Promise<VectorHit[]> {
     if (this.#index === undefined || this.indexProblem !== null) return []
-    const near = this.#index.knn({
-      scopeId: q.scopeId,
-      kinds: q.kinds,
-      vector: q.vector,
-      k: q.limit,
-    })
-    if (near.length === 0) return []
-    const meta = new Map(
-      (
-        this.#sql
-          .stmt(
-            `SELECT m.projection_id AS id, m.memory_id AS memoryId, m.version, m.content_hash AS contentHash,
-               m.embedding_hash AS embeddingHash
-             FROM json_each(?) j JOIN memory_vectors m ON m.projection_id = j.value`,
-          )
-          .all(JSON.stringify(near.map((n) => n.projectionId))) as (Omit<VectorHit, 'distance'> & {
-          id: number
-        })[]
-      ).map(({ id, ...m }) => [id, m]),
-    )
-    const hits: VectorHit[] = []
-    for (const n of near) {
-      const m = meta.get(n.projectionId)
-      if (m !== undefined) hits.push({ ...m, distance: n.distance })
-    }
-    // Nearest first, then memory id (reference §1.4).
-    return hits.sort(
-      (a, b) =>
-        (a.distance ?? Infinity) - (b.distance ?? Infinity) ||
-        (a.memoryId < b.memoryId ? -1 : a.memoryId > b.memoryId ? 1 : 0),
-    )
+    // One statement: the KNN is materialised first (so the planner can never turn it into point
+    // look-ups), then joined to the metadata rows.
+    const withKinds = q.kinds !== undefined
+    const params: unknown[] = [new Float32Array(q.vector), q.limit, q.scopeId]
+    if (withKinds) params.push(JSON.stringify(q.kinds))
+    return this.#sql
+      .stmt(
+        `WITH near AS MATERIALIZED (${this.#index.knnSql(withKinds)})
+         SELECT m.memory_id AS memoryId, m.version, m.content_hash AS contentHash,
+           m.embedding_hash AS embeddingHash, near.distance
+         FROM near JOIN memory_vectors m ON m.projection_id = near.projectionId
+         ORDER BY near.distance IS NULL, near.distance, m.memory_id`,
+      )
+      .all(...params) as VectorHit[]
   }
 
   async vectorCounts(scopeId: string): Promise<{ heads: number; vectors: number }> {

@@ -17,13 +17,12 @@ export interface SqliteVectorIndex {
   put(projectionId: number, scopeId: string, kind: string, vector: readonly number[]): void
   delete(projectionId: number): void
   deleteAll(): void
-  /** The `k` nearest rows of the scope (optionally of these kinds), nearest first. */
-  knn(q: {
-    scopeId: string
-    kinds: readonly string[] | undefined
-    vector: readonly number[]
-    k: number
-  }): { projectionId: number; distance: number | null }[]
+  /**
+   * The KNN statement as SQL: the `k` nearest rows of the scope (optionally of these kinds), for
+   * the caller to join in one statement. Parameters: vector (float32 blob), k, scope id[, kinds as
+   * a JSON array]; columns `projectionId`, `distance`.
+   */
+  knnSql(withKinds: boolean): string
   /** Every projection id in the index (verify). */
   projectionIds(): number[]
 }
@@ -91,30 +90,9 @@ class SqliteVecIndex implements SqliteVectorIndex {
     this.#db.exec(`DELETE FROM ${TABLE}`)
   }
 
-  knn(q: {
-    scopeId: string
-    kinds: readonly string[] | undefined
-    vector: readonly number[]
-    k: number
-  }): { projectionId: number; distance: number | null }[] {
-    const base = `SELECT rowid AS projectionId, distance FROM ${TABLE}
-      WHERE embedding MATCH ? AND k = ? AND scope_id = ?`
-    const vector = new Float32Array(q.vector)
-    if (q.kinds === undefined) {
-      return this.#stmt(`${base} ORDER BY distance`).all(vector, q.k, q.scopeId) as {
-        projectionId: number
-        distance: number | null
-      }[]
-    }
-    return this.#stmt(`${base} AND kind IN (SELECT value FROM json_each(?)) ORDER BY distance`).all(
-      vector,
-      q.k,
-      q.scopeId,
-      JSON.stringify(q.kinds),
-    ) as {
-      projectionId: number
-      distance: number | null
-    }[]
+  knnSql(withKinds: boolean): string {
+    return `SELECT rowid AS projectionId, distance FROM ${TABLE}
+      WHERE embedding MATCH ? AND k = ? AND scope_id = ?${withKinds ? ' AND kind IN (SELECT value FROM json_each(?))' : ''}`
   }
 
   projectionIds(): number[] {
