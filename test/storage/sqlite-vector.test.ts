@@ -1,5 +1,5 @@
 /* SQLite vector projection: extension loading, tampering, cross-connection caches, orphan rows. */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -153,6 +153,37 @@ describe('sqlite vector projection integrity', () => {
         mode,
       ).toEqual([keep])
     }
+  })
+
+  it('a scope with one memory costs a small chunk of the file, not 1,024 rows', async () => {
+    const file = newFile()
+    const backend = await open(file, { embedder: new DeterministicEmbedder(384, 'chunk-test') })
+    for (let i = 0; i < 20; i++) await remember(backend, `project-${i}`, `build note ${i}`)
+    await backend.close()
+    // sqlite-vec's default chunk (1,024 rows × 1,536 bytes) would make this ≈ 31 MB.
+    expect(statSync(file).size).toBeLessThan(12 * 1024 * 1024)
+  })
+
+  it('rebuild brings a vector index of an older layout to the current one', async () => {
+    const file = newFile()
+    const first = await open(file, { embedder: model() })
+    first.rawDatabase.exec(`DROP TABLE memory_vec;
+      CREATE VIRTUAL TABLE memory_vec USING vec0(scope_id text partition key, kind text, embedding float[64])`)
+    await first.close()
+    const backend = await open(file, { embedder: model() })
+    const ref = await remember(backend, 's', 'kingfisher dive')
+    const layout = () =>
+      (
+        backend.rawDatabase
+          .prepare("SELECT sql FROM sqlite_master WHERE name = 'memory_vec'")
+          .get() as { sql: string }
+      ).sql
+    expect(layout()).not.toMatch(/chunk_size/)
+    await backend.rebuild()
+    expect(layout()).toMatch(/chunk_size=256/)
+    const res = await backend.search({ scopeId: 's', query: 'kingfisher', mode: 'vector' })
+    expect(res.hits.map((h) => h.memoryRef)).toEqual([ref])
+    expect((await backend.verify()).problems).toEqual([])
   })
 
   it('another connection sees reindex and rebuild through the vector epoch', async () => {

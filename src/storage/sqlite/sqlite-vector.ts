@@ -16,6 +16,7 @@ export interface SqliteVectorIndex {
   readonly ready: boolean
   put(projectionId: number, scopeId: string, kind: string, vector: readonly number[]): void
   delete(projectionId: number): void
+  /** Empties the index; it is recreated with the current layout (rebuild). */
   deleteAll(): void
   /**
    * The KNN statement as SQL: the `k` nearest rows of the scope (optionally of these kinds), for
@@ -28,6 +29,13 @@ export interface SqliteVectorIndex {
 }
 
 const TABLE = 'memory_vec'
+/**
+ * Rows per vec0 chunk. Every scope (partition) holds at least one chunk, allocated whole
+ * (`chunk_size` × dimension × 4 bytes): sqlite-vec's default of 1,024 costs 1.5 MB per scope at
+ * 384 dimensions even for one memory. At 256 a KNN over 10k–100k rows is as fast as with 1,024
+ * (docs/benchmarks.md) and a small scope costs 384 KB.
+ */
+const CHUNK_SIZE = 256
 
 /**
  * sqlite-vec (`vec0`): brute-force KNN, partitioned by scope so a search scans only its scope.
@@ -39,6 +47,7 @@ class SqliteVecIndex implements SqliteVectorIndex {
   readonly #db: Database.Database
   readonly #statements = new Map<string, Database.Statement>()
   ready = false
+  #dimension: number | undefined
 
   constructor(db: Database.Database, version: string) {
     this.#db = db
@@ -59,18 +68,25 @@ class SqliteVecIndex implements SqliteVectorIndex {
       .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?")
       .get(TABLE) as { sql: string } | undefined
     if (row === undefined) {
-      this.#db.exec(
-        `CREATE VIRTUAL TABLE ${TABLE} USING vec0(scope_id text partition key, kind text, embedding float[${dimension}])`,
-      )
+      this.#create(dimension)
     } else {
       const existing = Number(/float\[(\d+)\]/.exec(row.sql)?.[1])
       if (existing !== dimension) {
         this.ready = false
         return `vector index has dimension ${existing}, the profile ${dimension}`
       }
+      this.#dimension = dimension
     }
     this.ready = true
     return null
+  }
+
+  #create(dimension: number): void {
+    this.#db.exec(
+      `CREATE VIRTUAL TABLE ${TABLE} USING vec0(scope_id text partition key, kind text,
+        embedding float[${dimension}], chunk_size=${CHUNK_SIZE})`,
+    )
+    this.#dimension = dimension
   }
 
   put(projectionId: number, scopeId: string, kind: string, vector: readonly number[]): void {
@@ -87,7 +103,14 @@ class SqliteVecIndex implements SqliteVectorIndex {
   }
 
   deleteAll(): void {
-    this.#db.exec(`DELETE FROM ${TABLE}`)
+    const dimension = this.#dimension
+    if (dimension === undefined) throw new Error('vector index used before ensure()')
+    // Dropped and created again rather than emptied: a rebuild also brings an index created with
+    // another layout (e.g. an older chunk size) to the current one. Statements cached for the
+    // dropped table are re-prepared.
+    this.#statements.clear()
+    this.#db.exec(`DROP TABLE ${TABLE}`)
+    this.#create(dimension)
   }
 
   knnSql(withKinds: boolean): string {
