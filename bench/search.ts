@@ -15,7 +15,8 @@
  *   fts / FTS floor, hybrid / (FTS floor + KNN floor), p95 at 100k / p95 at 10k.
  *
  * Usage: `npm run bench:search [-- --sizes 1000,10000,100000 --queries 200 --warmup 30
- * --mmap 536870912 --data <dir>]` (`--data` keeps and reuses the filled databases there).
+ * --mmap 536870912 --data <dir> --ann false]` (`--data` keeps and reuses the filled databases
+ * there; `--ann false` searches vectors exactly at every size).
  */
 import { fork } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
@@ -52,6 +53,7 @@ interface Options {
   warmup: number
   mmap: number
   data: string | undefined
+  ann: boolean
 }
 
 interface SizeResult {
@@ -61,6 +63,10 @@ interface SizeResult {
   readonly firstHybridMs: number
   readonly ms: Readonly<Record<'fts' | 'vector' | 'hybrid' | 'ftsFloor' | 'knnFloor', Stats>>
   readonly modesUsed: Readonly<Record<string, number>>
+  /** How vector candidates were found: the scope's HNSW graph (with its build time) or exact KNN. */
+  readonly vectorPath: { readonly graph: boolean; readonly buildSecs: number | null }
+  /** Share of exact-KNN vector hits (same queries, `vectorAnn: false`) that the search returned. */
+  readonly vectorRecall: number
   readonly meanHits: Readonly<Record<'fts' | 'vector' | 'hybrid', number>>
   readonly rssMb: number
 }
@@ -72,6 +78,7 @@ function parseOptions(argv: readonly string[]): Options {
     warmup: 30,
     mmap: 512 * 1024 * 1024,
     data: undefined,
+    ann: true,
   }
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.includes('=') ? argv[i]!.split('=', 2) : [argv[i]!, undefined]
@@ -89,6 +96,7 @@ function parseOptions(argv: readonly string[]): Options {
     else if (flag === '--queries') opts.queries = Math.max(1, int())
     else if (flag === '--warmup') opts.warmup = int()
     else if (flag === '--mmap') opts.mmap = int()
+    else if (flag === '--ann') opts.ann = value() !== 'false'
     else if (flag === '--data') opts.data = value()
     else throw new Error(`unknown argument ${argv[i]}`)
   }
@@ -124,7 +132,13 @@ async function runSize(size: number, opts: Options): Promise<SizeResult> {
   const embedder = new DeterministicEmbedder(DIMENSION, 'bench-deterministic-384')
   try {
     const fillSecs = existsSync(database) ? null : await fill(database, size, embedder)
-    const open = () => SqliteMemoryBackend.open({ database, embedder, mmapSizeBytes: opts.mmap })
+    const open = (ann = opts.ann) =>
+      SqliteMemoryBackend.open({
+        database,
+        embedder,
+        mmapSizeBytes: opts.mmap,
+        ...(ann ? {} : { vectorAnn: false as const }),
+      })
     const opens: number[] = []
     for (let i = 0; i < OPEN_REPEATS; i++) {
       const t = performance.now()
@@ -146,12 +160,22 @@ async function runSize(size: number, opts: Options): Promise<SizeResult> {
     })
     const firstHybridMs = performance.now() - t0
     if (first.mode !== 'hybrid') throw new Error('the projection is not complete')
+    // A scope large enough gets its HNSW graph in the background; measure once it is ready.
+    progress(`${size}: waiting for the vector graph (if any)`)
+    const ann = await backend.annStatus()
+    if (ann.lastError !== null) throw new Error(`vector graph failed: ${ann.lastError}`)
+    const graph = ann.scopes[SCOPE]
+    const vectorPath = {
+      graph: graph?.state === 'ready',
+      buildSecs: graph?.buildMs == null ? null : graph.buildMs / 1000,
+    }
 
     const ftsFloor = db.prepare(FTS_FLOOR_SQL)
     const knnFloor = db.prepare(KNN_FLOOR_SQL)
     const vectors = questions.map((q) => new Float32Array(embedder.embedSync(q.text)))
     const modesUsed: Record<string, number> = {}
     const hits = { fts: 0, vector: 0, hybrid: 0 }
+    const vectorHits: string[][] = []
     const run = async (kind: string, i: number): Promise<void> => {
       const q = questions[i]!
       if (kind === 'ftsFloor') ftsFloor.all(q.match, pool)
@@ -161,6 +185,7 @@ async function runSize(size: number, opts: Options): Promise<SizeResult> {
         const r = await backend.search({ scopeId: SCOPE, query: q.text, mode, limit: LIMIT })
         modesUsed[`${mode}->${r.mode}`] = (modesUsed[`${mode}->${r.mode}`] ?? 0) + 1
         hits[mode] += r.hits.length
+        if (mode === 'vector') vectorHits[i] = r.hits.map((h) => h.memoryRef.artifactId)
       }
     }
     const kinds = ['fts', 'vector', 'hybrid', 'ftsFloor', 'knnFloor'] as const
@@ -185,6 +210,17 @@ async function runSize(size: number, opts: Options): Promise<SizeResult> {
       }
     }
     await backend.close()
+    progress(`${size}: exact vector search for recall`)
+    const exact = await open(false)
+    let found = 0
+    let expected = 0
+    for (const [i, q] of questions.entries()) {
+      const r = await exact.search({ scopeId: SCOPE, query: q.text, mode: 'vector', limit: LIMIT })
+      const got = new Set(vectorHits[i])
+      expected += r.hits.length
+      found += r.hits.filter((h) => got.has(h.memoryRef.artifactId)).length
+    }
+    await exact.close()
     const n = questions.length
     return {
       size,
@@ -199,6 +235,8 @@ async function runSize(size: number, opts: Options): Promise<SizeResult> {
         knnFloor: stats(samples.knnFloor),
       },
       modesUsed,
+      vectorPath,
+      vectorRecall: expected === 0 ? 1 : found / expected,
       meanHits: { fts: hits.fts / n, vector: hits.vector / n, hybrid: hits.hybrid / n },
       rssMb: process.memoryUsage().rss / 2 ** 20,
     }
@@ -233,6 +271,14 @@ function table(results: readonly SizeResult[]): string {
     ],
     ['open-to-ready (ms, median of 5)', (r) => f2(r.openMs)],
     ['first hybrid search after open (ms)', (r) => f2(r.firstHybridMs)],
+    [
+      'vector candidates from',
+      (r) =>
+        r.vectorPath.graph
+          ? `HNSW graph, built in ${r.vectorPath.buildSecs?.toFixed(1) ?? '?'} s`
+          : 'exact KNN',
+    ],
+    ['vector hits also found by exact KNN', (r) => `${(r.vectorRecall * 100).toFixed(1)} %`],
     ['search fts: p50 / p95 (ms)', (r) => pair(r.ms.fts)],
     ['search vector: p50 / p95 (ms)', (r) => pair(r.ms.vector)],
     ['search hybrid: p50 / p95 (ms)', (r) => pair(r.ms.hybrid)],

@@ -13,7 +13,8 @@ const env = (name: string): string | undefined => {
   return v === undefined || v === '' ? undefined : v
 }
 
-function envSeconds(name: string): number | undefined {
+/** A whole-number setting from the environment (seconds, counts). */
+function envWholeNumber(name: string): number | undefined {
   const v = env(name)
   if (v === undefined) return undefined
   if (!/^\d+$/.test(v))
@@ -23,6 +24,7 @@ function envSeconds(name: string): number | undefined {
 
 interface ServerRunOptions extends EmbeddingFlags, GenerationFlags {
   scheduleSeconds?: number
+  vectorGraphMin?: number
   host: string
   port: number
   dataDir?: string
@@ -70,6 +72,11 @@ export function registerServerCommands(
     'flush scopes with pending sources every N seconds (env POWERCONTEXT_SERVER_SCHEDULE_SECONDS)',
     parseInteger,
   )
+  run.option(
+    '--vector-graph-min <n>',
+    'embedded SQLite: scopes with at least N vectors are searched through an in-memory HNSW graph, 0 = always exact (default 20000; env POWERCONTEXT_SERVER_VECTOR_GRAPH_MIN; docs/search.md)',
+    parseInteger,
+  )
   addGenerationOptions(run)
   addEmbeddingOptions(run).action(async (o: ServerRunOptions, cmd: Command) => {
     const globals = cmd.optsWithGlobals<{ dataDir?: string; database?: string; json?: boolean }>()
@@ -85,10 +92,14 @@ export function registerServerCommands(
         throw new CliUsageError('use either --data-dir or --database, not both')
       }
       const embedding = embeddingSettings(o)
-      const schedule = o.scheduleSeconds ?? envSeconds('SCHEDULE_SECONDS')
+      const schedule = o.scheduleSeconds ?? envWholeNumber('SCHEDULE_SECONDS')
+      const graphMin = o.vectorGraphMin ?? envWholeNumber('VECTOR_GRAPH_MIN')
       running = await startServer({
         extraction: extractionOptions(o),
         ...(schedule === undefined || schedule === 0 ? {} : { scheduleSeconds: schedule }),
+        ...(graphMin === undefined
+          ? {}
+          : { vectorAnn: graphMin === 0 ? (false as const) : { minVectors: graphMin } }),
         ...(embedding === undefined ? {} : { embedding }),
         host: o.host,
         port: o.port,

@@ -2,6 +2,7 @@ import { PowerContextError } from '../core/errors.js'
 import { mcpPlugin } from '../mcp/mcp-plugin.js'
 import type { EmbeddingSettings } from '../runtime/embedder.js'
 import type { ExtractionOptions } from '../runtime/extraction.js'
+import type { RuntimeOptions } from '../runtime/memory-runtime.js'
 import { MemoryRuntime } from '../runtime/memory-runtime.js'
 import { type AppOptions, buildApp, type RuntimeSlot } from './app.js'
 
@@ -30,6 +31,8 @@ export interface ServerSettings {
   readonly extraction?: ExtractionOptions | undefined
   /** Flush scopes with pending sources every N seconds, one scope at a time; off when absent. */
   readonly scheduleSeconds?: number | undefined
+  /** Embedded SQLite: approximate vector search for large scopes (`false`: exact only). */
+  readonly vectorAnn?: RuntimeOptions['vectorAnn']
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/
@@ -64,6 +67,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     ...(settings.databaseUrl === undefined ? {} : { databaseUrl: settings.databaseUrl }),
     embedding: settings.embedding,
     extraction: settings.extraction,
+    vectorAnn: settings.vectorAnn,
   })
   const slot: RuntimeSlot = { current: runtime }
   const app = buildApp({

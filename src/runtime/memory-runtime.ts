@@ -3,6 +3,7 @@ import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/flush-t
 import type * as Spi from '../storage/memory-backend.js'
 import type { ExportRecord, ImportReport } from '../storage/row-transfer.js'
 import { exportRows, importRows } from '../storage/row-transfer.js'
+import type { AnnSettings } from '../storage/sqlite/index.js'
 import { openSqliteBackend } from '../storage/sqlite/index.js'
 import { databasePath, resolveDataDir } from './data-dir.js'
 import type { EmbeddingSettings } from './embedder.js'
@@ -33,6 +34,11 @@ export interface RuntimeOptions {
   readonly embedding?: EmbeddingSettings | undefined
   /** Flush and extraction: generation model, poison attempts (DESIGN §6). */
   readonly extraction?: ExtractionOptions | undefined
+  /**
+   * Embedded SQLite only: approximate vector search for large scopes (docs/search.md), settings
+   * over the defaults, or `false` for exact KNN at every size.
+   */
+  readonly vectorAnn?: Partial<AnnSettings> | false | undefined
 }
 
 /** Readiness as the server reports it (`/health/ready`). */
@@ -106,6 +112,7 @@ export class MemoryRuntime {
     const backend = await openSqliteBackend({
       database: databasePath(dataDir),
       ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.vectorAnn === undefined ? {} : { vectorAnn: options.vectorAnn }),
       embedder,
     })
     return new MemoryRuntime(backend, dataDir, embedder, options.extraction)

@@ -71,6 +71,16 @@ describe('powercontext server run', () => {
     expect(server.stderr()).not.toMatch(/listening/)
   })
 
+  it('rejects a vector graph threshold that is not a whole number', async () => {
+    const bad = startCli(['server', 'run', '--port', '0', '--data-dir', dataDir], {
+      POWERCONTEXT_SERVER_VECTOR_GRAPH_MIN: 'lots',
+    })
+    expect(await bad.exited).toBe(2)
+    expect(bad.stderr()).toMatch(/POWERCONTEXT_SERVER_VECTOR_GRAPH_MIN must be a whole number/)
+    const flag = startCli(['server', 'run', '--port', '0', '--vector-graph-min', '-1'])
+    expect(await flag.exited).toBe(2)
+  })
+
   it('refuses a non-loopback address without a token unless --insecure-no-auth', async () => {
     const refused = startCli([
       'server',

@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
 import { afterEach, describe, expect, it } from 'vitest'
 
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
+import type { SqliteMemoryBackend } from '../../src/storage/sqlite/index.js'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
 import { SwitchableEmbedder } from '../conformance/memory-vector.case.js'
 
@@ -75,5 +80,34 @@ describe('runtime with an embedding model', () => {
     }
     expect(rt.backend.vectorStatus().backlog).toBe(false)
     expect((await rt.search({ scopeId: 's', query: 'kestrel' })).mode).toBe('hybrid')
+  })
+})
+
+describe('runtime on the embedded default with vector graphs', () => {
+  it('passes its vector graph settings to the SQLite backend', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pc-runtime-ann-'))
+    try {
+      const model = new SwitchableEmbedder('runtime', 16)
+      const rt = await MemoryRuntime.open({
+        dataDir: dir,
+        embedder: model,
+        vectorAnn: { minVectors: 20 },
+      })
+      runtimes.push(rt)
+      await rt.remember({
+        scopeId: 's',
+        entries: Array.from({ length: 30 }, (_, i) => ({ kind: 'fact', text: `wren ${i}` })),
+      })
+      await rt.search({ scopeId: 's', query: 'wren', mode: 'vector' })
+      const backend = rt.backend as SqliteMemoryBackend
+      expect((await backend.annStatus()).scopes['s']).toMatchObject({ state: 'ready', vectors: 30 })
+      await rt.close()
+      const off = await MemoryRuntime.open({ dataDir: dir, embedder: model, vectorAnn: false })
+      runtimes.push(off)
+      await off.search({ scopeId: 's', query: 'wren', mode: 'vector' })
+      expect((await (off.backend as SqliteMemoryBackend).annStatus()).scopes).toEqual({})
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

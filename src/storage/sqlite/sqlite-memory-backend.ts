@@ -9,6 +9,8 @@ import type { DatabaseBackendOptions } from '../database-memory-backend.js'
 import { DatabaseMemoryBackend } from '../database-memory-backend.js'
 import type { DialectTx } from '../dialect.js'
 import { AsyncMutex } from './async-mutex.js'
+import type { AnnScopeStatus, AnnSettings } from './sqlite-ann.js'
+import { ANN_DEFAULTS } from './sqlite-ann.js'
 import { SqliteDialectTx } from './sqlite-dialect-tx.js'
 import { migrate } from './sqlite-schema.js'
 import { loadSqliteVectorIndex } from './sqlite-vector.js'
@@ -30,6 +32,11 @@ export interface SqliteBackendOptions extends DatabaseBackendOptions {
   readonly vectorExtension?: string | false
   /** `PRAGMA mmap_size` for file databases. Default 512 MiB (vector scans read far less I/O). */
   readonly mmapSizeBytes?: number
+  /**
+   * Approximate vector search for large scopes (in-memory HNSW graphs built in the background,
+   * docs/search.md): settings over {@link ANN_DEFAULTS}, or `false` for exact KNN only.
+   */
+  readonly vectorAnn?: Partial<AnnSettings> | false
 }
 
 /** Default memory-map window: sqlite-vec's brute-force scans are ≈ 2× faster memory-mapped. */
@@ -81,6 +88,12 @@ export class SqliteMemoryBackend extends DatabaseMemoryBackend {
     this.#db = db
     const { index, problem } = loadSqliteVectorIndex(db, options.vectorExtension)
     this.#tx = new SqliteDialectTx(db, new SqliteVectorTx(db, index, problem))
+    if (options.vectorAnn !== false) {
+      const reader = this.#tx.vectors.annReader
+      this.#tx.vectors.enableAnn({ ...ANN_DEFAULTS, ...options.vectorAnn }, (work) =>
+        this.#lock.run(() => this.#transaction('BEGIN', async () => work(reader))),
+      )
+    }
   }
 
   /**
@@ -144,9 +157,18 @@ export class SqliteMemoryBackend extends DatabaseMemoryBackend {
 
   /** Closes the connection after every queued transaction has finished. */
   override async close(): Promise<void> {
+    this.#tx.vectors.closeAnn()
     await this.#lock.run(async () => {
       if (this.#db.open) this.#db.close()
     })
+  }
+
+  /**
+   * Approximate vector search per scope: graphs and their state, after any build or catch-up
+   * under way has finished (benchmarks and tests wait on it).
+   */
+  annStatus(): Promise<{ lastError: string | null; scopes: Record<string, AnnScopeStatus> }> {
+    return this.#tx.vectors.annStatus()
   }
 
   /** The underlying connection, for benchmarks and tests that measure raw SQL floors. */

@@ -201,6 +201,17 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     UNIQUE (scope_id, to_position)
   ) STRICT;
   `,
+  // 5: vector change log: one entry per change of a memory's vector row, written in the same
+  // transaction. The in-memory approximate-search graphs of large scopes (sqlite-ann.ts) catch up
+  // from it; it keeps the last 200,000 entries (a graph further behind is rebuilt).
+  `
+  CREATE TABLE memory_vector_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    scope_id TEXT NOT NULL,
+    memory_id TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX memory_vector_log_by_scope ON memory_vector_log (scope_id, seq);
+  `,
 ]
 
 /** The schema version this code writes and reads. */

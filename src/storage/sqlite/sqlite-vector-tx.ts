@@ -8,6 +8,9 @@ import type {
   VectorRow,
   VectorTx,
 } from '../vector-rows.js'
+import type { AnnReadRunner, AnnScopeStatus, AnnSettings } from './sqlite-ann.js'
+import { AnnGraphs } from './sqlite-ann.js'
+import { logVectorChange, SqliteAnnReader } from './sqlite-ann-rows.js'
 import { SqliteStatements } from './sqlite-statements.js'
 import type { SqliteVectorIndex } from './sqlite-vector.js'
 
@@ -27,6 +30,10 @@ export class SqliteVectorTx implements VectorTx {
   readonly #index: SqliteVectorIndex | undefined
   readonly #loadProblem: string | null
   #ensureProblem: string | null = null
+  readonly annReader: SqliteAnnReader
+  #annSettings: AnnSettings | undefined
+  #annRead: AnnReadRunner | undefined
+  #ann: AnnGraphs | undefined
 
   constructor(
     db: Database.Database,
@@ -36,6 +43,7 @@ export class SqliteVectorTx implements VectorTx {
     this.#sql = new SqliteStatements(db)
     this.#index = index
     this.#loadProblem = loadProblem
+    this.annReader = new SqliteAnnReader(this.#sql, index?.table ?? 'memory_vec')
   }
 
   get indexProblem(): string | null {
@@ -94,8 +102,9 @@ export class SqliteVectorTx implements VectorTx {
     if (index === undefined || this.indexProblem !== null) {
       throw new Error(`vector index unavailable: ${this.indexProblem ?? 'not loaded'}`)
     }
-    await this.deleteVector(row.memoryId)
+    this.#deleteRows(row.memoryId)
     index.put(head.id, row.scopeId, row.kind, row.vector)
+    logVectorChange(this.#sql, row.scopeId, row.memoryId)
     this.#sql
       .stmt(
         `INSERT INTO memory_vectors (projection_id, memory_id, scope_id, version, content_hash, embedding_hash)
@@ -105,21 +114,59 @@ export class SqliteVectorTx implements VectorTx {
   }
 
   async deleteVector(memoryId: string): Promise<void> {
+    const scopeId = this.#deleteRows(memoryId)
+    if (scopeId !== undefined) logVectorChange(this.#sql, scopeId, memoryId)
+  }
+
+  /** Deletes the memory's metadata and index rows; the scope when it had a metadata row. */
+  #deleteRows(memoryId: string): string | undefined {
     const ids = this.#sql
       .stmt(
-        `SELECT projection_id AS id FROM memory_vectors WHERE memory_id = ?
-         UNION SELECT projection_id FROM memory_heads WHERE memory_id = ?`,
+        `SELECT projection_id AS id, scope_id AS scopeId, 1 AS meta FROM memory_vectors WHERE memory_id = ?
+         UNION SELECT projection_id, scope_id, 0 FROM memory_heads WHERE memory_id = ?`,
       )
-      .all(memoryId, memoryId) as { id: number }[]
+      .all(memoryId, memoryId) as { id: number; scopeId: string; meta: number }[]
     this.#sql.stmt('DELETE FROM memory_vectors WHERE memory_id = ?').run(memoryId)
     // Also any index row left under the head's id by a run without the extension.
     if (this.#index?.ready === true) for (const { id } of ids) this.#index.delete(id)
+    return ids.find((r) => r.meta === 1)?.scopeId
   }
 
-  /** Empties metadata and index (rebuild). */
+  /** Empties metadata, index and log (rebuild; the epoch bump retires every graph). */
   clearAll(): void {
     this.#sql.db.exec('DELETE FROM memory_vectors')
+    this.#sql.db.exec('DELETE FROM memory_vector_log')
     if (this.#index?.ready === true) this.#index.deleteAll()
+  }
+
+  /**
+   * Turns on approximate search for large scopes (`sqlite-ann.ts`); `read` runs background work
+   * in a read transaction between the backend's other work.
+   */
+  enableAnn(settings: AnnSettings, read: AnnReadRunner): void {
+    this.#annSettings = settings
+    this.#annRead = read
+  }
+
+  /** The graphs, created once the database has a profile (its dimension fixes theirs). */
+  #graphs(): AnnGraphs | undefined {
+    if (this.#ann !== undefined || this.#annSettings === undefined) return this.#ann
+    const profile = this.#readProfile()
+    const read = this.#annRead
+    if (profile === undefined || read === undefined) return undefined
+    this.#ann = new AnnGraphs(profile.profile.dimension, this.#annSettings, read)
+    return this.#ann
+  }
+
+  /** Approximate-search state per scope (benchmarks, tests); waits for background work first. */
+  async annStatus(): Promise<{ lastError: string | null; scopes: Record<string, AnnScopeStatus> }> {
+    await this.#ann?.idle()
+    return { lastError: this.#ann?.lastError ?? null, scopes: this.#ann?.status() ?? {} }
+  }
+
+  /** Stops background work and frees every graph. */
+  closeAnn(): void {
+    this.#ann?.close()
   }
 
   async searchVectors(q: {
@@ -129,6 +176,10 @@ export class SqliteVectorTx implements VectorTx {
     limit: number
   }): Promise<VectorHit[]> {
     if (this.#index === undefined || this.indexProblem !== null) return []
+    if (q.kinds === undefined) {
+      const near = this.#graphs()?.search(this.annReader, q.scopeId, q.vector, q.limit)
+      if (near !== undefined) return this.#withMetadata(near)
+    }
     // One statement: the KNN is materialised first (so the planner can never turn it into point
     // look-ups), then joined to the metadata rows.
     const withKinds = q.kinds !== undefined
@@ -143,6 +194,28 @@ export class SqliteVectorTx implements VectorTx {
          ORDER BY near.distance IS NULL, near.distance, m.memory_id`,
       )
       .all(...params) as VectorHit[]
+  }
+
+  /** Metadata rows of approximate hits, nearest first, then memory id (reference §1.4). */
+  #withMetadata(near: { projectionId: number; distance: number }[]): VectorHit[] {
+    if (near.length === 0) return []
+    const distance = new Map(near.map((n) => [n.projectionId, n.distance]))
+    const hits = (
+      this.#sql
+        .stmt(
+          `SELECT m.projection_id AS id, m.memory_id AS memoryId, m.version, m.content_hash AS contentHash,
+             m.embedding_hash AS embeddingHash
+           FROM json_each(?) j JOIN memory_vectors m ON m.projection_id = j.value`,
+        )
+        .all(JSON.stringify([...distance.keys()])) as (Omit<VectorHit, 'distance'> & {
+        id: number
+      })[]
+    ).map(({ id, ...m }) => ({ ...m, distance: distance.get(id) ?? null }))
+    return hits.sort(
+      (a, b) =>
+        (a.distance ?? Infinity) - (b.distance ?? Infinity) ||
+        (a.memoryId < b.memoryId ? -1 : a.memoryId > b.memoryId ? 1 : 0),
+    )
   }
 
   async vectorCounts(scopeId: string): Promise<{ heads: number; vectors: number }> {

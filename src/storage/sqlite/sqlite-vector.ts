@@ -10,6 +10,8 @@ import * as sqliteVec from 'sqlite-vec'
 export interface SqliteVectorIndex {
   /** Extension and version, e.g. `sqlite-vec v0.1.9`. */
   readonly name: string
+  /** The index table, for the adapter's joins by rowid (= projection id); column `embedding`. */
+  readonly table: string
   /** Creates the index for `dimension` when missing; a problem when an existing one differs. */
   ensure(dimension: number): string | null
   /** True once {@link ensure} succeeded (the table exists with the right dimension). */
@@ -44,6 +46,7 @@ const CHUNK_SIZE = 256
  */
 class SqliteVecIndex implements SqliteVectorIndex {
   readonly name: string
+  readonly table = TABLE
   readonly #db: Database.Database
   readonly #statements = new Map<string, Database.Statement>()
   ready = false

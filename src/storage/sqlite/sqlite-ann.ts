@@ -1,0 +1,375 @@
+import type { HierarchicalNSW } from 'hnswlib-node'
+import hnswlib from 'hnswlib-node'
+
+/**
+ * Approximate nearest-neighbour search for large scopes on the SQLite backend: one in-memory HNSW
+ * graph per scope (hnswlib), built in the background from the vector index and kept in step with
+ * it through `memory_vector_log`. It is a cache of the database, never a source of truth: every
+ * answer goes through the same metadata join and authoritative re-check as an exact KNN, a scope
+ * without a ready graph is searched exactly, and a graph that cannot be brought up to date is
+ * dropped and built again.
+ */
+export interface AnnSettings {
+  /** A scope gets a graph once it holds this many vectors (below it, exact KNN is cheap). */
+  readonly minVectors: number
+  /** HNSW links per node. */
+  readonly m: number
+  /** HNSW candidate list size while inserting. */
+  readonly efConstruction: number
+  /** HNSW candidate list size while searching (at least the requested k). */
+  readonly efSearch: number
+}
+
+/** Defaults measured on 384-dimension vectors (docs/benchmarks.md, "Search at scale"). */
+export const ANN_DEFAULTS: AnnSettings = Object.freeze({
+  minVectors: 20_000,
+  m: 16,
+  efConstruction: 100,
+  efSearch: 400,
+})
+
+/** One vector as read from the index: its head's projection id and memory. */
+export interface AnnVectorRow {
+  readonly projectionId: number
+  readonly memoryId: string
+  readonly embedding: Buffer
+}
+
+/** Where `memory_vector_log` stands, and the vector epoch (bumped by rebuild/reindex). */
+export interface AnnStamp {
+  readonly epoch: number
+  /** The last sequence number the log has handed out (0 when none). */
+  readonly logSeq: number
+  /** The oldest entry still kept (null when the log is empty). */
+  readonly minLogSeq: number | null
+}
+
+/** The reads the graphs need, over one connection inside a read transaction (SQL lives there). */
+export interface AnnReader {
+  stamp(): AnnStamp
+  vectorCount(scopeId: string): number
+  /** Vectors of the scope with projection id > `after`, in projection id order. */
+  page(scopeId: string, after: number, limit: number): AnnVectorRow[]
+  /** Log entries of the scope after `seq`, oldest first. */
+  logAfter(scopeId: string, seq: number, limit: number): { seq: number; memoryId: string }[]
+  /** The current vectors of these memories (absent: the memory has none now). */
+  vectorsOf(memoryIds: readonly string[]): AnnVectorRow[]
+}
+
+/** Runs `work` in a read transaction of the backend's connection, between its other work. */
+export type AnnReadRunner = <T>(work: (reader: AnnReader) => T) => Promise<T>
+
+/** What a graph holds and how it was built, for status and benchmarks. */
+export interface AnnScopeStatus {
+  readonly state: 'building' | 'ready'
+  readonly vectors: number
+  readonly buildMs: number | null
+  /** Searches the graph answered. */
+  readonly searches: number
+}
+
+/** Entries applied inside a search; a longer backlog is applied in the background instead. */
+const SEARCH_CATCH_UP = 64
+/** Vectors (or log entries) read per background step, in one short read transaction. */
+const BUILD_PAGE = 200
+/**
+ * Vectors inserted between two yields to the event loop: inserting one costs up to ≈ 1 ms in a
+ * 100,000-vector graph, so other requests wait at most a few tens of milliseconds for a build.
+ */
+const INSERT_SLICE = 25
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+function toArray(buf: Buffer, dimension: number): number[] {
+  const out = new Array<number>(dimension)
+  for (let i = 0; i < dimension; i++) out[i] = buf.readFloatLE(i * 4)
+  return out
+}
+
+/** One scope's HNSW graph; labels are projection ids. */
+class ScopeGraph {
+  readonly #index: HierarchicalNSW
+  readonly #dimension: number
+  /** memory → label, and label → memory (a projection id can be reused by another head). */
+  readonly #labelOf = new Map<string, number>()
+  readonly #ownerOf = new Map<number, string>()
+  readonly #deleted = new Set<number>()
+  #capacity: number
+  stamp: AnnStamp
+  state: 'building' | 'ready' = 'building'
+  buildMs: number | null = null
+  searches = 0
+  /** A background catch-up is changing the graph: searches go exact until it is done. */
+  catchingUp = false
+
+  constructor(dimension: number, settings: AnnSettings, capacity: number, stamp: AnnStamp) {
+    this.#dimension = dimension
+    this.#capacity = Math.max(1_000, capacity)
+    this.#index = new hnswlib.HierarchicalNSW('l2', dimension)
+    this.#index.initIndex(this.#capacity, settings.m, settings.efConstruction, 100, false)
+    this.stamp = stamp
+  }
+
+  get live(): number {
+    return this.#labelOf.size
+  }
+
+  get deleted(): number {
+    return this.#deleted.size
+  }
+
+  upsert(row: AnnVectorRow): void {
+    const label = row.projectionId
+    const previous = this.#labelOf.get(row.memoryId)
+    if (previous !== undefined && previous !== label) this.remove(row.memoryId)
+    const owner = this.#ownerOf.get(label)
+    if (owner !== undefined && owner !== row.memoryId) this.#labelOf.delete(owner)
+    const slots = this.#labelOf.size + this.#deleted.size
+    if (!this.#ownerOf.has(label) && !this.#deleted.has(label) && slots >= this.#capacity) {
+      this.#capacity = Math.ceil(this.#capacity * 1.5)
+      this.#index.resizeIndex(this.#capacity)
+    }
+    // Adding an existing label (live or deleted) replaces its vector and makes it live again.
+    this.#index.addPoint(toArray(row.embedding, this.#dimension), label)
+    this.#deleted.delete(label)
+    this.#labelOf.set(row.memoryId, label)
+    this.#ownerOf.set(label, row.memoryId)
+  }
+
+  remove(memoryId: string): void {
+    const label = this.#labelOf.get(memoryId)
+    if (label === undefined) return
+    this.#labelOf.delete(memoryId)
+    if (this.#ownerOf.get(label) !== memoryId) return
+    this.#ownerOf.delete(label)
+    this.#index.markDelete(label)
+    this.#deleted.add(label)
+  }
+
+  /** Sets each memory to its current vector (`rows`), or removes it when it has none now. */
+  apply(memoryIds: readonly string[], rows: readonly AnnVectorRow[]): void {
+    const current = new Map(rows.map((r) => [r.memoryId, r]))
+    for (const id of new Set(memoryIds)) {
+      const row = current.get(id)
+      if (row === undefined) this.remove(id)
+      else this.upsert(row)
+    }
+  }
+
+  search(
+    vector: readonly number[],
+    k: number,
+    ef: number,
+  ): { projectionId: number; distance: number }[] {
+    this.searches++
+    this.#index.setEf(Math.max(ef, k))
+    const found = this.#index.searchKnn([...vector], Math.min(k, this.#capacity))
+    // hnswlib's l2 space returns squared distances.
+    return found.neighbors.map((projectionId, i) => ({
+      projectionId,
+      distance: Math.sqrt(Math.max(0, found.distances[i] ?? 0)),
+    }))
+  }
+}
+
+/**
+ * The graphs of one backend. `search` runs inside the caller's read transaction and answers only
+ * from a graph that is ready and, after applying the log, exactly in step with that transaction's
+ * snapshot; otherwise it returns `undefined` (search exactly) and starts the work in the
+ * background: a build for a scope that has grown to `minVectors`, a catch-up for a long backlog,
+ * a rebuild after the vector epoch moved or the log was pruned past the graph.
+ */
+export class AnnGraphs {
+  readonly #settings: AnnSettings
+  readonly #dimension: number
+  readonly #read: AnnReadRunner
+  readonly #graphs = new Map<string, ScopeGraph>()
+  readonly #tasks = new Map<string, Promise<void>>()
+  /** Per scope: the log position at which its size was last counted (to count rarely). */
+  readonly #counted = new Map<string, number>()
+  #closed = false
+  lastError: string | null = null
+
+  constructor(dimension: number, settings: AnnSettings, read: AnnReadRunner) {
+    this.#dimension = dimension
+    this.#settings = settings
+    this.#read = read
+  }
+
+  get dimension(): number {
+    return this.#dimension
+  }
+
+  /** Nearest rows of the scope from its graph, or `undefined` when it must be searched exactly. */
+  search(
+    reader: AnnReader,
+    scopeId: string,
+    vector: readonly number[],
+    k: number,
+  ): { projectionId: number; distance: number }[] | undefined {
+    if (this.#closed) return undefined
+    const graph = this.#graphs.get(scopeId)
+    const stamp = reader.stamp()
+    if (graph === undefined || graph.state !== 'ready') {
+      if (graph === undefined) this.#maybeBuild(reader, scopeId, stamp)
+      return undefined
+    }
+    if (!this.#inStep(reader, scopeId, graph, stamp)) return undefined
+    if (graph.live < this.#settings.minVectors / 2) {
+      this.#graphs.delete(scopeId) // the scope shrank: exact search is cheap again
+      return undefined
+    }
+    if (graph.deleted > Math.max(graph.live, this.#settings.minVectors)) this.#rebuild(scopeId)
+    return graph.search(vector, k, this.#settings.efSearch)
+  }
+
+  /** Brings a ready graph to the snapshot of `reader`; false when that is work for later. */
+  #inStep(reader: AnnReader, scopeId: string, graph: ScopeGraph, stamp: AnnStamp): boolean {
+    if (stamp.epoch !== graph.stamp.epoch || this.#pruned(stamp, graph.stamp)) {
+      this.#rebuild(scopeId)
+      return false
+    }
+    if (graph.catchingUp) return false
+    if (stamp.logSeq === graph.stamp.logSeq) return true
+    const entries = reader.logAfter(scopeId, graph.stamp.logSeq, SEARCH_CATCH_UP + 1)
+    if (entries.length > SEARCH_CATCH_UP) {
+      this.#background(scopeId, async () => {
+        if (!(await this.#catchUp(scopeId, graph))) await this.#build(scopeId)
+      })
+      return false
+    }
+    const ids = [...new Set(entries.map((e) => e.memoryId))]
+    graph.apply(ids, reader.vectorsOf(ids))
+    graph.stamp = stamp
+    return true
+  }
+
+  /** True when log entries after `seen` were pruned before the graph applied them. */
+  #pruned(now: AnnStamp, seen: AnnStamp): boolean {
+    if (now.logSeq === seen.logSeq) return false
+    return now.minLogSeq === null || now.minLogSeq > seen.logSeq + 1
+  }
+
+  #maybeBuild(reader: AnnReader, scopeId: string, stamp: AnnStamp): void {
+    if (this.#tasks.has(scopeId)) return
+    // Counting the scope is cheap but not free: recount only after a tenth of the threshold of
+    // vector writes (to any scope) since the last count.
+    const last = this.#counted.get(scopeId)
+    if (last !== undefined && stamp.logSeq - last < this.#settings.minVectors / 10) return
+    this.#counted.set(scopeId, stamp.logSeq)
+    if (reader.vectorCount(scopeId) >= this.#settings.minVectors) this.#rebuild(scopeId)
+  }
+
+  #rebuild(scopeId: string): void {
+    this.#background(scopeId, () => this.#build(scopeId))
+  }
+
+  /** Runs one task per scope at a time; a failure drops the scope's graph (exact search goes on). */
+  #background(scopeId: string, task: () => Promise<void>): void {
+    if (this.#tasks.has(scopeId) || this.#closed) return
+    const run = task()
+      .catch((err: unknown) => {
+        this.lastError = `scope ${scopeId}: ${(err as Error).message}`
+        this.#graphs.delete(scopeId)
+      })
+      .finally(() => this.#tasks.delete(scopeId))
+    this.#tasks.set(scopeId, run)
+  }
+
+  /** Builds the scope's graph; starts over when the vector epoch moves meanwhile. */
+  async #build(scopeId: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const started = performance.now()
+      const graph = await this.#fill(scopeId)
+      if (graph === undefined) return // closed
+      if (await this.#catchUp(scopeId, graph)) {
+        graph.state = 'ready'
+        graph.buildMs = performance.now() - started
+        if (!this.#closed) this.#graphs.set(scopeId, graph)
+        return
+      }
+      if (attempt >= 3) throw new Error('the vector index kept changing wholesale during builds')
+    }
+  }
+
+  async #fill(scopeId: string): Promise<ScopeGraph | undefined> {
+    const { stamp, count } = await this.#read((r) => ({
+      stamp: r.stamp(),
+      count: r.vectorCount(scopeId),
+    }))
+    const graph = new ScopeGraph(this.#dimension, this.#settings, Math.ceil(count * 1.1), stamp)
+    // Pages come from successive snapshots; everything that changed after `stamp` is in the log
+    // and is applied again by the catch-up from the then current rows, so the mix heals.
+    for (let after = 0; ;) {
+      if (this.#closed) return undefined
+      const page = await this.#read((r) => r.page(scopeId, after, BUILD_PAGE))
+      if (page.length === 0) return graph
+      for (let i = 0; i < page.length; i += INSERT_SLICE) {
+        for (const row of page.slice(i, i + INSERT_SLICE)) graph.upsert(row)
+        await yieldToEventLoop()
+        if (this.#closed) return undefined
+      }
+      after = page.at(-1)!.projectionId
+    }
+  }
+
+  /**
+   * Applies the log in steps until the graph is in step with the latest snapshot. False when the
+   * vector epoch moved or the log was pruned past the graph: it must be built again. Each step
+   * reads in one short read transaction and inserts outside it, in slices; searches leave the
+   * graph alone meanwhile (so rows of an older snapshot never overwrite newer ones).
+   */
+  async #catchUp(scopeId: string, graph: ScopeGraph): Promise<boolean> {
+    graph.catchingUp = true
+    try {
+      for (;;) {
+        if (this.#closed) return false
+        const step = await this.#read((r) => {
+          const stamp = r.stamp()
+          if (stamp.epoch !== graph.stamp.epoch || this.#pruned(stamp, graph.stamp)) return null
+          const entries = r.logAfter(scopeId, graph.stamp.logSeq, BUILD_PAGE)
+          const ids = [...new Set(entries.map((e) => e.memoryId))]
+          return { stamp, entries, ids, rows: r.vectorsOf(ids) }
+        })
+        if (step === null) return false
+        for (let i = 0; i < step.ids.length; i += INSERT_SLICE) {
+          const ids = step.ids.slice(i, i + INSERT_SLICE)
+          const wanted = new Set(ids)
+          graph.apply(
+            ids,
+            step.rows.filter((r) => wanted.has(r.memoryId)),
+          )
+          await yieldToEventLoop()
+        }
+        if (step.entries.length < BUILD_PAGE) {
+          graph.stamp = step.stamp
+          return true
+        }
+        graph.stamp = { ...step.stamp, logSeq: step.entries.at(-1)!.seq }
+      }
+    } finally {
+      graph.catchingUp = false
+    }
+  }
+
+  /** Resolves once no build or catch-up is running (tests, benchmarks). */
+  async idle(): Promise<void> {
+    while (this.#tasks.size > 0) await Promise.all([...this.#tasks.values()])
+  }
+
+  status(): Record<string, AnnScopeStatus> {
+    const out: Record<string, AnnScopeStatus> = {}
+    for (const [scopeId, g] of this.#graphs) {
+      out[scopeId] = { state: g.state, vectors: g.live, buildMs: g.buildMs, searches: g.searches }
+    }
+    for (const scopeId of this.#tasks.keys()) {
+      out[scopeId] ??= { state: 'building', vectors: 0, buildMs: null, searches: 0 }
+    }
+    return out
+  }
+
+  close(): void {
+    this.#closed = true
+    this.#graphs.clear()
+  }
+}

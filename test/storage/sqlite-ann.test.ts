@@ -1,0 +1,166 @@
+/* SQLite approximate vector search: graphs built in the background, kept in step by the log. */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import { afterAll, describe, expect, it } from 'vitest'
+
+import { DeterministicEmbedder } from '../../src/runtime/embedder.js'
+import type { SearchMode } from '../../src/storage/memory-backend.js'
+import type { SqliteMemoryBackend } from '../../src/storage/sqlite/index.js'
+import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'pc-sqlite-ann-'))
+const opened: SqliteMemoryBackend[] = []
+let files = 0
+afterAll(async () => {
+  for (const b of opened) await b.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const model = () => new DeterministicEmbedder(32, 'sqlite-ann-test')
+const newFile = () => join(dir, `db-${++files}.sqlite`)
+// Small graphs searched with a candidate list longer than the scope: HNSW is then exact, so
+// every answer can be compared with exact KNN.
+const ANN = { minVectors: 40, efSearch: 500 }
+
+async function open(
+  database: string,
+  vectorAnn: typeof ANN | false = ANN,
+): Promise<SqliteMemoryBackend> {
+  const backend = await openSqliteBackend({ database, embedder: model(), vectorAnn })
+  opened.push(backend)
+  return backend
+}
+
+const WORDS = 'otter heron badger kestrel willow reed marsh stream alder moss fern pebble'.split(
+  ' ',
+)
+const text = (i: number) =>
+  `${WORDS[i % 12]} ${WORDS[(i * 5 + 3) % 12]} ${WORDS[(i * 7 + 1) % 12]} note ${i}`
+
+async function fill(backend: SqliteMemoryBackend, scopeId: string, from: number, to: number) {
+  const refs = []
+  for (let start = from; start < to; start += 100) {
+    const entries = []
+    for (let i = start; i < Math.min(to, start + 100); i++) {
+      entries.push({ kind: i % 3 === 0 ? 'note' : 'fact', text: text(i) })
+    }
+    const { results } = await backend.remember({ scopeId, entries })
+    refs.push(...results.map((r) => r.memory.memoryRef))
+  }
+  return refs
+}
+
+async function search(backend: SqliteMemoryBackend, query: string, mode: SearchMode = 'vector') {
+  const res = await backend.search({ scopeId: 's', query, mode, limit: 10 })
+  return res.hits.map((h) => `${h.memoryRef.artifactId}@${h.memoryRef.revision}:${h.score}`)
+}
+
+async function graphSearches(backend: SqliteMemoryBackend, scopeId = 's'): Promise<number> {
+  const status = await backend.annStatus()
+  expect(status.lastError).toBeNull()
+  return status.scopes[scopeId]?.searches ?? 0
+}
+
+const QUERIES = ['otter heron', 'kestrel willow marsh', 'moss fern pebble note', 'alder stream']
+
+describe('sqlite approximate vector search', () => {
+  it('a scope below the threshold is searched exactly and gets no graph', async () => {
+    const backend = await open(newFile())
+    await fill(backend, 's', 0, 30)
+    await search(backend, 'otter')
+    expect((await backend.annStatus()).scopes).toEqual({})
+  })
+
+  it('a large scope gets a graph in the background whose answers equal exact KNN', async () => {
+    const file = newFile()
+    const backend = await open(file)
+    await fill(backend, 's', 0, 120)
+    const exact = await open(file, false)
+    const first = await search(backend, QUERIES[0]!) // exact; starts the build
+    expect(first).toEqual(await search(exact, QUERIES[0]!))
+    const status = await backend.annStatus()
+    expect(status.scopes['s']).toMatchObject({ state: 'ready', vectors: 120 })
+    for (const q of QUERIES) {
+      for (const mode of ['vector', 'hybrid', 'auto'] as const) {
+        expect(await search(backend, q, mode), `${mode} ${q}`).toEqual(await search(exact, q, mode))
+      }
+    }
+    expect(await graphSearches(backend)).toBe(QUERIES.length * 3)
+  })
+
+  it('writes after the build, here or through another connection, are in the next answer', async () => {
+    const file = newFile()
+    const backend = await open(file)
+    const refs = await fill(backend, 's', 0, 100)
+    await search(backend, 'otter')
+    await backend.annStatus()
+    const other = await open(file, false)
+    const exact = await open(file, false)
+    // A new memory, an update to new words, a forget: here and on the other connection.
+    await backend.remember({ scopeId: 's', entries: [{ kind: 'fact', text: 'zebra quagga' }] })
+    await other.remember({ scopeId: 's', entries: [{ kind: 'fact', text: 'okapi giraffe' }] })
+    await backend.update({ scopeId: 's', memoryRef: refs[5]!, text: 'narwhal tusk' })
+    await other.forget({ scopeId: 's', memoryId: refs[6]!.artifactId, expectedRevision: 1 })
+    const before = await graphSearches(backend)
+    for (const q of ['zebra quagga', 'okapi giraffe', 'narwhal tusk', text(6), ...QUERIES]) {
+      const hits = await search(backend, q)
+      expect(hits, q).toEqual(await search(exact, q))
+    }
+    expect((await search(backend, 'narwhal tusk'))[0]).toMatch(`${refs[5]!.artifactId}@2:`)
+    expect(await graphSearches(backend)).toBe(before + QUERIES.length + 5)
+  })
+
+  it('a backlog longer than a search can apply is applied in the background', async () => {
+    const file = newFile()
+    const backend = await open(file)
+    await fill(backend, 's', 0, 60)
+    await search(backend, 'otter')
+    await backend.annStatus()
+    const other = await open(file, false)
+    await fill(other, 's', 60, 400) // 340 log entries: more than one search applies
+    const exact = await open(file, false)
+    const before = await graphSearches(backend)
+    expect(await search(backend, 'heron reed')).toEqual(await search(exact, 'heron reed'))
+    const status = await backend.annStatus() // waits for the catch-up
+    expect(status.scopes['s']).toMatchObject({ state: 'ready', vectors: 400 })
+    expect(status.scopes['s']?.searches).toBe(before) // that search was answered exactly
+    expect(await search(backend, 'heron reed')).toEqual(await search(exact, 'heron reed'))
+    expect(await graphSearches(backend)).toBe(before + 1)
+  })
+
+  it('a kind filter is searched exactly; rebuild and reindex retire the graph', async () => {
+    const file = newFile()
+    const backend = await open(file)
+    await fill(backend, 's', 0, 80)
+    await search(backend, 'otter')
+    await backend.annStatus()
+    const exact = await open(file, false)
+    const byKind = (b: SqliteMemoryBackend) =>
+      b.search({ scopeId: 's', query: 'otter heron', mode: 'vector', kinds: ['note'] })
+    const before = await graphSearches(backend)
+    expect((await byKind(backend)).hits).toEqual((await byKind(exact)).hits)
+    expect(await graphSearches(backend)).toBe(before)
+
+    await backend.rebuild() // new epoch: the old graph may not answer any more
+    expect(await search(backend, 'otter heron')).toEqual(await search(exact, 'otter heron'))
+    const rebuilt = await backend.annStatus()
+    expect(rebuilt.scopes['s']).toMatchObject({ state: 'ready', vectors: 80, searches: 0 })
+    expect(await search(backend, 'otter heron')).toEqual(await search(exact, 'otter heron'))
+    expect(await graphSearches(backend)).toBe(1)
+    expect((await backend.verify()).problems).toEqual([])
+  })
+
+  it('a scope that shrinks below half the threshold drops its graph', async () => {
+    const backend = await open(newFile())
+    const refs = await fill(backend, 's', 0, 50)
+    await search(backend, 'otter')
+    expect((await backend.annStatus()).scopes['s']?.state).toBe('ready')
+    for (const ref of refs.slice(0, 40)) {
+      await backend.forget({ scopeId: 's', memoryId: ref.artifactId, expectedRevision: 1 })
+    }
+    await search(backend, 'otter')
+    expect((await backend.annStatus()).scopes).toEqual({})
+  })
+})
