@@ -9,6 +9,7 @@ import { DeterministicEmbedder } from '../../src/runtime/embedder.js'
 import type { SearchMode } from '../../src/storage/memory-backend.js'
 import type { SqliteMemoryBackend } from '../../src/storage/sqlite/index.js'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
+import { SQLITE_SCHEMA_VERSION } from '../../src/storage/sqlite/sqlite-schema.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pc-sqlite-ann-'))
 const opened: SqliteMemoryBackend[] = []
@@ -162,5 +163,23 @@ describe('sqlite approximate vector search', () => {
     }
     await search(backend, 'otter')
     expect((await backend.annStatus()).scopes).toEqual({})
+  })
+
+  it('a database from before the vector log gets it at open and builds graphs from its vectors', async () => {
+    const file = newFile()
+    const old = await open(file, false)
+    await fill(old, 's', 0, 60)
+    old.rawDatabase.exec(`DROP TABLE memory_vector_log; UPDATE schema_version SET version = 4`)
+    await old.close()
+    const backend = await open(file)
+    expect(backend.rawDatabase.prepare('SELECT version FROM schema_version').get()).toEqual({
+      version: 5,
+    })
+    await search(backend, 'otter')
+    expect((await backend.annStatus()).scopes['s']).toMatchObject({ state: 'ready', vectors: 60 })
+    await backend.remember({ scopeId: 's', entries: [{ kind: 'fact', text: 'zebra quagga' }] })
+    const exact = await open(file, false)
+    expect(await search(backend, 'zebra quagga')).toEqual(await search(exact, 'zebra quagga'))
+    expect(await graphSearches(backend)).toBe(1)
   })
 })
