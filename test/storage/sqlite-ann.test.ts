@@ -173,7 +173,7 @@ describe('sqlite approximate vector search', () => {
     await old.close()
     const backend = await open(file)
     expect(backend.rawDatabase.prepare('SELECT version FROM schema_version').get()).toEqual({
-      version: 5,
+      version: SQLITE_SCHEMA_VERSION,
     })
     await search(backend, 'otter')
     expect((await backend.annStatus()).scopes['s']).toMatchObject({ state: 'ready', vectors: 60 })
