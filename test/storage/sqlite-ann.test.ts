@@ -9,6 +9,7 @@ import { DeterministicEmbedder } from '../../src/runtime/embedder.js'
 import type { SearchMode } from '../../src/storage/memory-backend.js'
 import type { SqliteMemoryBackend } from '../../src/storage/sqlite/index.js'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
+import { loadHnswlib } from '../../src/storage/sqlite/sqlite-ann.js'
 import { SQLITE_SCHEMA_VERSION } from '../../src/storage/sqlite/sqlite-schema.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pc-sqlite-ann-'))
@@ -67,6 +68,13 @@ async function graphSearches(backend: SqliteMemoryBackend, scopeId = 's'): Promi
 const QUERIES = ['otter heron', 'kestrel willow marsh', 'moss fern pebble note', 'alder stream']
 
 describe('sqlite approximate vector search', () => {
+  it('hnswlib loads; a binding that cannot load is a reason, never a failure', async () => {
+    expect((await loadHnswlib()).hnswlib?.HierarchicalNSW).toBeTypeOf('function')
+    const missing = await loadHnswlib('hnswlib-node-that-is-not-installed')
+    expect(missing.hnswlib).toBeUndefined()
+    expect(missing.problem).toMatch(/^vector graphs unavailable: /)
+  })
+
   it('a scope below the threshold is searched exactly and gets no graph', async () => {
     const backend = await open(newFile())
     await fill(backend, 's', 0, 30)

@@ -1,5 +1,23 @@
+import type * as HnswlibModule from 'hnswlib-node'
 import type { HierarchicalNSW } from 'hnswlib-node'
-import hnswlib from 'hnswlib-node'
+
+/** The hnswlib binding, loaded on demand (a native addon: a failed build must not stop a backend). */
+export type Hnswlib = typeof HnswlibModule
+
+/**
+ * Loads hnswlib; the reason when it cannot be loaded (graphs are then off and every vector search
+ * is exact). Never throws.
+ */
+export async function loadHnswlib(
+  specifier = 'hnswlib-node',
+): Promise<{ hnswlib?: Hnswlib; problem?: string }> {
+  try {
+    const loaded = (await import(specifier)) as Hnswlib & { default?: Hnswlib }
+    return { hnswlib: loaded.default ?? loaded }
+  } catch (err) {
+    return { problem: `vector graphs unavailable: ${(err as Error).message}` }
+  }
+}
 
 /**
  * Approximate nearest-neighbour search for large scopes on the SQLite backend: one in-memory HNSW
@@ -102,7 +120,13 @@ class ScopeGraph {
   /** A background catch-up is changing the graph: searches go exact until it is done. */
   catchingUp = false
 
-  constructor(dimension: number, settings: AnnSettings, capacity: number, stamp: AnnStamp) {
+  constructor(
+    hnswlib: Hnswlib,
+    dimension: number,
+    settings: AnnSettings,
+    capacity: number,
+    stamp: AnnStamp,
+  ) {
     this.#dimension = dimension
     this.#capacity = Math.max(1_000, capacity)
     this.#index = new hnswlib.HierarchicalNSW('l2', dimension)
@@ -180,6 +204,7 @@ class ScopeGraph {
  * a rebuild after the vector epoch moved or the log was pruned past the graph.
  */
 export class AnnGraphs {
+  readonly #hnswlib: Hnswlib
   readonly #settings: AnnSettings
   readonly #dimension: number
   readonly #read: AnnReadRunner
@@ -190,7 +215,8 @@ export class AnnGraphs {
   #closed = false
   lastError: string | null = null
 
-  constructor(dimension: number, settings: AnnSettings, read: AnnReadRunner) {
+  constructor(hnswlib: Hnswlib, dimension: number, settings: AnnSettings, read: AnnReadRunner) {
+    this.#hnswlib = hnswlib
     this.#dimension = dimension
     this.#settings = settings
     this.#read = read
@@ -297,7 +323,13 @@ export class AnnGraphs {
       stamp: r.stamp(),
       count: r.vectorCount(scopeId),
     }))
-    const graph = new ScopeGraph(this.#dimension, this.#settings, Math.ceil(count * 1.1), stamp)
+    const graph = new ScopeGraph(
+      this.#hnswlib,
+      this.#dimension,
+      this.#settings,
+      Math.ceil(count * 1.1),
+      stamp,
+    )
     // Pages come from successive snapshots; everything that changed after `stamp` is in the log
     // and is applied again by the catch-up from the then current rows, so the mix heals.
     for (let after = 0; ;) {

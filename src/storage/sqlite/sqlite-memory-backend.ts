@@ -10,7 +10,7 @@ import { DatabaseMemoryBackend } from '../database-memory-backend.js'
 import type { DialectTx } from '../dialect.js'
 import { AsyncMutex } from './async-mutex.js'
 import type { AnnScopeStatus, AnnSettings } from './sqlite-ann.js'
-import { ANN_DEFAULTS } from './sqlite-ann.js'
+import { ANN_DEFAULTS, loadHnswlib } from './sqlite-ann.js'
 import { SqliteDialectTx } from './sqlite-dialect-tx.js'
 import { migrate } from './sqlite-schema.js'
 import { loadSqliteVectorIndex } from './sqlite-vector.js'
@@ -88,12 +88,21 @@ export class SqliteMemoryBackend extends DatabaseMemoryBackend {
     this.#db = db
     const { index, problem } = loadSqliteVectorIndex(db, options.vectorExtension)
     this.#tx = new SqliteDialectTx(db, new SqliteVectorTx(db, index, problem))
-    if (options.vectorAnn !== false) {
-      const reader = this.#tx.vectors.annReader
-      this.#tx.vectors.enableAnn({ ...ANN_DEFAULTS, ...options.vectorAnn }, (work) =>
-        this.#lock.run(() => this.#transaction('BEGIN', async () => work(reader))),
-      )
+  }
+
+  /** Turns on the approximate-search graphs of large scopes unless `vectorAnn` is false. */
+  async #enableAnn(options: SqliteBackendOptions): Promise<void> {
+    if (options.vectorAnn === false) return
+    const vectors = this.#tx.vectors
+    const { hnswlib, problem } = await loadHnswlib()
+    if (hnswlib === undefined) {
+      vectors.disableAnn(problem ?? 'vector graphs unavailable')
+      return
     }
+    const reader = vectors.annReader
+    vectors.enableAnn(hnswlib, { ...ANN_DEFAULTS, ...options.vectorAnn }, (work) =>
+      this.#lock.run(() => this.#transaction('BEGIN', async () => work(reader))),
+    )
   }
 
   /**
@@ -123,6 +132,7 @@ export class SqliteMemoryBackend extends DatabaseMemoryBackend {
         }),
       )
       await backend.initVectors()
+      await backend.#enableAnn(options)
       return backend
     } catch (err) {
       db?.close()

@@ -8,7 +8,7 @@ import type {
   VectorRow,
   VectorTx,
 } from '../vector-rows.js'
-import type { AnnReadRunner, AnnScopeStatus, AnnSettings } from './sqlite-ann.js'
+import type { AnnReadRunner, AnnScopeStatus, AnnSettings, Hnswlib } from './sqlite-ann.js'
 import { AnnGraphs } from './sqlite-ann.js'
 import { logVectorChange, SqliteAnnReader } from './sqlite-ann-rows.js'
 import { SqliteStatements } from './sqlite-statements.js'
@@ -33,6 +33,8 @@ export class SqliteVectorTx implements VectorTx {
   readonly annReader: SqliteAnnReader
   #annSettings: AnnSettings | undefined
   #annRead: AnnReadRunner | undefined
+  #hnswlib: Hnswlib | undefined
+  #annProblem: string | undefined
   #ann: AnnGraphs | undefined
 
   constructor(
@@ -143,9 +145,15 @@ export class SqliteVectorTx implements VectorTx {
    * Turns on approximate search for large scopes (`sqlite-ann.ts`); `read` runs background work
    * in a read transaction between the backend's other work.
    */
-  enableAnn(settings: AnnSettings, read: AnnReadRunner): void {
+  enableAnn(hnswlib: Hnswlib, settings: AnnSettings, read: AnnReadRunner): void {
+    this.#hnswlib = hnswlib
     this.#annSettings = settings
     this.#annRead = read
+  }
+
+  /** Why graphs are off although they were asked for (hnswlib could not be loaded). */
+  disableAnn(problem: string): void {
+    this.#annProblem = problem
   }
 
   /** The graphs, created once the database has a profile (its dimension fixes theirs). */
@@ -153,15 +161,19 @@ export class SqliteVectorTx implements VectorTx {
     if (this.#ann !== undefined || this.#annSettings === undefined) return this.#ann
     const profile = this.#readProfile()
     const read = this.#annRead
-    if (profile === undefined || read === undefined) return undefined
-    this.#ann = new AnnGraphs(profile.profile.dimension, this.#annSettings, read)
+    const hnswlib = this.#hnswlib
+    if (profile === undefined || read === undefined || hnswlib === undefined) return undefined
+    this.#ann = new AnnGraphs(hnswlib, profile.profile.dimension, this.#annSettings, read)
     return this.#ann
   }
 
   /** Approximate-search state per scope (benchmarks, tests); waits for background work first. */
   async annStatus(): Promise<{ lastError: string | null; scopes: Record<string, AnnScopeStatus> }> {
     await this.#ann?.idle()
-    return { lastError: this.#ann?.lastError ?? null, scopes: this.#ann?.status() ?? {} }
+    return {
+      lastError: this.#annProblem ?? this.#ann?.lastError ?? null,
+      scopes: this.#ann?.status() ?? {},
+    }
   }
 
   /** Stops background work and frees every graph. */
