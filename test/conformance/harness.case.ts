@@ -45,7 +45,8 @@ export interface Area {
   readonly backend: BackendUnderTest
   /** Opens another backend inside a test; it is closed after the area. */
   open(options?: OpenOptions): Promise<BackendUnderTest>
-  test(title: string, body: () => Promise<void>): void
+  /** `timeoutMs` overrides the suite's test timeout (long property tests). */
+  test(title: string, body: () => Promise<void>, timeoutMs?: number): void
   group(title: string, body: () => void): void
 }
 
@@ -75,7 +76,7 @@ export class ConformanceSuite {
         extra.push(backend)
         return backend
       },
-      test: (t, fn) => this.#test(t, fn),
+      test: (t, fn, timeoutMs) => this.#test(t, fn, timeoutMs),
       group: (t, fn) => this.#group(t, fn),
     }
     this.#group(title, () => {
@@ -112,7 +113,7 @@ export class ConformanceSuite {
     })
   }
 
-  #test(title: string, body: () => Promise<void>): void {
+  #test(title: string, body: () => Promise<void>, timeoutMs?: number): void {
     const path = [...this.#path, title].join(' > ')
     if (this.#registered.has(path)) throw new Error(`duplicate conformance test: ${path}`)
     this.#registered.add(path)
@@ -120,7 +121,7 @@ export class ConformanceSuite {
     if (reasons.length > 0) {
       it(title, (ctx) => ctx.skip(reasons.join('; ')))
     } else {
-      it(title, body)
+      it(title, body, timeoutMs)
     }
   }
 
