@@ -1,5 +1,5 @@
 /* SQLite approximate vector search: graphs built in the background, kept in step by the log. */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -177,7 +177,9 @@ describe('sqlite approximate vector search', () => {
     const file = newFile()
     const old = await open(file, false)
     await fill(old, 's', 0, 60)
-    old.rawDatabase.exec(`DROP TABLE memory_vector_log; UPDATE schema_version SET version = 4`)
+    old.rawDatabase.exec(
+      `DROP TABLE memory_vector_log; DROP TABLE database_identity; UPDATE schema_version SET version = 4`,
+    )
     await old.close()
     const backend = await open(file)
     expect(backend.rawDatabase.prepare('SELECT version FROM schema_version').get()).toEqual({
@@ -189,5 +191,78 @@ describe('sqlite approximate vector search', () => {
     const exact = await open(file, false)
     expect(await search(backend, 'zebra quagga')).toEqual(await search(exact, 'zebra quagga'))
     expect(await graphSearches(backend)).toBe(1)
+  })
+
+  it('a restarted process loads the saved graph and catches up with what changed meanwhile', async () => {
+    const file = newFile()
+    const first = await open(file)
+    const refs = await fill(first, 's', 0, 80)
+    await search(first, 'otter')
+    expect((await first.annStatus()).scopes['s']).toMatchObject({ state: 'ready', loaded: false })
+    await first.close()
+    expect(readdirSync(`${file}.graphs`).sort()).toEqual([
+      expect.stringMatching(/^[0-9a-f]{32}-[0-9a-f]{16}\.hnsw$/),
+      expect.stringMatching(/^[0-9a-f]{32}\.json$/),
+    ])
+    // While no process holds the graph: new memories, a forget, an update.
+    const other = await open(file, false)
+    await other.remember({ scopeId: 's', entries: [{ kind: 'fact', text: 'zebra quagga' }] })
+    await other.forget({ scopeId: 's', memoryId: refs[3]!.artifactId, expectedRevision: 1 })
+    await other.update({ scopeId: 's', memoryRef: refs[4]!, text: 'narwhal tusk' })
+    const second = await open(file)
+    await search(second, 'otter')
+    const status = await second.annStatus()
+    expect(status.scopes['s']).toMatchObject({ state: 'ready', loaded: true, vectors: 80 })
+    for (const q of ['zebra quagga', 'narwhal tusk', text(3), ...QUERIES]) {
+      expect(await search(second, q), q).toEqual(await search(other, q))
+    }
+    expect(await graphSearches(second)).toBe(QUERIES.length + 3)
+  })
+
+  it('a saved graph that does not match the database or the settings is rebuilt', async () => {
+    const file = newFile()
+    const first = await open(file)
+    await fill(first, 's', 0, 60)
+    await search(first, 'otter')
+    await first.annStatus()
+    await first.close()
+    const loadedWith = async (
+      vectorAnn: typeof ANN & { m?: number },
+      database = file,
+    ): Promise<boolean | undefined> => {
+      const b = await openSqliteBackend({ database, embedder: model(), vectorAnn })
+      opened.push(b)
+      await search(b, 'otter')
+      const status = await b.annStatus()
+      expect(status.lastError).toBeNull()
+      await b.close()
+      return status.scopes['s']?.loaded
+    }
+    expect(await loadedWith(ANN)).toBe(true)
+    expect(await loadedWith({ ...ANN, m: 8 })).toBe(false) // other settings: rebuilt, saved
+    expect(await loadedWith({ ...ANN, m: 8 })).toBe(true)
+    // Another database of the same scope, given these graph files: not its history.
+    const copy = newFile()
+    const twin = await open(copy)
+    await fill(twin, 's', 0, 60)
+    await twin.close()
+    cpSync(`${file}.graphs`, `${copy}.graphs`, { recursive: true })
+    expect(await loadedWith({ ...ANN, m: 8 }, copy)).toBe(false)
+    // A damaged index file: same size, some bytes changed (never handed to the native reader).
+    const dir = `${file}.graphs`
+    const index = join(
+      dir,
+      readdirSync(dir).find((n) => n.endsWith('.hnsw'))!,
+    )
+    const bytes = readFileSync(index)
+    bytes.fill(0xff, 0, 64)
+    writeFileSync(index, bytes)
+    expect(await loadedWith({ ...ANN, m: 8 })).toBe(false)
+    expect(await loadedWith({ ...ANN, m: 8 })).toBe(true)
+    // A rebuild moves the vector epoch: the saved graph is stale.
+    const admin = await open(file, false)
+    await admin.rebuild()
+    await admin.close()
+    expect(await loadedWith({ ...ANN, m: 8 })).toBe(false)
   })
 })

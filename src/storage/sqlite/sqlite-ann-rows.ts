@@ -75,6 +75,21 @@ export class SqliteAnnReader implements AnnReader {
       .all(scopeId, seq, limit) as { seq: number; memoryId: string }[]
   }
 
+  databaseId(): string {
+    return (
+      this.#sql.stmt('SELECT database_id AS id FROM database_identity WHERE id = 1').get() as {
+        id: string
+      }
+    ).id
+  }
+
+  logMemoryAt(seq: number): string | undefined {
+    const row = this.#sql
+      .stmt('SELECT memory_id AS memoryId FROM memory_vector_log WHERE seq = ?')
+      .get(seq) as { memoryId: string } | undefined
+    return row?.memoryId
+  }
+
   vectorsOf(memoryIds: readonly string[]): AnnVectorRow[] {
     if (memoryIds.length === 0) return []
     return this.#sql

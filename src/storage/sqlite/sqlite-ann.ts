@@ -1,6 +1,8 @@
 import type * as HnswlibModule from 'hnswlib-node'
 import type { HierarchicalNSW } from 'hnswlib-node'
 
+import type { GraphStore } from './sqlite-ann-store.js'
+
 /** The hnswlib binding, loaded on demand (a native addon: a failed build must not stop a backend). */
 export type Hnswlib = typeof HnswlibModule
 
@@ -72,6 +74,10 @@ export interface AnnReader {
   logAfter(scopeId: string, seq: number, limit: number): { seq: number; memoryId: string }[]
   /** The current vectors of these memories (absent: the memory has none now). */
   vectorsOf(memoryIds: readonly string[]): AnnVectorRow[]
+  /** The database's random identity (saved graphs name it). */
+  databaseId(): string
+  /** The memory of log entry `seq`, if the log still holds it. */
+  logMemoryAt(seq: number): string | undefined
 }
 
 /** Runs `work` in a read transaction of the backend's connection, between its other work. */
@@ -82,10 +88,14 @@ export interface AnnScopeStatus {
   readonly state: 'building' | 'ready'
   readonly vectors: number
   readonly buildMs: number | null
+  /** Loaded from the saved graph rather than built. */
+  readonly loaded: boolean
   /** Searches the graph answered. */
   readonly searches: number
 }
 
+/** A ready graph is saved again once it has applied this many log entries since its last save. */
+const SAVE_AFTER = 10_000
 /** Entries applied inside a search; a longer backlog is applied in the background instead. */
 const SEARCH_CATCH_UP = 64
 /** Vectors (or log entries) read per background step, in one short read transaction. */
@@ -117,21 +127,46 @@ class ScopeGraph {
   state: 'building' | 'ready' = 'building'
   buildMs: number | null = null
   searches = 0
-  /** A background catch-up is changing the graph: searches go exact until it is done. */
+  /** A background catch-up is changing the graph, or a save is reading it: searches go exact. */
   catchingUp = false
+  readonly loaded: boolean
+  /** The log position of the last save (-Infinity: never saved). */
+  savedAt: number
 
+  /** A new graph (`capacity` slots), or a saved one with its labels. */
   constructor(
-    hnswlib: Hnswlib,
+    index: HierarchicalNSW,
     dimension: number,
-    settings: AnnSettings,
     capacity: number,
     stamp: AnnStamp,
+    saved?: { labels: readonly (readonly [string, number])[]; deleted: readonly number[] },
   ) {
+    this.#index = index
     this.#dimension = dimension
-    this.#capacity = Math.max(1_000, capacity)
-    this.#index = new hnswlib.HierarchicalNSW('l2', dimension)
-    this.#index.initIndex(this.#capacity, settings.m, settings.efConstruction, 100, false)
+    this.#capacity = capacity
     this.stamp = stamp
+    for (const [memoryId, label] of saved?.labels ?? []) {
+      this.#labelOf.set(memoryId, label)
+      this.#ownerOf.set(label, memoryId)
+    }
+    for (const label of saved?.deleted ?? []) this.#deleted.add(label)
+    this.loaded = saved !== undefined
+    this.savedAt = saved === undefined ? -Infinity : stamp.logSeq
+  }
+
+  /** What a save needs: the index (unchanged until the save resolves) and the label maps. */
+  snapshot(): {
+    index: HierarchicalNSW
+    capacity: number
+    labels: [string, number][]
+    deleted: number[]
+  } {
+    return {
+      index: this.#index,
+      capacity: this.#capacity,
+      labels: [...this.#labelOf],
+      deleted: [...this.#deleted],
+    }
   }
 
   get live(): number {
@@ -208,6 +243,7 @@ export class AnnGraphs {
   readonly #settings: AnnSettings
   readonly #dimension: number
   readonly #read: AnnReadRunner
+  readonly #store: GraphStore | undefined
   readonly #graphs = new Map<string, ScopeGraph>()
   readonly #tasks = new Map<string, Promise<void>>()
   /** Per scope: the log position at which its size was last counted (to count rarely). */
@@ -215,11 +251,19 @@ export class AnnGraphs {
   #closed = false
   lastError: string | null = null
 
-  constructor(hnswlib: Hnswlib, dimension: number, settings: AnnSettings, read: AnnReadRunner) {
+  /** `store`: where graphs are saved and loaded from (none for an in-memory database). */
+  constructor(
+    hnswlib: Hnswlib,
+    dimension: number,
+    settings: AnnSettings,
+    read: AnnReadRunner,
+    store?: GraphStore,
+  ) {
     this.#hnswlib = hnswlib
     this.#dimension = dimension
     this.#settings = settings
     this.#read = read
+    this.#store = store
   }
 
   get dimension(): number {
@@ -246,6 +290,9 @@ export class AnnGraphs {
       return undefined
     }
     if (graph.deleted > Math.max(graph.live, this.#settings.minVectors)) this.#rebuild(scopeId)
+    else if (graph.stamp.logSeq - graph.savedAt >= SAVE_AFTER) {
+      this.#background(scopeId, () => this.#save(scopeId, graph))
+    }
     return graph.search(vector, k, this.#settings.efSearch)
   }
 
@@ -302,19 +349,96 @@ export class AnnGraphs {
     this.#tasks.set(scopeId, run)
   }
 
-  /** Builds the scope's graph; starts over when the vector epoch moves meanwhile. */
+  /**
+   * Makes the scope's graph ready: the saved one when it matches the database, else a new build
+   * (started over when the vector epoch moves meanwhile), which is then saved.
+   */
   async #build(scopeId: string): Promise<void> {
+    const loaded = await this.#load(scopeId)
+    if (loaded !== undefined && (await this.#catchUp(scopeId, loaded))) {
+      this.#ready(scopeId, loaded, null)
+      return
+    }
     for (let attempt = 1; ; attempt++) {
       const started = performance.now()
       const graph = await this.#fill(scopeId)
       if (graph === undefined) return // closed
       if (await this.#catchUp(scopeId, graph)) {
-        graph.state = 'ready'
-        graph.buildMs = performance.now() - started
-        if (!this.#closed) this.#graphs.set(scopeId, graph)
+        this.#ready(scopeId, graph, performance.now() - started)
+        await this.#save(scopeId, graph)
         return
       }
       if (attempt >= 3) throw new Error('the vector index kept changing wholesale during builds')
+    }
+  }
+
+  #ready(scopeId: string, graph: ScopeGraph, buildMs: number | null): void {
+    graph.state = 'ready'
+    graph.buildMs = buildMs
+    if (!this.#closed) this.#graphs.set(scopeId, graph)
+  }
+
+  /** The saved graph, if it was built from this database's exact history under these settings. */
+  async #load(scopeId: string): Promise<ScopeGraph | undefined> {
+    const saved = await this.#store?.load(scopeId, this.#dimension)
+    if (saved === undefined || this.#closed) return undefined
+    const { meta } = saved
+    const matches = await this.#read((r) => {
+      const now = r.stamp()
+      return (
+        meta.databaseId === r.databaseId() &&
+        meta.m === this.#settings.m &&
+        meta.efConstruction === this.#settings.efConstruction &&
+        meta.stamp.epoch === now.epoch &&
+        meta.stamp.logSeq <= now.logSeq &&
+        !this.#pruned(now, meta.stamp) &&
+        (meta.stamp.logSeq === 0 ||
+          (r.logMemoryAt(meta.stamp.logSeq) ?? meta.lastLogMemoryId) === meta.lastLogMemoryId)
+      )
+    })
+    if (!matches) return undefined
+    return new ScopeGraph(saved.index, this.#dimension, meta.capacity, meta.stamp, meta)
+  }
+
+  /**
+   * Saves a ready graph (searches go exact while the index file is written). A failed save is
+   * reported in `lastError` and tried again after the next {@link SAVE_AFTER} entries; the graph
+   * itself stays in use.
+   */
+  async #save(scopeId: string, graph: ScopeGraph): Promise<void> {
+    try {
+      await this.#trySave(scopeId, graph)
+    } catch (err) {
+      this.lastError = `scope ${scopeId}: saving the graph failed: ${(err as Error).message}`
+      graph.savedAt = graph.stamp.logSeq
+    }
+  }
+
+  async #trySave(scopeId: string, graph: ScopeGraph): Promise<void> {
+    const store = this.#store
+    if (store === undefined || this.#closed) return
+    const lastLogMemoryId =
+      graph.stamp.logSeq === 0
+        ? null
+        : await this.#read((r) => r.logMemoryAt(graph.stamp.logSeq) ?? null)
+    if (graph.stamp.logSeq !== 0 && lastLogMemoryId === null) return // pruned: not worth saving
+    graph.catchingUp = true
+    try {
+      const { index, ...state } = graph.snapshot()
+      await store.save(index, {
+        format: 1,
+        databaseId: await this.#read((r) => r.databaseId()),
+        scopeId,
+        dimension: this.#dimension,
+        m: this.#settings.m,
+        efConstruction: this.#settings.efConstruction,
+        stamp: graph.stamp,
+        lastLogMemoryId,
+        ...state,
+      })
+      graph.savedAt = graph.stamp.logSeq
+    } finally {
+      graph.catchingUp = false
     }
   }
 
@@ -323,13 +447,10 @@ export class AnnGraphs {
       stamp: r.stamp(),
       count: r.vectorCount(scopeId),
     }))
-    const graph = new ScopeGraph(
-      this.#hnswlib,
-      this.#dimension,
-      this.#settings,
-      Math.ceil(count * 1.1),
-      stamp,
-    )
+    const capacity = Math.max(1_000, Math.ceil(count * 1.1))
+    const index = new this.#hnswlib.HierarchicalNSW('l2', this.#dimension)
+    index.initIndex(capacity, this.#settings.m, this.#settings.efConstruction, 100, false)
+    const graph = new ScopeGraph(index, this.#dimension, capacity, stamp)
     // Pages come from successive snapshots; everything that changed after `stamp` is in the log
     // and is applied again by the catch-up from the then current rows, so the mix heals.
     for (let after = 0; ;) {
@@ -392,10 +513,16 @@ export class AnnGraphs {
   status(): Record<string, AnnScopeStatus> {
     const out: Record<string, AnnScopeStatus> = {}
     for (const [scopeId, g] of this.#graphs) {
-      out[scopeId] = { state: g.state, vectors: g.live, buildMs: g.buildMs, searches: g.searches }
+      out[scopeId] = {
+        state: g.state,
+        vectors: g.live,
+        buildMs: g.buildMs,
+        loaded: g.loaded,
+        searches: g.searches,
+      }
     }
     for (const scopeId of this.#tasks.keys()) {
-      out[scopeId] ??= { state: 'building', vectors: 0, buildMs: null, searches: 0 }
+      out[scopeId] ??= { state: 'building', vectors: 0, buildMs: null, loaded: false, searches: 0 }
     }
     return out
   }

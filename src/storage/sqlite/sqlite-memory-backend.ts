@@ -11,6 +11,7 @@ import type { DialectTx } from '../dialect.js'
 import { AsyncMutex } from './async-mutex.js'
 import type { AnnScopeStatus, AnnSettings } from './sqlite-ann.js'
 import { ANN_DEFAULTS, loadHnswlib } from './sqlite-ann.js'
+import { GraphStore } from './sqlite-ann-store.js'
 import { SqliteDialectTx } from './sqlite-dialect-tx.js'
 import { migrate } from './sqlite-schema.js'
 import { loadSqliteVectorIndex } from './sqlite-vector.js'
@@ -100,8 +101,16 @@ export class SqliteMemoryBackend extends DatabaseMemoryBackend {
       return
     }
     const reader = vectors.annReader
-    vectors.enableAnn(hnswlib, { ...ANN_DEFAULTS, ...options.vectorAnn }, (work) =>
-      this.#lock.run(() => this.#transaction('BEGIN', async () => work(reader))),
+    // Graphs of a file database are saved beside it (a cache: delete the directory any time).
+    const store =
+      options.database === ':memory:'
+        ? undefined
+        : new GraphStore(`${options.database}.graphs`, hnswlib)
+    vectors.enableAnn(
+      hnswlib,
+      { ...ANN_DEFAULTS, ...options.vectorAnn },
+      (work) => this.#lock.run(() => this.#transaction('BEGIN', async () => work(reader))),
+      store,
     )
   }
 

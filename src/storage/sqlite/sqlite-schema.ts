@@ -212,6 +212,15 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX memory_vector_log_by_scope ON memory_vector_log (scope_id, seq);
   `,
+  // 6: the database's random identity: a graph saved beside the file (sqlite-ann-store.ts) proves
+  // with it which database it was built from.
+  `
+  CREATE TABLE database_identity (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    database_id TEXT NOT NULL
+  ) STRICT;
+  INSERT INTO database_identity (id, database_id) VALUES (1, lower(hex(randomblob(16))));
+  `,
 ]
 
 /** The schema version this code writes and reads. */

@@ -11,6 +11,7 @@ import type {
 import type { AnnReadRunner, AnnScopeStatus, AnnSettings, Hnswlib } from './sqlite-ann.js'
 import { AnnGraphs } from './sqlite-ann.js'
 import { logVectorChange, SqliteAnnReader } from './sqlite-ann-rows.js'
+import type { GraphStore } from './sqlite-ann-store.js'
 import { SqliteStatements } from './sqlite-statements.js'
 import type { SqliteVectorIndex } from './sqlite-vector.js'
 
@@ -34,6 +35,7 @@ export class SqliteVectorTx implements VectorTx {
   #annSettings: AnnSettings | undefined
   #annRead: AnnReadRunner | undefined
   #hnswlib: Hnswlib | undefined
+  #annStore: GraphStore | undefined
   #annProblem: string | undefined
   #ann: AnnGraphs | undefined
 
@@ -145,10 +147,16 @@ export class SqliteVectorTx implements VectorTx {
    * Turns on approximate search for large scopes (`sqlite-ann.ts`); `read` runs background work
    * in a read transaction between the backend's other work.
    */
-  enableAnn(hnswlib: Hnswlib, settings: AnnSettings, read: AnnReadRunner): void {
+  enableAnn(
+    hnswlib: Hnswlib,
+    settings: AnnSettings,
+    read: AnnReadRunner,
+    store: GraphStore | undefined,
+  ): void {
     this.#hnswlib = hnswlib
     this.#annSettings = settings
     this.#annRead = read
+    this.#annStore = store
   }
 
   /** Why graphs are off although they were asked for (hnswlib could not be loaded). */
@@ -163,7 +171,13 @@ export class SqliteVectorTx implements VectorTx {
     const read = this.#annRead
     const hnswlib = this.#hnswlib
     if (profile === undefined || read === undefined || hnswlib === undefined) return undefined
-    this.#ann = new AnnGraphs(hnswlib, profile.profile.dimension, this.#annSettings, read)
+    this.#ann = new AnnGraphs(
+      hnswlib,
+      profile.profile.dimension,
+      this.#annSettings,
+      read,
+      this.#annStore,
+    )
     return this.#ann
   }
 
