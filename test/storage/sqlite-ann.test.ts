@@ -265,4 +265,18 @@ describe('sqlite approximate vector search', () => {
     await admin.close()
     expect(await loadedWith({ ...ANN, m: 8 })).toBe(false)
   })
+
+  it('a graph that cannot be saved stays in use, and the failure is reported', async () => {
+    const file = newFile()
+    writeFileSync(`${file}.graphs`, 'a file where the directory would go')
+    const backend = await open(file)
+    await fill(backend, 's', 0, 60)
+    await search(backend, 'otter')
+    const status = await backend.annStatus()
+    expect(status.lastError).toMatch(/^scope s: saving the graph failed: /)
+    expect(status.scopes['s']).toMatchObject({ state: 'ready', vectors: 60 })
+    const exact = await open(file, false)
+    expect(await search(backend, 'heron reed')).toEqual(await search(exact, 'heron reed'))
+    expect((await backend.annStatus()).scopes['s']?.searches).toBe(1)
+  })
 })

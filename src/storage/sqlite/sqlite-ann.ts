@@ -410,33 +410,34 @@ export class AnnGraphs {
       await this.#trySave(scopeId, graph)
     } catch (err) {
       this.lastError = `scope ${scopeId}: saving the graph failed: ${(err as Error).message}`
-      graph.savedAt = graph.stamp.logSeq
     }
   }
 
   async #trySave(scopeId: string, graph: ScopeGraph): Promise<void> {
     const store = this.#store
-    if (store === undefined || this.#closed) return
-    const lastLogMemoryId =
-      graph.stamp.logSeq === 0
-        ? null
-        : await this.#read((r) => r.logMemoryAt(graph.stamp.logSeq) ?? null)
-    if (graph.stamp.logSeq !== 0 && lastLogMemoryId === null) return // pruned: not worth saving
+    if (this.#closed) return
+    const stamp = graph.stamp
+    graph.savedAt = store === undefined ? Infinity : stamp.logSeq // also when this save gives up
+    if (store === undefined) return
+    // Nothing may change the graph from here until the file is written.
     graph.catchingUp = true
     try {
+      const ids = await this.#read((r) => ({
+        databaseId: r.databaseId(),
+        lastLogMemoryId: stamp.logSeq === 0 ? null : (r.logMemoryAt(stamp.logSeq) ?? null),
+      }))
+      if (stamp.logSeq !== 0 && ids.lastLogMemoryId === null) return // pruned: cannot be checked
       const { index, ...state } = graph.snapshot()
       await store.save(index, {
         format: 1,
-        databaseId: await this.#read((r) => r.databaseId()),
         scopeId,
         dimension: this.#dimension,
         m: this.#settings.m,
         efConstruction: this.#settings.efConstruction,
-        stamp: graph.stamp,
-        lastLogMemoryId,
+        stamp,
+        ...ids,
         ...state,
       })
-      graph.savedAt = graph.stamp.logSeq
     } finally {
       graph.catchingUp = false
     }
