@@ -64,7 +64,11 @@ interface SizeResult {
   readonly ms: Readonly<Record<'fts' | 'vector' | 'hybrid' | 'ftsFloor' | 'knnFloor', Stats>>
   readonly modesUsed: Readonly<Record<string, number>>
   /** How vector candidates were found: the scope's HNSW graph (with its build time) or exact KNN. */
-  readonly vectorPath: { readonly graph: boolean; readonly buildSecs: number | null }
+  readonly vectorPath: {
+    readonly graph: boolean
+    readonly loaded: boolean
+    readonly buildSecs: number | null
+  }
   /** Share of exact-KNN vector hits (same queries, `vectorAnn: false`) that the search returned. */
   readonly vectorRecall: number
   readonly meanHits: Readonly<Record<'fts' | 'vector' | 'hybrid', number>>
@@ -167,6 +171,7 @@ async function runSize(size: number, opts: Options): Promise<SizeResult> {
     const graph = ann.scopes[SCOPE]
     const vectorPath = {
       graph: graph?.state === 'ready',
+      loaded: graph?.loaded === true,
       buildSecs: graph?.buildMs == null ? null : graph.buildMs / 1000,
     }
 
@@ -274,9 +279,11 @@ function table(results: readonly SizeResult[]): string {
     [
       'vector candidates from',
       (r) =>
-        r.vectorPath.graph
-          ? `HNSW graph, built in ${r.vectorPath.buildSecs?.toFixed(1) ?? '?'} s`
-          : 'exact KNN',
+        !r.vectorPath.graph
+          ? 'exact KNN'
+          : r.vectorPath.loaded
+            ? 'HNSW graph, loaded (saved earlier)'
+            : `HNSW graph, built in ${r.vectorPath.buildSecs?.toFixed(1) ?? '?'} s`,
     ],
     ['vector hits also found by exact KNN', (r) => `${(r.vectorRecall * 100).toFixed(1)} %`],
     ['search fts: p50 / p95 (ms)', (r) => pair(r.ms.fts)],
