@@ -397,7 +397,8 @@ export class AnnGraphs {
       )
     })
     if (!matches) return undefined
-    return new ScopeGraph(saved.index, this.#dimension, meta.capacity, meta.stamp, meta)
+    const capacity = saved.index.getMaxElements()
+    return new ScopeGraph(saved.index, this.#dimension, capacity, meta.stamp, meta)
   }
 
   /**
