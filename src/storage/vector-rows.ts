@@ -22,6 +22,14 @@ export interface VectorHit {
   readonly distance: number | null
 }
 
+/** The order of vector hits (reference §1.4): nearest first, a missing distance last, then memory id. */
+export function nearestFirst(a: VectorHit, b: VectorHit): number {
+  return (
+    (a.distance ?? Infinity) - (b.distance ?? Infinity) ||
+    (a.memoryId < b.memoryId ? -1 : a.memoryId > b.memoryId ? 1 : 0)
+  )
+}
+
 /** One head of a scope and its vector metadata (null fields: the head has no vector row). */
 export interface HeadVectorState {
   readonly memoryId: string

@@ -6,6 +6,7 @@ import type {
   VectorRow,
   VectorTx,
 } from '../vector-rows.js'
+import { nearestFirst } from '../vector-rows.js'
 import type { VectorDialect } from './mysql-search.js'
 import { vectorLiteral } from './mysql-search.js'
 import type { SqlSession } from './mysql-session.js'
@@ -111,11 +112,7 @@ export class MysqlVectorTx implements VectorTx {
     ])
     return rows
       .map((r) => ({ ...r, distance: r.distance === null ? null : Number(r.distance) }))
-      .sort(
-        (a, b) =>
-          (a.distance ?? Infinity) - (b.distance ?? Infinity) ||
-          (a.memoryId < b.memoryId ? -1 : a.memoryId > b.memoryId ? 1 : 0),
-      )
+      .sort(nearestFirst)
   }
 
   async vectorCounts(scopeId: string): Promise<{ heads: number; vectors: number }> {

@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises'
 import type { HierarchicalNSW } from 'hnswlib-node'
 
 import type { AnnStamp, Hnswlib } from './sqlite-ann.js'
+import { scopeHash } from './sqlite-search.js'
 
 /**
  * A graph as saved next to the database, so that a restarted process loads it (≈ 1 s for 100,000
@@ -38,7 +39,6 @@ export interface SavedGraphMeta {
    * and a damaged cache file must cost a rebuild, never the process.
    */
   readonly indexSha256: string
-  readonly capacity: number
   /** Live nodes: [memory id, label (projection id)]. */
   readonly labels: readonly (readonly [string, number])[]
   /** Labels marked deleted in the index. */
@@ -51,8 +51,7 @@ async function sha256Of(path: string): Promise<string> {
   return hash.digest('hex')
 }
 
-const fileKey = (scopeId: string): string =>
-  createHash('sha256').update(scopeId, 'utf8').digest('hex').slice(0, 32)
+const fileKey = scopeHash
 
 /**
  * Saved graphs in one directory (`<database>.graphs/`): per scope a `<key>.json` meta file naming

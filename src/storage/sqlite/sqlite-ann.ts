@@ -157,13 +157,11 @@ class ScopeGraph {
   /** What a save needs: the index (unchanged until the save resolves) and the label maps. */
   snapshot(): {
     index: HierarchicalNSW
-    capacity: number
     labels: [string, number][]
     deleted: number[]
   } {
     return {
       index: this.#index,
-      capacity: this.#capacity,
       labels: [...this.#labelOf],
       deleted: [...this.#deleted],
     }
@@ -264,10 +262,6 @@ export class AnnGraphs {
     this.#settings = settings
     this.#read = read
     this.#store = store
-  }
-
-  get dimension(): number {
-    return this.#dimension
   }
 
   /** Nearest rows of the scope from its graph, or `undefined` when it must be searched exactly. */

@@ -12,11 +12,16 @@ import { planQuery } from '../../core/query-plan.js'
 export function scopeToken(scopeId: string): string {
   let token = scopeTokens.get(scopeId)
   if (token === undefined) {
-    token = `s_${createHash('sha256').update(scopeId, 'utf8').digest('hex').slice(0, 32)}`
+    token = `s_${scopeHash(scopeId)}`
     if (scopeTokens.size >= SCOPE_TOKEN_CACHE) scopeTokens.clear()
     scopeTokens.set(scopeId, token)
   }
   return token
+}
+
+/** 32 hex digits of the scope id's SHA-256: a name for the scope in tokens and file names. */
+export function scopeHash(scopeId: string): string {
+  return createHash('sha256').update(scopeId, 'utf8').digest('hex').slice(0, 32)
 }
 
 /** Recently used scope tokens (a search or write hashes its scope id once, not every time). */

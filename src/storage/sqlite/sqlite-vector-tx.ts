@@ -8,6 +8,7 @@ import type {
   VectorRow,
   VectorTx,
 } from '../vector-rows.js'
+import { nearestFirst } from '../vector-rows.js'
 import type { AnnReadRunner, AnnScopeStatus, AnnSettings, Hnswlib } from './sqlite-ann.js'
 import { AnnGraphs } from './sqlite-ann.js'
 import { logVectorChange, SqliteAnnReader } from './sqlite-ann-rows.js'
@@ -32,10 +33,9 @@ export class SqliteVectorTx implements VectorTx {
   readonly #loadProblem: string | null
   #ensureProblem: string | null = null
   readonly annReader: SqliteAnnReader
-  #annSettings: AnnSettings | undefined
-  #annRead: AnnReadRunner | undefined
-  #hnswlib: Hnswlib | undefined
-  #annStore: GraphStore | undefined
+  /** What the graphs are made with, once enabled (they are created when a profile exists). */
+  #annConfig:
+    { hnswlib: Hnswlib; settings: AnnSettings; read: AnnReadRunner; store?: GraphStore } | undefined
   #annProblem: string | undefined
   #ann: AnnGraphs | undefined
 
@@ -153,10 +153,7 @@ export class SqliteVectorTx implements VectorTx {
     read: AnnReadRunner,
     store: GraphStore | undefined,
   ): void {
-    this.#hnswlib = hnswlib
-    this.#annSettings = settings
-    this.#annRead = read
-    this.#annStore = store
+    this.#annConfig = { hnswlib, settings, read, ...(store === undefined ? {} : { store }) }
   }
 
   /** Why graphs are off although they were asked for (hnswlib could not be loaded). */
@@ -166,18 +163,12 @@ export class SqliteVectorTx implements VectorTx {
 
   /** The graphs, created once the database has a profile (its dimension fixes theirs). */
   #graphs(): AnnGraphs | undefined {
-    if (this.#ann !== undefined || this.#annSettings === undefined) return this.#ann
+    const config = this.#annConfig
+    if (this.#ann !== undefined || config === undefined) return this.#ann
     const profile = this.#readProfile()
-    const read = this.#annRead
-    const hnswlib = this.#hnswlib
-    if (profile === undefined || read === undefined || hnswlib === undefined) return undefined
-    this.#ann = new AnnGraphs(
-      hnswlib,
-      profile.profile.dimension,
-      this.#annSettings,
-      read,
-      this.#annStore,
-    )
+    if (profile === undefined) return undefined
+    const { hnswlib, settings, read, store } = config
+    this.#ann = new AnnGraphs(hnswlib, profile.profile.dimension, settings, read, store)
     return this.#ann
   }
 
@@ -237,11 +228,7 @@ export class SqliteVectorTx implements VectorTx {
         id: number
       })[]
     ).map(({ id, ...m }) => ({ ...m, distance: distance.get(id) ?? null }))
-    return hits.sort(
-      (a, b) =>
-        (a.distance ?? Infinity) - (b.distance ?? Infinity) ||
-        (a.memoryId < b.memoryId ? -1 : a.memoryId > b.memoryId ? 1 : 0),
-    )
+    return hits.sort(nearestFirst)
   }
 
   async vectorCounts(scopeId: string): Promise<{ heads: number; vectors: number }> {
