@@ -5,6 +5,7 @@ import type { Command } from 'commander'
 import { invalidRequest } from '../core/errors.js'
 import type { MemoryState, SourceRef } from '../core/memory-model.js'
 import type { RememberEntry, SearchMode } from '../storage/memory-backend.js'
+import { toWireListScopes } from '../wire/listing-wire.js'
 import {
   toWireChanges,
   toWireGet,
@@ -17,7 +18,7 @@ import { fromWireRemember } from '../wire/request-mapper.js'
 import type { CliIo } from './cli-io.js'
 import { collect, parseInteger } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
-import { formatChange, formatHit, formatMemory } from './memory-format.js'
+import { formatChange, formatHit, formatMemory, formatScope } from './memory-format.js'
 
 const toSources = (ids: string[] | undefined): SourceRef[] =>
   (ids ?? []).map((sourceId) => ({ name: 'content', sourceId }))
@@ -226,6 +227,21 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
         return print(json, toWireChanges(r), () => [
           ...r.changes.map(formatChange),
           `head seq: ${r.headSeq}`,
+        ])
+      }),
+    )
+
+  program
+    .command('scopes')
+    .description('list scopes with memory counts per state and the time of the last change')
+    .option('--after <scope>', 'continue after this scope id (keyset)')
+    .option('--limit <n>', '1–500 (default 100)', parseInteger)
+    .action(async (o, cmd: Command) =>
+      run(cmd, async (ops, json) => {
+        const r = await ops.listScopes({ after: o.after, limit: o.limit })
+        return print(json, toWireListScopes(r), () => [
+          ...r.scopes.map(formatScope),
+          ...(r.nextAfter === null ? [] : [`more: --after ${r.nextAfter}`]),
         ])
       }),
     )

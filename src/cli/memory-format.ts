@@ -1,4 +1,5 @@
 import type { Memory, MemoryChange } from '../core/memory-model.js'
+import type { ScopeSummary } from '../storage/listing-types.js'
 import type { SearchHit } from '../storage/memory-backend.js'
 
 /** One line per memory: `mem_…@2 [active] fact: text`. */
@@ -19,4 +20,11 @@ export function formatChange(c: MemoryChange): string {
   const from = c.fromRevision === null ? '∅' : `${c.fromRevision}/${c.fromState}`
   const reason = c.reason === null ? '' : `  "${c.reason}"`
   return `#${c.seq} ${c.at} ${c.op} ${c.memoryId} ${from} → ${c.toRevision}/${c.toState} (${c.operationId})${reason}`
+}
+
+/** One line per scope: counts per state, journal counters, newest change. */
+export function formatScope(s: ScopeSummary): string {
+  const c = s.counts
+  const journal = s.highWatermark === 0 ? '' : `  sources ${s.cursor}/${s.highWatermark} flushed`
+  return `${s.scopeId}  ${s.memoryCount} memories (active ${c.active}, forgotten ${c.forgotten}, merged ${c.merged}, retired ${c.retired})  last change ${s.lastChangeAt ?? 'never'}${journal}`
 }

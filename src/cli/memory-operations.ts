@@ -1,5 +1,6 @@
 import type { FlushCommand, FlushResult } from '../runtime/source-flusher.js'
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/flush-types.js'
+import type * as L from '../storage/listing-types.js'
 import type * as Spi from '../storage/memory-backend.js'
 
 /**
@@ -22,4 +23,5 @@ export interface MemoryOperations {
   captureSource(cmd: Spi.CaptureSourceCommand): Promise<Spi.CaptureSourceResult>
   flush(cmd: FlushCommand): Promise<FlushResult>
   flushRecords(cmd: FlushRecordsCommand): Promise<FlushRecordsResult>
+  listScopes(cmd: L.ListScopesCommand): Promise<L.ListScopesResult>
 }

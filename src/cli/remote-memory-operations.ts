@@ -1,8 +1,10 @@
 import type { PowerContextClient } from '../client/index.js'
 import type { FlushCommand, FlushResult } from '../runtime/source-flusher.js'
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/flush-types.js'
+import type * as L from '../storage/listing-types.js'
 import type * as Spi from '../storage/memory-backend.js'
 import { fromWireFlush, fromWireFlushRecords } from '../wire/flush-wire.js'
+import { fromWireListScopes } from '../wire/listing-wire.js'
 import {
   fromWireChanges,
   fromWireGet,
@@ -148,6 +150,14 @@ export class RemoteMemoryOperations implements MemoryOperations {
       ...opt('kinds', cmd.kinds === undefined ? undefined : [...cmd.kinds]),
     })
     return fromWireSearch(r)
+  }
+
+  async listScopes(cmd: L.ListScopesCommand): Promise<L.ListScopesResult> {
+    const r = await this.#client.listScopes({
+      ...opt('after', cmd.after),
+      ...opt('limit', cmd.limit),
+    })
+    return fromWireListScopes(r)
   }
 
   async changes(cmd: Spi.ChangesCommand): Promise<Spi.ChangesResult> {

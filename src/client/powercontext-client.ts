@@ -48,6 +48,8 @@ export interface PowerContextClient {
   live(options?: CallOptions): Promise<Wire.LiveResponse>
   /** `GET /health/ready`: the report for both 200 (`ready`/`degraded`) and 503 (`not_ready`). */
   ready(options?: CallOptions): Promise<Wire.ReadinessResponse>
+  /** `GET /openapi.json`: the contract the server was built from (public, no token needed). */
+  openapi(options?: CallOptions): Promise<Wire.OpenApiDocument>
   /** `GET /v1/capabilities`: version, search modes, extraction, limits. */
   capabilities(options?: CallOptions): Promise<Wire.CapabilitiesResponse>
   /** `POST /v1/sources/content`: persist evidence (idempotent for the same payload). */
@@ -85,6 +87,15 @@ export interface PowerContextClient {
    * A model-backed flush can take longer than the default timeout: pass `timeoutMs`.
    */
   flush(body: Wire.FlushRequest, options?: CallOptions): Promise<Wire.FlushResponse>
+  /** `POST /v1/scopes/list`: one keyset page of scopes with memory counts per state. */
+  listScopes(body: Wire.ListScopesRequest, options?: CallOptions): Promise<Wire.ListScopesResponse>
+  /** `POST /v1/sources/get`: captured sources by id (content, metadata, flush status). */
+  getSources(body: Wire.GetSourcesRequest, options?: CallOptions): Promise<Wire.GetSourcesResponse>
+  /** `POST /v1/sources/list`: the scope's journal — cursor, high watermark, a page of sources. */
+  listSources(
+    body: Wire.ListSourcesRequest,
+    options?: CallOptions,
+  ): Promise<Wire.ListSourcesResponse>
   /** `POST /v1/memory/flush/records`: decision records of the scope's flushes. */
   flushRecords(
     body: Wire.FlushRecordsRequest,
@@ -195,6 +206,7 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
   return {
     live: (o) => call((i) => raw.GET('/health/live', i), o),
     ready: (o) => call((i) => raw.GET('/health/ready', i), o, isReport),
+    openapi: (o) => call((i) => raw.GET('/openapi.json', i), o),
     capabilities: (o) => call((i) => raw.GET('/v1/capabilities', i), o),
     captureContent: (body, o) =>
       call(
@@ -225,6 +237,17 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
       ),
     flush: (body, o) =>
       call((i) => raw.POST('/v1/memory/flush', { ...i, body: body as Schemas['FlushRequest'] }), o),
+    listScopes: (body, o) =>
+      call(
+        (i) => raw.POST('/v1/scopes/list', { ...i, body: body as Schemas['ListScopesRequest'] }),
+        o,
+      ),
+    getSources: (body, o) => call((i) => raw.POST('/v1/sources/get', { ...i, body }), o),
+    listSources: (body, o) =>
+      call(
+        (i) => raw.POST('/v1/sources/list', { ...i, body: body as Schemas['ListSourcesRequest'] }),
+        o,
+      ),
     flushRecords: (body, o) =>
       call(
         (i) =>

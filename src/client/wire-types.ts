@@ -107,3 +107,25 @@ export type FlushRecordsRequest = WithOptional<Schemas['FlushRecordsRequest'], '
 export type FlushRecord = Schemas['FlushRecord']
 /** `POST /v1/memory/flush/records` response. */
 export type FlushRecordsResponse = Schemas['FlushRecordsResponse']
+/** `POST /v1/scopes/list` request (`limit` defaults to 100). */
+export type ListScopesRequest = WithOptional<Schemas['ListScopesRequest'], 'limit'>
+/** One scope: memory counts per state, change sequence, journal counters, newest change time. */
+export type ScopeSummary = Schemas['ScopeSummary']
+/** `POST /v1/scopes/list` response; `next_after` continues the listing. */
+export type ListScopesResponse = Schemas['ListScopesResponse']
+/** A captured source with its content, metadata and flush status. */
+export type SourceView = Omit<Schemas['SourceView'], 'metadata'> & {
+  readonly metadata: Readonly<Record<string, unknown>>
+}
+/** `POST /v1/sources/get` request (1–100 source ids). */
+export type GetSourcesRequest = Schemas['GetSourcesRequest']
+/** `POST /v1/sources/get` response, in the order asked. */
+export type GetSourcesResponse = { readonly sources: readonly SourceView[] }
+/** `POST /v1/sources/list` request (`after` defaults to 0, `limit` to 20). */
+export type ListSourcesRequest = WithOptional<Schemas['ListSourcesRequest'], 'after' | 'limit'>
+/** `POST /v1/sources/list` response: cursor, high watermark and one page of the journal. */
+export type ListSourcesResponse = Omit<Schemas['ListSourcesResponse'], 'sources'> & {
+  readonly sources: readonly SourceView[]
+}
+/** `GET /openapi.json`: the contract the server was built from (OpenAPI 3.1). */
+export type OpenApiDocument = Schemas['OpenApiDocument'] & Readonly<Record<string, unknown>>

@@ -781,6 +781,169 @@ export const OPENAPI_DOCUMENT = {
           }
         }
       }
+    },
+    "/v1/scopes/list": {
+      "post": {
+        "operationId": "listScopes",
+        "tags": [
+          "memory"
+        ],
+        "summary": "One keyset page of scopes, with memory counts per state and the time of the last change.",
+        "description": "Every scope the database knows (one that holds memories or captured sources), ordered by\nscope id; pass `next_after` as `after` for the next page. Counts are read in one snapshot\nper page. Not an MCP tool.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RequestId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ListScopesRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "One page of scopes; `next_after` continues the listing.",
+            "headers": {
+              "X-PowerContext-Request-ID": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ListScopesResponse"
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        }
+      }
+    },
+    "/v1/sources/get": {
+      "post": {
+        "operationId": "getSources",
+        "tags": [
+          "sources"
+        ],
+        "summary": "Read captured sources (evidence) by id, with content, metadata and flush status.",
+        "description": "Returns the sources in the order asked. An id that is not a source of the scope fails the\ncall with `source_not_found` (404, `details.source_ids` lists the missing ones). Not an\nMCP tool.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RequestId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/GetSourcesRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The sources asked for.",
+            "headers": {
+              "X-PowerContext-Request-ID": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/GetSourcesResponse"
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        }
+      }
+    },
+    "/v1/sources/list": {
+      "post": {
+        "operationId": "listSources",
+        "tags": [
+          "sources"
+        ],
+        "summary": "The scope's source journal — cursor, high watermark and a keyset page of sources.",
+        "description": "Sources after journal position `after`, in position order, each with its flush status\n(`processed` at or before the cursor, `skipped` when flush gave up on it, else `pending`).\n`cursor` and `high_watermark` are read in the same snapshot. Not an MCP tool.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RequestId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ListSourcesRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "One page of the journal; `next_after` continues the listing.",
+            "headers": {
+              "X-PowerContext-Request-ID": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ListSourcesResponse"
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        }
+      }
+    },
+    "/openapi.json": {
+      "get": {
+        "operationId": "openapiDocument",
+        "tags": [
+          "health"
+        ],
+        "security": [],
+        "summary": "This contract (OpenAPI 3.1) as JSON.",
+        "description": "The document the server was built from; public like the health routes (it holds no data).\n",
+        "responses": {
+          "200": {
+            "description": "The OpenAPI document.",
+            "headers": {
+              "X-PowerContext-Request-ID": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/OpenApiDocument"
+                }
+              }
+            }
+          }
+        }
+      }
     }
   },
   "components": {
@@ -2486,6 +2649,318 @@ export const OPENAPI_DOCUMENT = {
               "integer",
               "null"
             ]
+          }
+        }
+      },
+      "ListScopesRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+          "after": {
+            "description": "Exclusive keyset cursor; the last scope id of the previous page.",
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/ScopeId"
+              }
+            ]
+          },
+          "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 500,
+            "default": 100
+          }
+        }
+      },
+      "ScopeSummary": {
+        "type": "object",
+        "required": [
+          "scope_id",
+          "counts",
+          "memory_count",
+          "head_seq",
+          "last_change_at",
+          "high_watermark",
+          "cursor"
+        ],
+        "properties": {
+          "scope_id": {
+            "type": "string"
+          },
+          "counts": {
+            "type": "object",
+            "description": "Memories of the scope in each state.",
+            "required": [
+              "active",
+              "forgotten",
+              "merged",
+              "retired"
+            ],
+            "properties": {
+              "active": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "forgotten": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "merged": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "retired": {
+                "type": "integer",
+                "minimum": 0
+              }
+            }
+          },
+          "memory_count": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "head_seq": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "The scope's last change sequence number (`changes` continues after it)."
+          },
+          "last_change_at": {
+            "description": "Time of the newest change-log row, or null before any memory change.",
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "high_watermark": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "The last captured journal position (0 without sources)."
+          },
+          "cursor": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "The flush cursor (sources at or before it were processed or skipped)."
+          }
+        }
+      },
+      "ListScopesResponse": {
+        "type": "object",
+        "required": [
+          "scopes",
+          "next_after"
+        ],
+        "properties": {
+          "scopes": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ScopeSummary"
+            }
+          },
+          "next_after": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
+      "GetSourcesRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "scope_id",
+          "source_ids"
+        ],
+        "properties": {
+          "scope_id": {
+            "$ref": "#/components/schemas/ScopeId"
+          },
+          "source_ids": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 100,
+            "items": {
+              "$ref": "#/components/schemas/SourceId"
+            }
+          }
+        }
+      },
+      "SourceView": {
+        "type": "object",
+        "required": [
+          "source",
+          "position",
+          "content",
+          "media_type",
+          "metadata",
+          "occurred_at",
+          "captured_at",
+          "status",
+          "failure"
+        ],
+        "properties": {
+          "source": {
+            "$ref": "#/components/schemas/SourceRef"
+          },
+          "position": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "content": {
+            "type": "string"
+          },
+          "media_type": {
+            "type": "string"
+          },
+          "metadata": {
+            "type": "object",
+            "additionalProperties": true
+          },
+          "occurred_at": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "captured_at": {
+            "type": "string"
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "pending",
+              "processed",
+              "skipped"
+            ],
+            "description": "`processed` at or before the cursor, `skipped` when flush gave up on it."
+          },
+          "failure": {
+            "description": "Failed flush attempts of this source (skipped or still failing), or null.",
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "type": "object",
+                "required": [
+                  "attempts",
+                  "error"
+                ],
+                "properties": {
+                  "attempts": {
+                    "type": "integer",
+                    "minimum": 1
+                  },
+                  "error": {
+                    "type": "object",
+                    "required": [
+                      "code",
+                      "message"
+                    ],
+                    "properties": {
+                      "code": {
+                        "type": "string"
+                      },
+                      "message": {
+                        "type": "string"
+                      }
+                    }
+                  }
+                }
+              }
+            ]
+          }
+        }
+      },
+      "GetSourcesResponse": {
+        "type": "object",
+        "required": [
+          "sources"
+        ],
+        "properties": {
+          "sources": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/SourceView"
+            }
+          }
+        }
+      },
+      "ListSourcesRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "scope_id"
+        ],
+        "properties": {
+          "scope_id": {
+            "$ref": "#/components/schemas/ScopeId"
+          },
+          "after": {
+            "type": "integer",
+            "description": "Exclusive journal position to continue after (keyset); 0 from the start.",
+            "minimum": 0,
+            "maximum": 9007199254740991,
+            "default": 0
+          },
+          "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "default": 20
+          }
+        }
+      },
+      "ListSourcesResponse": {
+        "type": "object",
+        "required": [
+          "sources",
+          "cursor",
+          "high_watermark",
+          "next_after"
+        ],
+        "properties": {
+          "sources": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/SourceView"
+            }
+          },
+          "cursor": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "high_watermark": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "next_after": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          }
+        }
+      },
+      "OpenApiDocument": {
+        "type": "object",
+        "required": [
+          "openapi",
+          "info",
+          "paths"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "openapi": {
+            "type": "string"
+          },
+          "info": {
+            "type": "object",
+            "additionalProperties": true
+          },
+          "paths": {
+            "type": "object",
+            "additionalProperties": true
           }
         }
       }

@@ -208,6 +208,46 @@ export const OPERATIONS = [
     "successStatus": 200,
     "public": false,
     "mcpTool": null
+  },
+  {
+    "operationId": "listScopes",
+    "method": "POST",
+    "path": "/v1/scopes/list",
+    "summary": "One keyset page of scopes, with memory counts per state and the time of the last change.",
+    "requestSchema": "ListScopesRequest",
+    "successStatus": 200,
+    "public": false,
+    "mcpTool": null
+  },
+  {
+    "operationId": "getSources",
+    "method": "POST",
+    "path": "/v1/sources/get",
+    "summary": "Read captured sources (evidence) by id, with content, metadata and flush status.",
+    "requestSchema": "GetSourcesRequest",
+    "successStatus": 200,
+    "public": false,
+    "mcpTool": null
+  },
+  {
+    "operationId": "listSources",
+    "method": "POST",
+    "path": "/v1/sources/list",
+    "summary": "The scope's source journal — cursor, high watermark and a keyset page of sources.",
+    "requestSchema": "ListSourcesRequest",
+    "successStatus": 200,
+    "public": false,
+    "mcpTool": null
+  },
+  {
+    "operationId": "openapiDocument",
+    "method": "GET",
+    "path": "/openapi.json",
+    "summary": "This contract (OpenAPI 3.1) as JSON.",
+    "requestSchema": null,
+    "successStatus": 200,
+    "public": true,
+    "mcpTool": null
   }
 ] as const satisfies readonly ContractOperation[]
 

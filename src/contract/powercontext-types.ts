@@ -34,6 +34,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This contract (OpenAPI 3.1) as JSON.
+         * @description The document the server was built from; public like the health routes (it holds no data).
+         */
+        get: operations["openapiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/capabilities": {
         parameters: {
             query?: never;
@@ -281,6 +301,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/scopes/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One keyset page of scopes, with memory counts per state and the time of the last change.
+         * @description Every scope the database knows (one that holds memories or captured sources), ordered by
+         *     scope id; pass `next_after` as `after` for the next page. Counts are read in one snapshot
+         *     per page. Not an MCP tool.
+         */
+        post: operations["listScopes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sources/content": {
         parameters: {
             query?: never;
@@ -292,6 +334,50 @@ export interface paths {
         put?: never;
         /** Persist a content source (evidence) in the scope journal. Never creates memory. */
         post: operations["captureContent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sources/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read captured sources (evidence) by id, with content, metadata and flush status.
+         * @description Returns the sources in the order asked. An id that is not a source of the scope fails the
+         *     call with `source_not_found` (404, `details.source_ids` lists the missing ones). Not an
+         *     MCP tool.
+         */
+        post: operations["getSources"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sources/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The scope's source journal — cursor, high watermark and a keyset page of sources.
+         * @description Sources after journal position `after`, in position order, each with its flush status
+         *     (`processed` at or before the cursor, `skipped` when flush gave up on it, else `pending`).
+         *     `cursor` and `high_watermark` are read in the same snapshot. Not an MCP tool.
+         */
+        post: operations["listSources"];
         delete?: never;
         options?: never;
         head?: never;
@@ -463,6 +549,13 @@ export interface components {
             memory: components["schemas"]["Memory"];
             state: components["schemas"]["MemoryState"];
         };
+        GetSourcesRequest: {
+            scope_id: components["schemas"]["ScopeId"];
+            source_ids: components["schemas"]["SourceId"][];
+        };
+        GetSourcesResponse: {
+            sources: components["schemas"]["SourceView"][];
+        };
         HistoryRequest: {
             memory_id: components["schemas"]["MemoryId"];
             scope_id: components["schemas"]["ScopeId"];
@@ -489,6 +582,32 @@ export interface components {
         ListResponse: {
             memories: components["schemas"]["Memory"][];
             next_after: string | null;
+        };
+        ListScopesRequest: {
+            /** @description Exclusive keyset cursor; the last scope id of the previous page. */
+            after?: components["schemas"]["ScopeId"];
+            /** @default 100 */
+            limit?: number;
+        };
+        ListScopesResponse: {
+            next_after: string | null;
+            scopes: components["schemas"]["ScopeSummary"][];
+        };
+        ListSourcesRequest: {
+            /**
+             * @description Exclusive journal position to continue after (keyset); 0 from the start.
+             * @default 0
+             */
+            after?: number;
+            /** @default 20 */
+            limit?: number;
+            scope_id: components["schemas"]["ScopeId"];
+        };
+        ListSourcesResponse: {
+            cursor: number;
+            high_watermark: number;
+            next_after: number | null;
+            sources: components["schemas"]["SourceView"][];
         };
         LiveResponse: {
             /** @enum {string} */
@@ -554,6 +673,17 @@ export interface components {
              * @enum {string}
              */
             status: "merged" | "unchanged";
+        };
+        OpenApiDocument: {
+            info: {
+                [key: string]: unknown;
+            };
+            openapi: string;
+            paths: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
         };
         PlanRef: {
             memory_id: string;
@@ -625,6 +755,25 @@ export interface components {
         Revision: number;
         /** @description Opaque partition id; printable ASCII without spaces, case-sensitive. */
         ScopeId: string;
+        ScopeSummary: {
+            /** @description Memories of the scope in each state. */
+            counts: {
+                active: number;
+                forgotten: number;
+                merged: number;
+                retired: number;
+            };
+            /** @description The flush cursor (sources at or before it were processed or skipped). */
+            cursor: number;
+            /** @description The scope's last change sequence number (`changes` continues after it). */
+            head_seq: number;
+            /** @description The last captured journal position (0 without sources). */
+            high_watermark: number;
+            /** @description Time of the newest change-log row, or null before any memory change. */
+            last_change_at: string | null;
+            memory_count: number;
+            scope_id: string;
+        };
         SearchHit: {
             kind: string;
             matched_by: ("fts" | "vector")[];
@@ -679,6 +828,30 @@ export interface components {
             source_id: components["schemas"]["SourceId"];
         };
         SourceRefList: components["schemas"]["SourceRef"][];
+        SourceView: {
+            captured_at: string;
+            content: string;
+            /** @description Failed flush attempts of this source (skipped or still failing), or null. */
+            failure: null | {
+                attempts: number;
+                error: {
+                    code: string;
+                    message: string;
+                };
+            };
+            media_type: string;
+            metadata: {
+                [key: string]: unknown;
+            };
+            occurred_at: string | null;
+            position: number;
+            source: components["schemas"]["SourceRef"];
+            /**
+             * @description `processed` at or before the cursor, `skipped` when flush gave up on it.
+             * @enum {string}
+             */
+            status: "pending" | "processed" | "skipped";
+        };
         /** @description RFC 3339 with a time zone; returned as UTC `YYYY-MM-DDTHH:MM:SS.sssZ`. */
         Timestamp: string;
         UpdateRequest: {
@@ -770,6 +943,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReadinessResponse"];
+                };
+            };
+        };
+    };
+    openapiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document. */
+            200: {
+                headers: {
+                    "X-PowerContext-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenApiDocument"];
                 };
             };
         };
@@ -1176,6 +1370,35 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    listScopes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Kept when it matches `[A-Za-z0-9._:-]{1,128}`, otherwise replaced by a generated id. */
+                "X-PowerContext-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListScopesRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of scopes; `next_after` continues the listing. */
+            200: {
+                headers: {
+                    "X-PowerContext-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListScopesResponse"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
     captureContent: {
         parameters: {
             query?: never;
@@ -1200,6 +1423,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CaptureContentResponse"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    getSources: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Kept when it matches `[A-Za-z0-9._:-]{1,128}`, otherwise replaced by a generated id. */
+                "X-PowerContext-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GetSourcesRequest"];
+            };
+        };
+        responses: {
+            /** @description The sources asked for. */
+            200: {
+                headers: {
+                    "X-PowerContext-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSourcesResponse"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    listSources: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Kept when it matches `[A-Za-z0-9._:-]{1,128}`, otherwise replaced by a generated id. */
+                "X-PowerContext-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListSourcesRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of the journal; `next_after` continues the listing. */
+            200: {
+                headers: {
+                    "X-PowerContext-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSourcesResponse"];
                 };
             };
             default: components["responses"]["Error"];

@@ -9,6 +9,7 @@ import Fastify, {
   LogController,
 } from 'fastify'
 
+import { OPENAPI_DOCUMENT } from '../contract/openapi-document.js'
 import { OPERATIONS } from '../contract/operations.js'
 import { PowerContextError } from '../core/errors.js'
 import type { MemoryRuntime } from '../runtime/memory-runtime.js'
@@ -202,6 +203,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
     const readiness = await runtime.readiness()
     return reply.code(readiness.status === 'not_ready' ? 503 : 200).send(readiness)
   })
+
+  // The contract itself (public, like the health routes: it holds no data).
+  app.get('/openapi.json', async () => OPENAPI_DOCUMENT)
 
   for (const op of OPERATIONS) {
     const handler = OPERATION_HANDLERS[op.operationId]

@@ -1,5 +1,6 @@
 import type { Embedder, EmbeddingProfile } from '../core/embedding.js'
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/flush-types.js'
+import type * as L from '../storage/listing-types.js'
 import type * as Spi from '../storage/memory-backend.js'
 import type { ExportRecord, ImportReport } from '../storage/row-transfer.js'
 import { exportRows, importRows } from '../storage/row-transfer.js'
@@ -158,6 +159,15 @@ export class MemoryRuntime {
   }
   captureSource(cmd: Spi.CaptureSourceCommand): Promise<Spi.CaptureSourceResult> {
     return this.#backend.captureSource(cmd)
+  }
+  listScopes(cmd: L.ListScopesCommand = {}): Promise<L.ListScopesResult> {
+    return this.#backend.listScopes(cmd)
+  }
+  getSources(cmd: L.GetSourcesCommand): Promise<L.GetSourcesResult> {
+    return this.#backend.getSources(cmd)
+  }
+  listSources(cmd: L.ListSourcesCommand): Promise<L.ListSourcesResult> {
+    return this.#backend.listSources(cmd)
   }
   /**
    * Processes one window of the scope's captured sources (DESIGN §6); see `docs/sources-and-flush.md`.

@@ -23,6 +23,8 @@ import {
 } from '../core/text-rules.js'
 import type { DialectTx } from './dialect.js'
 import { skippedInChangesTx } from './journal-maintenance.js'
+import * as listing from './listing-reads.js'
+import type * as L from './listing-types.js'
 import { rebuildInTx, verifyInTx } from './maintenance.js'
 import type * as Spi from './memory-backend.js'
 import {
@@ -34,8 +36,8 @@ import {
   SEARCH_MODES,
 } from './memory-backend.js'
 import { changesInTx, getInTx, historyInTx, listInTx } from './memory-reads.js'
-import type { CheckedEntry, WriteContext } from './memory-writes.js'
-import { forgetInTx, rememberInTx, updateInTx } from './memory-writes.js'
+import type { WriteContext } from './memory-writes.js'
+import { checkEntry, forgetInTx, rememberInTx, updateInTx } from './memory-writes.js'
 import { checkMergeInputs, mergeInTx } from './merge-writes.js'
 import { planRestore } from './restore-plan.js'
 import { restoreInTx } from './restore-writes.js'
@@ -56,22 +58,6 @@ export interface DatabaseBackendOptions {
    * when first configured; a different profile later leaves the backend without vectors.
    */
   readonly embedder?: Embedder | undefined
-}
-
-function checkEntry(entry: unknown, i: number): CheckedEntry {
-  const path = `entries[${i}]`
-  if (typeof entry !== 'object' || entry === null) throw invalidRequest(path, 'must be an object')
-  const e = entry as Partial<Spi.RememberEntry>
-  return {
-    content: {
-      kind: normalizeKind(e.kind, `${path}.kind`),
-      text: normalizeText(e.text, `${path}.text`),
-      sources: checkSourceRefs(e.sources, `${path}.sources`),
-      artifacts: [],
-      observedAt: normalizeTimestamp(e.observedAt, `${path}.observed_at`),
-    },
-    reason: normalizeReason(e.reason, `${path}.reason`),
-  }
 }
 
 function checkToken(value: unknown): string {
@@ -339,6 +325,24 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       const skipped = await skippedInChangesTx(tx, { scopeId, since, limit }, page)
       return skipped.length === 0 ? page : { ...page, skippedSources: skipped }
     })
+  }
+
+  /** One keyset page of scopes with memory counts per state (DESIGN §7, the console). */
+  async listScopes(cmd: L.ListScopesCommand = {}): Promise<L.ListScopesResult> {
+    const q = listing.checkListScopes(cmd)
+    return this.inReadTransaction((tx) => listing.listScopesInTx(tx, q))
+  }
+
+  /** Sources by id with content, metadata and flush status; `source_not_found` when one is missing. */
+  async getSources(cmd: L.GetSourcesCommand): Promise<L.GetSourcesResult> {
+    const q = listing.checkGetSources(cmd)
+    return this.inReadTransaction((tx) => listing.getSourcesInTx(tx, q))
+  }
+
+  /** The scope's journal: cursor, high watermark and one page of sources after `after`. */
+  async listSources(cmd: L.ListSourcesCommand): Promise<L.ListSourcesResult> {
+    const q = listing.checkListSources(cmd)
+    return this.inReadTransaction((tx) => listing.listSourcesInTx(tx, q))
   }
 
   /** Persists a source (evidence) in the scope journal; idempotent on identical payloads. */

@@ -80,6 +80,22 @@ export interface TextHit {
   readonly searchableText: string
 }
 
+/** One scope's counters as stored: change sequence, journal position, cursor, newest change. */
+export interface ScopeRow {
+  readonly scopeId: string
+  readonly headSeq: number
+  readonly highWatermark: number
+  readonly cursorPosition: number
+  readonly lastChangeAt: string | null
+}
+
+/** How many memories of one scope are in one state. */
+export interface StateCountRow {
+  readonly scopeId: string
+  readonly state: MemoryState
+  readonly n: number
+}
+
 /** A memory row joined with its current version. */
 export interface CurrentMemory {
   readonly row: MemoryRow
@@ -114,6 +130,10 @@ export interface DialectTx {
   listChanges(scopeId: string, since: number, limit: number): Promise<ChangeRow[]>
   listChangesOfMemory(memoryId: string): Promise<ChangeRow[]>
   headSeq(scopeId: string): Promise<number>
+  /** Scope rows with ids after `after`, in id order, at most `limit`. */
+  listScopes(after: string, limit: number): Promise<ScopeRow[]>
+  /** Memory counts per state of the scopes with `first ≤ scope_id ≤ last`. */
+  countStates(first: string, last: string): Promise<StateCountRow[]>
   /**
    * Raw full-text candidates of the scope matching any planned term (its token, or any token
    * starting with its prefix), best first, at most `limit`. Terms come from Analyzer v1 only.

@@ -67,6 +67,8 @@ export interface JournalTx {
   /** Positions of the given content source ids of the scope (absent ids are missing). */
   positionsOf(scopeId: string, sourceIds: readonly string[]): Promise<Map<string, number>>
   getFailure(scopeId: string, position: number): Promise<FailureRow | undefined>
+  /** Failure rows (failing or skipped) with `after < position ≤ through`, in position order. */
+  failuresBetween(scopeId: string, after: number, through: number): Promise<FailureRow[]>
   putFailure(row: FailureRow): Promise<void>
   /** Removes `failing` rows at or before `through` (their sources were processed). */
   clearFailures(scopeId: string, through: number): Promise<void>

@@ -9,6 +9,7 @@ import type {
 } from '../core/memory-model.js'
 import type { SearchChannel } from '../core/search-rules.js'
 import type { SkippedSource, SourceJournalPort } from './flush-types.js'
+import type * as L from './listing-types.js'
 
 /** Search modes a caller may ask for; the response reports the one actually used. */
 export const SEARCH_MODES = ['auto', 'fts', 'vector', 'hybrid'] as const
@@ -316,6 +317,12 @@ export interface MemoryBackend {
   search(cmd: SearchCommand): Promise<SearchResult>
   changes(cmd: ChangesCommand): Promise<ChangesResult>
   captureSource(cmd: CaptureSourceCommand): Promise<CaptureSourceResult>
+  /** Scopes with memory counts per state, keyset paged by scope id. */
+  listScopes(cmd?: L.ListScopesCommand): Promise<L.ListScopesResult>
+  /** Captured sources by id (evidence content, metadata, flush status). */
+  getSources(cmd: L.GetSourcesCommand): Promise<L.GetSourcesResult>
+  /** The scope's source journal: cursor, high watermark, a page of sources. */
+  listSources(cmd: L.ListSourcesCommand): Promise<L.ListSourcesResult>
   verify(): Promise<VerifyReport>
   rebuild(): Promise<RebuildReport>
   /** Embeds every missing or stale vector of active memories, in bounded batches. */

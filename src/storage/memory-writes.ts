@@ -1,8 +1,15 @@
+import { checkSourceRefs } from '../core/command-rules.js'
 import { canonicalContent, normalizeSourceRefs } from '../core/content-hash.js'
-import { PowerContextError } from '../core/errors.js'
+import { invalidRequest, PowerContextError } from '../core/errors.js'
 import type { ArtifactRef, Memory, SourceRef, VersionContent } from '../core/memory-model.js'
+import {
+  normalizeKind,
+  normalizeReason,
+  normalizeText,
+  normalizeTimestamp,
+} from '../core/text-rules.js'
 import type { DialectTx, MemoryRow, NewChangeRow, VersionRow } from './dialect.js'
-import type { ForgetResult, RememberResult, UpdateResult } from './memory-backend.js'
+import type { ForgetResult, RememberEntry, RememberResult, UpdateResult } from './memory-backend.js'
 import { changeRow, firstMemoryRow, newVersionRow, nextRow } from './memory-rows.js'
 import type { PreparedVectors } from './vector-support.js'
 import { projectHead } from './vector-writes.js'
@@ -20,6 +27,23 @@ export interface WriteContext {
 export interface CheckedEntry {
   readonly content: VersionContent
   readonly reason: string | null
+}
+
+/** Validates one `remember` entry (`entries[i]` in error fields). */
+export function checkEntry(entry: unknown, i: number): CheckedEntry {
+  const path = `entries[${i}]`
+  if (typeof entry !== 'object' || entry === null) throw invalidRequest(path, 'must be an object')
+  const e = entry as Partial<RememberEntry>
+  return {
+    content: {
+      kind: normalizeKind(e.kind, `${path}.kind`),
+      text: normalizeText(e.text, `${path}.text`),
+      sources: checkSourceRefs(e.sources, `${path}.sources`),
+      artifacts: [],
+      observedAt: normalizeTimestamp(e.observedAt, `${path}.observed_at`),
+    },
+    reason: normalizeReason(e.reason, `${path}.reason`),
+  }
 }
 
 export interface CheckedUpdate {

@@ -1,6 +1,12 @@
 import type { MergeRecord } from '../core/memory-model.js'
 import type { MemoryRow, SourceRow, VersionRow } from './dialect.js'
-import { CHANGE_COLUMNS, HEAD_COLUMNS, MEMORY_COLUMNS, VERSION_COLUMNS } from './row-columns.js'
+import {
+  CHANGE_COLUMNS,
+  FAILURE_COLUMNS,
+  HEAD_COLUMNS,
+  MEMORY_COLUMNS,
+  VERSION_COLUMNS,
+} from './row-columns.js'
 
 /**
  * Write statements of the logical tables (DESIGN §4) that are plain SQL on every adapter: the text
@@ -112,3 +118,22 @@ export const SELECT_ALL_VERSIONS = `SELECT ${VERSION_COLUMNS} FROM memory_versio
 export const SELECT_ALL_HEADS = `SELECT ${HEAD_COLUMNS} FROM memory_heads ORDER BY memory_id`
 export const SELECT_ALL_CHANGES = `SELECT ${CHANGE_COLUMNS} FROM memory_changes ORDER BY scope_id, seq`
 export const SELECT_SCOPE_SEQS = 'SELECT scope_id AS scopeId, change_seq AS seq FROM scopes'
+
+/**
+ * A page of scopes (params: after, limit): counters, cursor, and the newest change-log row's time
+ * (one index seek on the change log's primary key per scope). `cursor` is reserved in MySQL.
+ */
+export const SELECT_SCOPE_PAGE = `SELECT s.scope_id AS scopeId, s.change_seq AS headSeq,
+    s.source_position AS highWatermark, COALESCE(c.position, 0) AS cursorPosition,
+    (SELECT mc.at FROM memory_changes mc WHERE mc.scope_id = s.scope_id
+      ORDER BY mc.seq DESC LIMIT 1) AS lastChangeAt
+  FROM scopes s LEFT JOIN source_cursors c ON c.scope_id = s.scope_id
+  WHERE s.scope_id > ? ORDER BY s.scope_id LIMIT ?`
+
+/** Memory counts per state of a range of scopes (params: first, last scope id). */
+export const SELECT_STATE_COUNTS = `SELECT scope_id AS scopeId, state, COUNT(*) AS n FROM memories
+  WHERE scope_id >= ? AND scope_id <= ? GROUP BY scope_id, state`
+
+/** Failure rows of a journal range (params: scope, after, through). */
+export const SELECT_FAILURES_BETWEEN = `SELECT ${FAILURE_COLUMNS} FROM source_failures
+  WHERE scope_id = ? AND position > ? AND position <= ? ORDER BY position`

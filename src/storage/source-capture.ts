@@ -4,7 +4,8 @@ import { canonicalJson } from '../core/canonical.js'
 import { invalidRequest, PowerContextError } from '../core/errors.js'
 import { checkScopeId, checkSourceId } from '../core/ids.js'
 import { assertStorableString, normalizeTimestamp, utf8Length } from '../core/text-rules.js'
-import type { DialectTx } from './dialect.js'
+import type { DialectTx, SourceRow } from './dialect.js'
+import type { WindowSource } from './flush-types.js'
 import type { CaptureSourceCommand, CaptureSourceResult } from './memory-backend.js'
 
 /** Largest accepted source content, in UTF-8 bytes. */
@@ -91,4 +92,23 @@ export async function captureInTx(
     createdAt: at,
   })
   return { status: 'accepted', source, position, created: true }
+}
+
+/** A stored source row with its canonical payload decoded (window sources, source reads). */
+export function decodeSource(row: SourceRow): WindowSource {
+  const p = JSON.parse(row.payload) as {
+    content: string
+    media_type: string
+    metadata: Record<string, unknown>
+    occurred_at: string | null
+  }
+  return Object.freeze({
+    sourceId: row.sourceId,
+    position: row.position,
+    content: p.content,
+    mediaType: p.media_type,
+    metadata: Object.freeze(p.metadata ?? {}),
+    occurredAt: p.occurred_at ?? null,
+    capturedAt: row.createdAt,
+  })
 }

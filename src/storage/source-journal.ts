@@ -16,6 +16,7 @@ import { REMEMBER_MAX_ENTRIES, type SearchResult } from './memory-backend.js'
 import type { WriteContext } from './memory-writes.js'
 import { checkMergeInputs } from './merge-writes.js'
 import type { CheckedSearch } from './search-modes.js'
+import { decodeSource } from './source-capture.js'
 import type { TxRunner } from './vector-support.js'
 import { viewOf } from './version-codec.js'
 
@@ -55,24 +56,6 @@ async function readWindow(
     }
   }
   return rows
-}
-
-function decodeSource(row: SourceRow): F.WindowSource {
-  const p = JSON.parse(row.payload) as {
-    content: string
-    media_type: string
-    metadata: Record<string, unknown>
-    occurred_at: string | null
-  }
-  return Object.freeze({
-    sourceId: row.sourceId,
-    position: row.position,
-    content: p.content,
-    mediaType: p.media_type,
-    metadata: Object.freeze(p.metadata ?? {}),
-    occurredAt: p.occurred_at ?? null,
-    capturedAt: row.createdAt,
-  })
 }
 
 function checkCursor(value: F.JournalCursor): F.JournalCursor {

@@ -17,6 +17,14 @@ import {
   toWireFlushRecords,
 } from './flush-wire.js'
 import {
+  fromWireGetSourcesRequest,
+  fromWireListScopesRequest,
+  fromWireListSourcesRequest,
+  toWireGetSources,
+  toWireListScopes,
+  toWireListSources,
+} from './listing-wire.js'
+import {
   toWireChanges,
   toWireGet,
   toWireHistory,
@@ -97,6 +105,10 @@ export const OPERATION_HANDLERS: Partial<Record<OperationId, OperationHandler>> 
   search: async (rt, b) => toWireSearch(await rt.search(req.fromWireSearch(b))),
   changes: async (rt, b) => toWireChanges(await rt.changes(req.fromWireChanges(b))),
   flush: async (rt, b) => toWireFlush(await rt.flush(fromWireFlushRequest(b))),
+  listScopes: async (rt, b) => toWireListScopes(await rt.listScopes(fromWireListScopesRequest(b))),
+  getSources: async (rt, b) => toWireGetSources(await rt.getSources(fromWireGetSourcesRequest(b))),
+  listSources: async (rt, b) =>
+    toWireListSources(await rt.listSources(fromWireListSourcesRequest(b))),
   flushRecords: async (rt, b) =>
     toWireFlushRecords(await rt.flushRecords(fromWireFlushRecordsRequest(b))),
 }

@@ -166,6 +166,11 @@ describe('CLI with --server-url', () => {
     expect(history.out.split('\n')[0]).toBe(`${id} [active] at revision 2`)
     const changes = await json<{ head_seq: number }>(...remote, 'changes', '--scope', SCOPE)
     expect(changes.head_seq).toBe(4)
+    const scopes = await json<{ scopes: { scope_id: string; counts: Record<string, number> }[] }>(
+      ...remote,
+      'scopes',
+    )
+    expect(scopes.scopes.find((s) => s.scope_id === SCOPE)?.counts['active']).toBe(1)
   })
 
   it('reads the server from POWERCONTEXT_CLIENT_SERVER_URL', async () => {

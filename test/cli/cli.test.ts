@@ -149,6 +149,45 @@ describe('powercontext CLI on a data directory', () => {
     expect(changes.head_seq).toBe(5)
   })
 
+  it('lists scopes with counts per state, paged with --after', async () => {
+    await cli('remember', '--scope', 'cli:scopes/a', 'Scoped fact one')
+    const forgotten = await json<{ results: { memory: WireMemory }[] }>(
+      'remember',
+      '--scope',
+      'cli:scopes/a',
+      'Scoped fact two',
+    )
+    await cli(
+      'forget',
+      '--scope',
+      'cli:scopes/a',
+      forgotten.results[0]!.memory.memory_ref.artifact_id,
+    )
+    await cli('capture', '--scope', 'cli:scopes/b', '--source-id', 's1', 'evidence only')
+    const page = await cli('scopes', '--after', 'cli:scopes', '--limit', '1')
+    expect(page.code).toBe(0)
+    expect(page.out).toMatch(
+      /^cli:scopes\/a {2}2 memories \(active 1, forgotten 1, merged 0, retired 0\) {2}last change \d{4}-/,
+    )
+    expect(page.out.trim().split('\n').at(-1)).toBe('more: --after cli:scopes/a')
+    const next = await json<{ scopes: Record<string, unknown>[] }>(
+      'scopes',
+      '--after',
+      'cli:scopes/a',
+      '--limit',
+      '1',
+    )
+    expect(next.scopes[0]).toMatchObject({
+      scope_id: 'cli:scopes/b',
+      memory_count: 0,
+      last_change_at: null,
+      high_watermark: 1,
+      cursor: 0,
+    })
+    const bad = await cli('scopes', '--limit', '0')
+    expect(bad.code).toBe(1)
+  })
+
   it('adds a batch from an entries file', async () => {
     const file = join(dataDir, 'entries.json')
     writeFileSync(

@@ -280,6 +280,27 @@ describe('client end to end', () => {
     expect([bad.code, bad.status]).toEqual(['invalid_request', 422])
   })
 
+  it('lists scopes, reads sources and the journal, and fetches the contract', async () => {
+    const pc = client(server.url)
+    const scope_id = `${SCOPE}/browse`
+    await pc.captureContent({ scope_id, source_id: 'ev', content: 'Browsed evidence' })
+    await pc.remember({
+      scope_id,
+      entries: [{ kind: 'fact', text: 'Browsed', sources: [{ name: 'content', source_id: 'ev' }] }],
+    })
+    const { scopes, next_after } = await pc.listScopes({ after: `${SCOPE}/aaa`, limit: 1 })
+    expect(scopes[0]).toMatchObject({ scope_id, memory_count: 1, high_watermark: 1 })
+    expect(next_after).toBe(scope_id)
+    const { sources } = await pc.getSources({ scope_id, source_ids: ['ev'] })
+    expect(sources[0]).toMatchObject({ content: 'Browsed evidence', status: 'pending' })
+    const journal = await pc.listSources({ scope_id })
+    expect(journal).toMatchObject({ cursor: 0, high_watermark: 1, next_after: null })
+    const missing = await failure(pc.getSources({ scope_id, source_ids: ['nope'] }))
+    expect([missing.code, missing.status]).toEqual(['source_not_found', 404])
+    const doc = await pc.openapi()
+    expect(doc.openapi).toBe('3.1.0')
+  })
+
   it('covered every contract operation with a validated response', () => {
     const seen = new Set(recorder.seen.filter((r) => r.status < 300).map((r) => r.operationId))
     expect([...seen].sort()).toEqual(OPERATIONS.map((o) => o.operationId).sort())

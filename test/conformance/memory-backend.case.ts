@@ -15,6 +15,7 @@ import { ConformanceSuite } from './harness.case.js'
 import { badInputArea } from './memory-bad-input.case.js'
 import { flushArea } from './memory-flush.case.js'
 import { forgetRestoreArea, getHistoryArea } from './memory-lifecycle.case.js'
+import { listingArea } from './memory-listing.case.js'
 import { mergeArea } from './memory-merge.case.js'
 import { mergePropertiesArea } from './memory-merge-properties.case.js'
 import { mergeRestoreArea, restorePreviewArea } from './memory-merge-restore.case.js'
@@ -41,6 +42,7 @@ export function describeMemoryBackend(options: ConformanceOptions): void {
     searchArea(suite)
     sourcesArea(suite)
     scopesArea(suite)
+    listingArea(suite)
     maintenanceArea(suite)
     badInputArea(suite)
     mergeArea(suite)

@@ -557,6 +557,76 @@ describe('HTTP contract, end to end', () => {
     expect(errorOf(expectContract('flushRecords', unknown, 422)).code).toBe('invalid_request')
   })
 
+  it('lists scopes, reads sources and the journal, and serves the contract', async () => {
+    const scope_id = `${SCOPE}/browse`
+    expectContract(
+      'captureContent',
+      await call('captureContent', {
+        scope_id,
+        source_id: 'ev1',
+        content: 'Evidence one',
+        metadata: { file: 'a.md' },
+      }),
+      202,
+    )
+    expectContract(
+      'remember',
+      await call('remember', {
+        scope_id,
+        entries: [
+          { kind: 'fact', text: 'Browsed fact', sources: [{ name: 'content', source_id: 'ev1' }] },
+        ],
+      }),
+      200,
+    )
+    const scopes = expectContract<{ scopes: Record<string, unknown>[]; next_after: string | null }>(
+      'listScopes',
+      await call('listScopes', { after: `${SCOPE}/aaa`, limit: 1 }),
+      200,
+    )
+    expect(scopes.scopes[0]).toMatchObject({
+      scope_id,
+      counts: { active: 1, forgotten: 0, merged: 0, retired: 0 },
+      memory_count: 1,
+      high_watermark: 1,
+      cursor: 0,
+    })
+    const sources = expectContract<{ sources: Record<string, unknown>[] }>(
+      'getSources',
+      await call('getSources', { scope_id, source_ids: ['ev1'] }),
+      200,
+    )
+    expect(sources.sources[0]).toMatchObject({
+      source: { name: 'content', source_id: 'ev1' },
+      position: 1,
+      content: 'Evidence one',
+      metadata: { file: 'a.md' },
+      status: 'pending',
+      failure: null,
+    })
+    const journal = expectContract('listSources', await call('listSources', { scope_id }), 200)
+    expect(journal).toMatchObject({ cursor: 0, high_watermark: 1, next_after: null })
+    const missing = await call('getSources', { scope_id, source_ids: ['nope'] })
+    expect(errorOf(expectContract('getSources', missing, 404)).code).toBe('source_not_found')
+    const badLimit = await call('listScopes', { limit: 501 })
+    expect(errorOf(expectContract('listScopes', badLimit, 422)).code).toBe('invalid_request')
+    const unknown = await call('listSources', { scope_id, verbose: true })
+    expect(errorOf(expectContract('listSources', unknown, 422)).code).toBe('invalid_request')
+
+    // The contract is public, like the health routes; a wrong method is a 405 envelope.
+    const doc = expectContract<{ openapi: string; paths: Record<string, unknown> }>(
+      'openapiDocument',
+      await call('openapiDocument', undefined, { base: authServer.url }),
+      200,
+    )
+    expect(doc.openapi).toBe('3.1.0')
+    expect(Object.keys(doc.paths)).toContain('/v1/scopes/list')
+    const wrong = await fetch(`${server.url}/openapi.json`, { method: 'POST' })
+    expect(wrong.status).toBe(405)
+    assertErrorEnvelope(await wrong.json(), wrong.headers.get('x-powercontext-request-id'))
+    errored.add('openapiDocument')
+  })
+
   it('covered every operation of the contract', () => {
     const all = OPERATIONS.map((o) => o.operationId).sort()
     expect([...validated].sort()).toEqual(all)

@@ -523,7 +523,7 @@ interface Ids {
   readonly m: string
 }
 
-type PostOp = Exclude<OperationId, 'live' | 'ready' | 'capabilities'>
+type PostOp = Exclude<OperationId, 'live' | 'ready' | 'capabilities' | 'openapiDocument'>
 
 interface Base {
   readonly body: Record<string, unknown>
@@ -661,6 +661,13 @@ function basesFor(ids: Ids): Record<PostOp, readonly Base[]> {
         shape: shape('FlushRecordsRequest'),
         body: { scope_id: SCOPE, record_id: 'flr_none', after: 0, limit: 10 },
       },
+    ],
+    listScopes: [{ shape: shape('ListScopesRequest'), body: { after: 'robust', limit: 10 } }],
+    getSources: [
+      { shape: shape('GetSourcesRequest'), body: { scope_id: SCOPE, source_ids: [SOURCE_ID] } },
+    ],
+    listSources: [
+      { shape: shape('ListSourcesRequest'), body: { scope_id: SCOPE, after: 0, limit: 10 } },
     ],
   }
 }
@@ -944,9 +951,19 @@ function domainArb(
           .map((m) => c('mode: unavailable', I, { ...b, mode: m })),
         fc.oneof(BLANK, LONE_SURROGATE).map((k) => c('kinds: bad', I, { ...b, kinds: [k] })),
       ]
+    case 'getSources':
+      return [
+        fc
+          .stringMatching(/^[\x21-\x7E]{1,64}$/)
+          .filter((id) => id !== SOURCE_ID)
+          .map((id) => c('source_ids: unknown', N, { ...b, source_ids: [id] })),
+        OTHER_SCOPE.map((s) => c('scope_id: other scope', N, { ...b, scope_id: s })),
+      ]
     case 'changes':
     case 'flush':
     case 'flushRecords':
+    case 'listScopes':
+    case 'listSources':
       return []
   }
 }

@@ -8,7 +8,9 @@ import type {
   HeadRow,
   MemoryRow,
   NewChangeRow,
+  ScopeRow,
   SourceRow,
+  StateCountRow,
   TextHit,
   VersionRow,
 } from '../dialect.js'
@@ -28,7 +30,9 @@ import {
   SELECT_ALL_HEADS,
   SELECT_ALL_MEMORIES,
   SELECT_ALL_VERSIONS,
+  SELECT_SCOPE_PAGE,
   SELECT_SCOPE_SEQS,
+  SELECT_STATE_COUNTS,
 } from '../row-statements.js'
 import { MysqlJournalTx } from './mysql-journal-tx.js'
 import { casMergeUndone, checkFulltext, insertMergeRows, selectMerges } from './mysql-merge-rows.js'
@@ -163,6 +167,16 @@ export class MysqlDialectTx implements DialectTx {
       [scopeId],
     )
     return row?.seq ?? 0
+  }
+
+  async listScopes(after: string, limit: number): Promise<ScopeRow[]> {
+    return this.#sql.all(SELECT_SCOPE_PAGE, [after, limit])
+  }
+
+  async countStates(first: string, last: string): Promise<StateCountRow[]> {
+    const rows = await this.#sql.all<StateCountRow>(SELECT_STATE_COUNTS, [first, last])
+    // COUNT(*) is a BIGINT, which the driver may hand over as a string.
+    return rows.map((r) => ({ ...r, n: Number(r.n) }))
   }
 
   /**

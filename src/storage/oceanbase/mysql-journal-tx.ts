@@ -1,6 +1,7 @@
 import type { SourceRow } from '../dialect.js'
 import type { CursorRow, FailureRow, FlushRecordRow, JournalTx } from '../journal-rows.js'
 import { CURSOR_COLUMNS, FAILURE_COLUMNS, RECORD_COLUMNS, SOURCE_COLUMNS } from '../row-columns.js'
+import { SELECT_FAILURES_BETWEEN } from '../row-statements.js'
 import { ER_DUP_ENTRY } from './mysql-errors.js'
 import type { SqlSession } from './mysql-session.js'
 
@@ -83,6 +84,10 @@ export class MysqlJournalTx implements JournalTx {
       `SELECT ${FAILURE_COLUMNS} FROM source_failures WHERE scope_id = ? AND position = ?`,
       [scopeId, position],
     )
+  }
+
+  async failuresBetween(scopeId: string, after: number, through: number): Promise<FailureRow[]> {
+    return this.#sql.all(SELECT_FAILURES_BETWEEN, [scopeId, after, through])
   }
 
   async putFailure(r: FailureRow): Promise<void> {

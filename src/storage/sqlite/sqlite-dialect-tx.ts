@@ -9,7 +9,9 @@ import type {
   HeadRow,
   MemoryRow,
   NewChangeRow,
+  ScopeRow,
   SourceRow,
+  StateCountRow,
   TextHit,
   VersionRow,
 } from '../dialect.js'
@@ -29,7 +31,9 @@ import {
   SELECT_ALL_HEADS,
   SELECT_ALL_MEMORIES,
   SELECT_ALL_VERSIONS,
+  SELECT_SCOPE_PAGE,
   SELECT_SCOPE_SEQS,
+  SELECT_STATE_COUNTS,
 } from '../row-statements.js'
 import { SqliteJournalTx } from './sqlite-journal-tx.js'
 import { SqliteMergeRows } from './sqlite-merge-rows.js'
@@ -160,6 +164,14 @@ export class SqliteDialectTx implements DialectTx {
         scopeId,
       )?.seq ?? 0
     )
+  }
+
+  async listScopes(after: string, limit: number): Promise<ScopeRow[]> {
+    return this.#sql.all(SELECT_SCOPE_PAGE, after, limit)
+  }
+
+  async countStates(first: string, last: string): Promise<StateCountRow[]> {
+    return this.#sql.all(SELECT_STATE_COUNTS, first, last)
   }
 
   async searchText(q: {

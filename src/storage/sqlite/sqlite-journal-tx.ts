@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3'
 import type { SourceRow } from '../dialect.js'
 import type { CursorRow, FailureRow, FlushRecordRow, JournalTx } from '../journal-rows.js'
 import { CURSOR_COLUMNS, FAILURE_COLUMNS, RECORD_COLUMNS, SOURCE_COLUMNS } from '../row-columns.js'
+import { SELECT_FAILURES_BETWEEN } from '../row-statements.js'
 import { SqliteStatements } from './sqlite-statements.js'
 
 /**
@@ -78,6 +79,10 @@ export class SqliteJournalTx implements JournalTx {
       scopeId,
       position,
     )
+  }
+
+  async failuresBetween(scopeId: string, after: number, through: number): Promise<FailureRow[]> {
+    return this.#sql.all(SELECT_FAILURES_BETWEEN, scopeId, after, through)
   }
 
   async putFailure(r: FailureRow): Promise<void> {
