@@ -40,7 +40,7 @@ export default tseslint.config(
   },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: { parserOptions: { projectService: false } },
     plugins: { 'simple-import-sort': simpleImportSort },
     rules: {
@@ -100,6 +100,22 @@ export default tseslint.config(
       'mysql2/*',
       'sqlite-vec',
     ]),
+  },
+  {
+    // The web console is a browser surface: it reaches the server only through the client.
+    files: ['src/console/**/*.ts', 'src/console/**/*.tsx'],
+    rules: restrict([
+      ...['core', 'storage', 'runtime', 'wire', 'http', 'mcp', 'cli'].flatMap(layer),
+      'node:*',
+      'better-sqlite3',
+      'mysql2',
+      'mysql2/*',
+      'sqlite-vec',
+    ]),
+  },
+  {
+    files: ['src/console/vite.config.ts'],
+    rules: { 'no-restricted-imports': 'off' },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],

@@ -16,6 +16,7 @@ import type { MemoryRuntime } from '../runtime/memory-runtime.js'
 import { toWireError } from '../wire/memory-wire.js'
 import { MAX_BODY_BYTES, OPERATION_HANDLERS } from '../wire/operation-handlers.js'
 import { bearerMatches } from './auth.js'
+import { consolePlugin, PUBLIC_ROUTE } from './console-plugin.js'
 import { toErrorResponse } from './error-response.js'
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js'
 import { ContractValidator } from './schema-validator.js'
@@ -31,6 +32,8 @@ export interface AppOptions {
   readonly logger?: boolean | { level: string }
   /** When set, every non-health route requires `Authorization: Bearer <token>`. */
   readonly authToken?: string | undefined
+  /** Serve the web console at `/` (default true). */
+  readonly console?: boolean
   /** Extra routes mounted by other surfaces (e.g. `/mcp`), behind the same auth. */
   readonly plugins?: readonly ((app: FastifyInstance, slot: RuntimeSlot) => void)[]
 }
@@ -147,6 +150,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
     void reply.header(REQUEST_ID_HEADER, req.id)
     const token = options.authToken
     if (token === undefined || token === '' || PUBLIC_PATHS.has(req.url.split('?')[0] ?? '')) return
+    if (
+      (req.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[
+        PUBLIC_ROUTE
+      ] === true
+    )
+      return
     if (!bearerMatches(req.headers.authorization, token)) {
       void reply.header('WWW-Authenticate', 'Bearer realm="powercontext"')
       throw new PowerContextError('unauthorized', 'a valid bearer token is required')
@@ -234,6 +243,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     })
   }
 
+  if (options.console !== false) consolePlugin(app)
   for (const plugin of options.plugins ?? []) plugin(app, options.slot)
   return app
 }

@@ -1,0 +1,7 @@
+import './console.css'
+
+import { render } from 'preact'
+
+import { App } from './app.js'
+
+render(<App />, document.getElementById('app')!)

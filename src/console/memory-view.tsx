@@ -1,0 +1,236 @@
+import { useState } from 'preact/hooks'
+
+import type { HistoryResponse, Memory, MemoryChange } from '../client/index.js'
+import { useConsole } from './context.js'
+import { Diff } from './diff-view.js'
+import { useLoad } from './hooks.js'
+import { EditPanel, ForgetPanel, RestorePanel } from './memory-actions.js'
+import { MergeGraph } from './merge-graph.js'
+import { href } from './routes.js'
+import { Clipped, ErrorBox, Section, shortId, StateBadge, Time } from './ui.js'
+
+/**
+ * One memory: its current text and state, every version with a word diff to its predecessor, its
+ * evidence, its state transitions, the merge graph around it, and the actions its state allows.
+ */
+export function MemoryView({ scope, memoryId }: { scope: string; memoryId: string }) {
+  const { client } = useConsole()
+  const history = useLoad(
+    () => client.history({ scope_id: scope, memory_id: memoryId }),
+    [scope, memoryId],
+  )
+  const [restoreTo, setRestoreTo] = useState<number | undefined>()
+  const h = history.data
+  if (h === undefined)
+    return (
+      <section aria-labelledby="memory-heading">
+        <h1 id="memory-heading">
+          Memory <code>{memoryId}</code>
+        </h1>
+        {history.loading && <p aria-live="polite">Loading…</p>}
+        <ErrorBox error={history.error} />
+      </section>
+    )
+  const current = h.versions.find((v) => v.memory_ref.revision === h.current_revision)!
+  return (
+    <div class="columns">
+      <div class="main-column">
+        <section aria-labelledby="memory-heading" class="panel current">
+          <h1 id="memory-heading">
+            Memory <code>{h.memory_id}</code> <StateBadge state={h.state} />
+          </h1>
+          <p class="muted">
+            {current.kind} · revision {h.current_revision} · <Time at={current.created_at} />
+            {current.merged_into !== null && (
+              <>
+                {' '}
+                · merged into{' '}
+                <a href={href({ view: 'memory', scope, memoryId: current.merged_into })}>
+                  <code>{shortId(current.merged_into)}</code>
+                </a>
+              </>
+            )}
+          </p>
+          <blockquote class="memory-text" data-testid="current-text">
+            {current.text}
+          </blockquote>
+          <StateHelp state={h.state} />
+        </section>
+        <Versions
+          history={h}
+          onRestoreTo={(v) => setRestoreTo(v)}
+          canRestoreTo={h.state !== 'retired'}
+        />
+        <Evidence scope={scope} memory={current} />
+        <Transitions transitions={h.transitions} />
+        <MergeGraph scope={scope} root={h} />
+      </div>
+      <aside class="side-column">
+        {h.state === 'active' && (
+          <EditPanel
+            key={h.current_revision}
+            scope={scope}
+            memory={current}
+            onDone={history.reload}
+          />
+        )}
+        {h.state === 'active' && (
+          <ForgetPanel scope={scope} memory={current} onDone={history.reload} />
+        )}
+        {(h.state === 'forgotten' || h.state === 'merged' || restoreTo !== undefined) && (
+          <RestorePanel
+            key={`${h.current_revision} ${restoreTo ?? ''}`}
+            scope={scope}
+            memoryId={h.memory_id}
+            toRevision={restoreTo}
+            onCancel={restoreTo === undefined ? undefined : () => setRestoreTo(undefined)}
+            onDone={() => {
+              setRestoreTo(undefined)
+              history.reload()
+            }}
+          />
+        )}
+      </aside>
+    </div>
+  )
+}
+
+function StateHelp({ state }: { state: string }) {
+  const help: Record<string, string> = {
+    active: 'Searchable and editable.',
+    forgotten: 'Out of search, still readable; restore brings it back at the same version.',
+    merged: 'Frozen inside a merge result; restoring it undoes every merge above it.',
+    retired: 'A merge result whose merge was undone: readable, never searchable again.',
+  }
+  return <p class="muted">{help[state]}</p>
+}
+
+/** Every version, newest first, each with a word diff to the version before it. */
+function Versions(props: {
+  history: HistoryResponse
+  canRestoreTo: boolean
+  onRestoreTo: (version: number) => void
+}) {
+  const versions = [...props.history.versions].reverse()
+  return (
+    <Section title="Versions">
+      <ol class="versions" reversed>
+        {versions.map((v, i) => {
+          const previous = versions[i + 1]
+          const isCurrent = v.memory_ref.revision === props.history.current_revision
+          return (
+            <li key={v.memory_ref.revision} data-testid={`version-${v.memory_ref.revision}`}>
+              <p class="version-head">
+                <strong>revision {v.memory_ref.revision}</strong> · {v.kind} ·{' '}
+                <Time at={v.created_at} />
+                {v.reason !== null && <span class="muted"> · “{v.reason}”</span>}
+                {isCurrent && <span class="badge">current</span>}
+                {!isCurrent && props.canRestoreTo && (
+                  <button
+                    type="button"
+                    class="quiet small"
+                    onClick={() => props.onRestoreTo(v.memory_ref.revision)}
+                  >
+                    Restore this version’s content
+                  </button>
+                )}
+              </p>
+              {previous === undefined ? (
+                <p class="diff">{v.text}</p>
+              ) : (
+                <Diff before={previous} after={v} />
+              )}
+            </li>
+          )
+        })}
+      </ol>
+    </Section>
+  )
+}
+
+/** The current version's evidence: each source's content, metadata and flush status. */
+function Evidence({ scope, memory }: { scope: string; memory: Memory }) {
+  const { client } = useConsole()
+  const ids = memory.sources.map((s) => s.source_id)
+  const sources = useLoad(
+    () =>
+      ids.length === 0
+        ? Promise.resolve({ sources: [] })
+        : client.getSources({ scope_id: scope, source_ids: ids }),
+    [scope, ids.join('\u0000')],
+  )
+  return (
+    <Section title="Evidence">
+      {ids.length === 0 && <p class="muted">This version cites no source.</p>}
+      <ErrorBox error={sources.error} />
+      <ul class="plain evidence">
+        {(sources.data?.sources ?? []).map((s) => (
+          <li key={s.source.source_id} class="source">
+            <p>
+              <code>{s.source.source_id}</code> · position {s.position} · {s.media_type} ·{' '}
+              <span class={`badge source-${s.status}`}>{s.status}</span> · captured{' '}
+              <Time at={s.captured_at} />
+              {s.occurred_at !== null && (
+                <>
+                  {' '}
+                  · occurred <Time at={s.occurred_at} />
+                </>
+              )}
+            </p>
+            <Clipped text={s.content} />
+            {Object.keys(s.metadata).length > 0 && (
+              <dl class="metadata" aria-label="Metadata">
+                {Object.entries(s.metadata).map(([k, v]) => (
+                  <div key={k}>
+                    <dt>{k}</dt>
+                    <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
+                  </div>
+                ))}
+              </dl>
+            )}
+          </li>
+        ))}
+      </ul>
+    </Section>
+  )
+}
+
+/** Every change-log row of the memory, oldest first. */
+function Transitions({ transitions }: { transitions: readonly MemoryChange[] }) {
+  return (
+    <Section title="State transitions">
+      <table class="grid">
+        <thead>
+          <tr>
+            <th scope="col">Seq</th>
+            <th scope="col">Operation</th>
+            <th scope="col">Revision</th>
+            <th scope="col">State</th>
+            <th scope="col">Reason</th>
+            <th scope="col">When</th>
+          </tr>
+        </thead>
+        <tbody>
+          {transitions.map((t) => (
+            <tr key={t.seq}>
+              <td class="num">{t.seq}</td>
+              <td>
+                <span class={`badge op-${t.op}`}>{t.op}</span>
+              </td>
+              <td>
+                {t.from_revision ?? '∅'} → {t.to_revision}
+              </td>
+              <td>
+                {t.from_state ?? '∅'} → {t.to_state}
+              </td>
+              <td>{t.reason ?? ''}</td>
+              <td>
+                <Time at={t.at} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Section>
+  )
+}
