@@ -140,6 +140,8 @@ function SearchPanel({ scope }: { scope: string }) {
   const [query, setQuery] = useState('')
   const [mode, setMode] = useState<SearchMode>('auto')
   const [result, setResult] = useState<SearchResponse | undefined>()
+  // Changes with every answer, so that a new result can be told from the previous one.
+  const [stamp, setStamp] = useState(0)
   const action = useAction()
   return (
     <section aria-labelledby="search-heading" class="panel">
@@ -153,6 +155,7 @@ function SearchPanel({ scope }: { scope: string }) {
             client.search({ scope_id: scope, query, mode, limit: 20 }),
           )
           setResult(r)
+          setStamp((n) => n + 1)
         }}
       >
         <label for="search-query" class="sr-only">
@@ -191,7 +194,12 @@ function SearchPanel({ scope }: { scope: string }) {
             {result.hits.length} hit{result.hits.length === 1 ? '' : 's'} · mode used{' '}
             <strong>{result.mode}</strong>
           </p>
-          <ol class="rows hits" onKeyDown={listKeys} aria-label="Search hits, best first">
+          <ol
+            class="rows hits"
+            onKeyDown={listKeys}
+            aria-label="Search hits, best first"
+            data-stamp={stamp}
+          >
             {result.hits.map((h) => (
               <li key={h.memory_ref.artifact_id} class="row">
                 <a

@@ -156,6 +156,8 @@ export function RestorePanel(props: {
   toRevision: number | undefined
   onCancel: (() => void) | undefined
   onDone: () => void
+  /** Something moved under the preview: the caller reads the memory again. */
+  onStale?: () => void
 }) {
   const { client } = useConsole()
   const [preview, setPreview] = useState<RestorePreviewResponse | undefined>()
@@ -185,6 +187,7 @@ export function RestorePanel(props: {
         if (!hasCode(err, 'preview_stale')) throw err
         setStale(shownError(err).requestId)
         setPreview(await client.restorePreview(target))
+        props.onStale?.()
         return undefined
       }
     })

@@ -84,6 +84,7 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
             memoryId={h.memory_id}
             toRevision={restoreTo}
             onCancel={restoreTo === undefined ? undefined : () => setRestoreTo(undefined)}
+            onStale={history.reload}
             onDone={() => {
               setRestoreTo(undefined)
               history.reload()

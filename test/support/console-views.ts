@@ -2,7 +2,10 @@
  * Opens each console view on seeded data and writes one screenshot of it (the e2e tests write them
  * as artifacts, `npm run docs:screenshots` into docs/console/).
  */
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
 
 import type { Browser, Page } from 'playwright-core'
 
@@ -69,4 +72,21 @@ export async function search(page: Page, query: string): Promise<void> {
   await page.fill('#search-query', query)
   await page.click('form[role="search"] button[type="submit"]')
   await page.waitForSelector('ol.hits li')
+}
+
+/** Bytes of the built console (`dist/console`: the page and its assets), raw and gzipped (-9). */
+export function consoleBundleBytes(): { raw: number; gzip: number } {
+  const dir = fileURLToPath(new URL('../../dist/console/', import.meta.url))
+  const files = [
+    join(dir, 'index.html'),
+    ...readdirSync(join(dir, 'assets')).map((f) => join(dir, 'assets', f)),
+  ]
+  let raw = 0
+  let gzip = 0
+  for (const f of files) {
+    const bytes = readFileSync(f)
+    raw += bytes.length
+    gzip += gzipSync(bytes, { level: 9 }).length
+  }
+  return { raw, gzip }
 }
