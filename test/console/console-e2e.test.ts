@@ -227,6 +227,10 @@ describe('web console in headless Chromium', () => {
       expect(await plan.locator('li').count()).toBe(3 + 2 + 1)
       await page.click('text=Restore now')
       await page.waitForSelector('h1 .badge.state-active')
+      await page.waitForSelector('svg.graph .node.state-retired')
+      expect(await page.locator('svg.graph .node.state-retired').count()).toBe(2)
+      expect(await page.locator('svg.graph .edge-undone').count()).toBe(4)
+      await page.screenshot({ path: join(ARTIFACTS, 'e2e-restored.png'), fullPage: true })
     })
     const states = await Promise.all(
       [ids.a, ids.b, ids.d, ids.c, ids.e].map(
