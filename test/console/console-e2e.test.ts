@@ -186,6 +186,31 @@ describe('web console in headless Chromium', () => {
     expect(now.memory.text).toBe('Deploys happen on Tuesdays and Thursdays.')
   })
 
+  it('remembers, forgets and restores a forgotten memory', async () => {
+    const scope = 'console:life'
+    await rememberIn(scope, 'Seed so that the scope exists.')
+    await withPage(async (page) => {
+      await page.goto(`${server.url}/${scopeHash(scope)}`)
+      await page.waitForSelector('#remember-text')
+      await page.fill('#remember-kind', 'constraint')
+      await page.fill('#remember-text', 'Never force-push main.')
+      await page.click('form[aria-labelledby="remember-heading"] button[type="submit"]')
+      await page.waitForSelector('[data-testid="current-text"]')
+      expect(await page.textContent('[data-testid="current-text"]')).toBe('Never force-push main.')
+      const id = decodeURIComponent(page.url().split('/memory/')[1]!)
+      await page.fill('#forget-reason', 'policy moved to the wiki')
+      await page.click('form[aria-labelledby="forget-heading"] button[type="submit"]')
+      await page.waitForSelector('h1 .badge.state-forgotten')
+      const forgotten = await pc.get({ scope_id: scope, memory_id: id })
+      expect([forgotten.state, forgotten.memory.kind]).toEqual(['forgotten', 'constraint'])
+      await page.click('text=Preview restore')
+      await page.waitForSelector('[data-testid="restore-plan"]')
+      await page.click('text=Restore now')
+      await page.waitForSelector('h1 .badge.state-active')
+      expect((await pc.get({ scope_id: scope, memory_id: id })).state).toBe('active')
+    })
+  })
+
   it('merges two selected memories with a composed text and kind', async () => {
     await withPage(async (page) => {
       await page.goto(`${server.url}/${scopeHash()}`)
