@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPowerContextClient, type PowerContextClient } from '../../src/client/index.js'
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
 import { launchChromium } from '../support/browser.js'
+import { ChatServer } from '../support/chat-server.js'
 import { DEMO_SCOPE, type DemoIds, seedDemo } from '../support/console-seed.js'
 import { captureViews, consoleBundleBytes, search } from '../support/console-views.js'
 
@@ -363,6 +364,50 @@ describe('web console in headless Chromium', () => {
         () => document.querySelector('[data-testid="cursor"]')?.textContent === '4',
       )
     })
+  })
+
+  it('with a model: shows a failed flush, then the skipped source and its reason', async () => {
+    const chat = new ChatServer()
+    chat.responder = () => ({ content: '{"candidates": "nope"}' })
+    const modeled = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      dataDir: tempDir(),
+      logLevel: 'silent',
+      extraction: { generation: { url: await chat.listen(), model: 'scripted', maxRequests: 1 } },
+    })
+    const scope = 'console:poison'
+    try {
+      const pm = createPowerContextClient({ baseUrl: modeled.url })
+      await pm.captureContent({ scope_id: scope, source_id: 'garbled', content: 'confusing notes' })
+      await withPage(async (page) => {
+        await page.goto(`${modeled.url}/${scopeHash(scope)}/sources`)
+        await page.waitForSelector('[data-testid="cursor"]')
+        for (let attempt = 1; attempt <= 2; attempt += 1) {
+          await page.click('text=Flush now')
+          await page.waitForSelector('.error .code')
+          expect(await page.textContent('.error .code')).toBe('invalid_inference_output')
+          expect(await page.textContent('[data-testid="request-id"]')).toMatch(/^[0-9a-f]{16}$/)
+          expect(await page.textContent('[data-testid="cursor"]')).toBe('0')
+        }
+        await page.click('text=Flush now')
+        await page.waitForSelector('[data-testid="flush-result"]')
+        expect(await page.textContent('[data-testid="flush-result"]')).toContain('1 skipped')
+        await page.waitForSelector('.sources .source-skipped')
+        expect(await page.textContent('.sources .skip-reason')).toMatch(
+          /^Skipped after 3 attempts: invalid_inference_output /,
+        )
+        await page.waitForSelector('.records .record')
+        await page.screenshot({ path: join(ARTIFACTS, 'e2e-skipped-source.png'), fullPage: true })
+        await page.click('text=Changes')
+        await page.waitForSelector('.timeline li')
+        expect(await page.textContent('.timeline')).toContain('flush skipped a source')
+        expect(await page.textContent('.timeline')).toContain('garbled')
+      })
+    } finally {
+      await modeled.stop()
+      await chat.close()
+    }
   })
 
   it('moves through lists and the merge graph with the keyboard, with a visible focus', async () => {
