@@ -6,9 +6,11 @@ import type { RunWithRuntime } from './cli-runners.js'
 import type { EmbeddingFlags } from './embedding-options.js'
 import { addEmbeddingOptions, embeddingSettings } from './embedding-options.js'
 import { registerTransferCommands } from './transfer-commands.js'
+import { registerUpgradeCommand } from './upgrade-command.js'
 
 /**
- * Registers `admin verify`, `admin rebuild`, `admin reindex`, `admin export` and `admin import`
+ * Registers `admin verify`, `admin rebuild`, `admin reindex`, `admin export`, `admin import` and
+ * `admin upgrade-from-reference`
  * (local data directory or `--database` only, never `--server-url`).
  */
 export function registerAdminCommands(program: Command, io: CliIo, run: RunWithRuntime): void {
@@ -93,4 +95,5 @@ export function registerAdminCommands(program: Command, io: CliIo, run: RunWithR
   )
 
   registerTransferCommands(admin, io, run)
+  registerUpgradeCommand(admin, io, run)
 }

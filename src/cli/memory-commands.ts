@@ -4,6 +4,7 @@ import type { Command } from 'commander'
 
 import { invalidRequest } from '../core/errors.js'
 import type { MemoryState, SourceRef } from '../core/memory-model.js'
+import type * as Spi from '../storage/memory-backend.js'
 import type { RememberEntry, SearchMode } from '../storage/memory-backend.js'
 import { toWireListScopes } from '../wire/listing-wire.js'
 import {
@@ -16,7 +17,7 @@ import {
 } from '../wire/memory-wire.js'
 import { fromWireRemember } from '../wire/request-mapper.js'
 import type { CliIo } from './cli-io.js'
-import { collect, parseInteger } from './cli-io.js'
+import { CliUsageError, collect, parseInteger } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
 import { formatChange, formatHit, formatMemory, formatScope } from './memory-format.js'
 
@@ -105,13 +106,19 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
 
   program
     .command('get')
-    .description('read a memory (current version or --revision N), hash-verified')
+    .description(
+      'read a memory (current version or --revision N), hash-verified; or the version an old Python-reference citation became (--legacy-citation JSON)',
+    )
     .requiredOption('--scope <id>', 'scope id')
     .option('--revision <n>', 'exact version', parseInteger)
-    .argument('<memory-id>')
-    .action(async (memoryId: string, o, cmd: Command) =>
+    .option(
+      '--legacy-citation <json>',
+      'an old MemoryCitation {"memory_ref":{…},"entry_id":…,"entry_version_id":…} instead of a memory id',
+    )
+    .argument('[memory-id]')
+    .action(async (memoryId: string | undefined, o, cmd: Command) =>
       run(cmd, async (ops, json) => {
-        const r = await ops.get({ scopeId: o.scope, memoryId, revision: o.revision })
+        const r = await ops.get(getCommand(o.scope, memoryId, o.revision, o.legacyCitation))
         return print(json, toWireGet(r), () => [
           formatMemory(r.memory),
           `current revision: ${r.currentRevision}`,
@@ -245,4 +252,45 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
         ])
       }),
     )
+}
+
+/** The `get` command from its arguments: a memory id, or an old citation given as wire JSON. */
+function getCommand(
+  scopeId: string,
+  memoryId: string | undefined,
+  revision: number | undefined,
+  citation: string | undefined,
+): Spi.GetCommand {
+  if (citation === undefined) {
+    if (memoryId === undefined)
+      throw new CliUsageError('get needs a memory id or --legacy-citation')
+    return { scopeId, memoryId, revision }
+  }
+  if (memoryId !== undefined || revision !== undefined) {
+    throw new CliUsageError('give either a memory id (and --revision) or --legacy-citation')
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(citation)
+  } catch {
+    throw new CliUsageError('--legacy-citation must be JSON')
+  }
+  // Shape is checked by the backend (checkLegacyCitation); only the field names change here.
+  const c = (parsed ?? {}) as {
+    memory_ref?: { family?: string; artifact_id?: string; revision?: number }
+    entry_id?: string
+    entry_version_id?: string
+  }
+  return {
+    scopeId,
+    legacyCitation: {
+      memoryRef: {
+        family: c.memory_ref?.family,
+        artifactId: c.memory_ref?.artifact_id as string,
+        revision: c.memory_ref?.revision as number,
+      },
+      entryId: c.entry_id as string,
+      entryVersionId: c.entry_version_id as string,
+    },
+  }
 }

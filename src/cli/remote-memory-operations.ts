@@ -115,12 +115,26 @@ export class RemoteMemoryOperations implements MemoryOperations {
   }
 
   async get(cmd: Spi.GetCommand): Promise<Spi.GetResult> {
+    const c = cmd.legacyCitation
+    if (c !== undefined) {
+      const memoryRef = { artifact_id: c.memoryRef.artifactId, revision: c.memoryRef.revision }
+      const legacy = {
+        memory_ref: {
+          ...memoryRef,
+          ...(c.memoryRef.family === undefined ? {} : { family: 'memory' as const }),
+        },
+        entry_id: c.entryId,
+        entry_version_id: c.entryVersionId,
+      }
+      return fromWireGet(await this.#client.get({ scope_id: cmd.scopeId, legacy_citation: legacy }))
+    }
+    const memoryId = cmd.memoryId ?? ''
     const body =
       cmd.revision === undefined
-        ? { scope_id: cmd.scopeId, memory_id: cmd.memoryId }
+        ? { scope_id: cmd.scopeId, memory_id: memoryId }
         : {
             scope_id: cmd.scopeId,
-            memory_ref: toWireArtifactRef({ artifactId: cmd.memoryId, revision: cmd.revision }),
+            memory_ref: toWireArtifactRef({ artifactId: memoryId, revision: cmd.revision }),
           }
     return fromWireGet(await this.#client.get(body))
   }

@@ -463,7 +463,7 @@ export const OPENAPI_DOCUMENT = {
         "tags": [
           "memory"
         ],
-        "summary": "Read one version (exact `memory_ref`, or the current one by `memory_id`).",
+        "summary": "Read one version (exact `memory_ref`, the current one by `memory_id`, or by an upgraded `legacy_citation`).",
         "x-mcp-tool": {
           "name": "get_memory",
           "read_only": true
@@ -2097,8 +2097,64 @@ export const OPENAPI_DOCUMENT = {
                 "$ref": "#/components/schemas/MemoryId"
               }
             }
+          },
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "scope_id",
+              "legacy_citation"
+            ],
+            "properties": {
+              "scope_id": {
+                "$ref": "#/components/schemas/ScopeId"
+              },
+              "legacy_citation": {
+                "$ref": "#/components/schemas/LegacyCitation"
+              }
+            }
           }
         ]
+      },
+      "LegacyCitation": {
+        "type": "object",
+        "description": "An entry citation of the Python reference (its `MemoryCitation`, as a Handoff stored it). After `powercontext admin upgrade-from-reference`, `get` with it returns the exact memory version the cited entry version became.",
+        "additionalProperties": false,
+        "required": [
+          "memory_ref",
+          "entry_id",
+          "entry_version_id"
+        ],
+        "properties": {
+          "memory_ref": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "artifact_id",
+              "revision"
+            ],
+            "properties": {
+              "family": {
+                "type": "string",
+                "enum": [
+                  "memory"
+                ]
+              },
+              "artifact_id": {
+                "$ref": "#/components/schemas/MemoryId"
+              },
+              "revision": {
+                "$ref": "#/components/schemas/Revision"
+              }
+            }
+          },
+          "entry_id": {
+            "$ref": "#/components/schemas/MemoryId"
+          },
+          "entry_version_id": {
+            "$ref": "#/components/schemas/MemoryId"
+          }
+        }
       },
       "GetResponse": {
         "type": "object",

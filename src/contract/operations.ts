@@ -131,7 +131,7 @@ export const OPERATIONS = [
     "operationId": "get",
     "method": "POST",
     "path": "/v1/memory/get",
-    "summary": "Read one version (exact `memory_ref`, or the current one by `memory_id`).",
+    "summary": "Read one version (exact `memory_ref`, the current one by `memory_id`, or by an upgraded `legacy_citation`).",
     "requestSchema": "GetRequest",
     "successStatus": 200,
     "public": false,

@@ -157,7 +157,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Read one version (exact `memory_ref`, or the current one by `memory_id`). */
+        /** Read one version (exact `memory_ref`, the current one by `memory_id`, or by an upgraded `legacy_citation`). */
         post: operations["get"];
         delete?: never;
         options?: never;
@@ -543,6 +543,9 @@ export interface components {
         } | {
             memory_id: components["schemas"]["MemoryId"];
             scope_id: components["schemas"]["ScopeId"];
+        } | {
+            legacy_citation: components["schemas"]["LegacyCitation"];
+            scope_id: components["schemas"]["ScopeId"];
         };
         GetResponse: {
             current_revision: number;
@@ -571,6 +574,17 @@ export interface components {
         /** @description Open string; known kinds fact, preference, decision, constraint, working_note. */
         Kind: string;
         KindList: components["schemas"]["Kind"][];
+        /** @description An entry citation of the Python reference (its `MemoryCitation`, as a Handoff stored it). After `powercontext admin upgrade-from-reference`, `get` with it returns the exact memory version the cited entry version became. */
+        LegacyCitation: {
+            entry_id: components["schemas"]["MemoryId"];
+            entry_version_id: components["schemas"]["MemoryId"];
+            memory_ref: {
+                artifact_id: components["schemas"]["MemoryId"];
+                /** @enum {string} */
+                family?: "memory";
+                revision: components["schemas"]["Revision"];
+            };
+        };
         ListRequest: {
             after?: components["schemas"]["MemoryId"];
             kinds?: components["schemas"]["KindList"];

@@ -96,3 +96,39 @@ export function checkKinds(value: unknown, field = 'kinds'): string[] | undefine
   }
   return [...new Set(value.map((k: unknown, i) => normalizeKind(k, `${field}[${i}]`)))]
 }
+
+/**
+ * An entry citation of the Python reference (its `MemoryCitation`), as a Handoff stored it before
+ * an upgrade: the collection memory's id and revision, the entry id and the entry version id.
+ */
+export interface LegacyCitation {
+  /** The old collection memory (the reference runtime's is `memory`). */
+  readonly memoryArtifactId: string
+  /** The collection revision the citation was taken at. */
+  readonly memoryRevision: number
+  readonly entryId: string
+  readonly entryVersionId: string
+}
+
+/**
+ * An old entry citation `{memoryRef: {family?, artifactId, revision}, entryId, entryVersionId}`;
+ * the family, when given, must be `memory`; ids are printable ASCII of at most 128 characters.
+ * @throws PowerContextError `invalid_request`
+ */
+export function checkLegacyCitation(value: unknown, field = 'legacy_citation'): LegacyCitation {
+  if (typeof value !== 'object' || value === null) throw invalidRequest(field, 'must be an object')
+  const c = value as { memoryRef?: unknown; entryId?: unknown; entryVersionId?: unknown }
+  if (typeof c.memoryRef !== 'object' || c.memoryRef === null) {
+    throw invalidRequest(`${field}.memory_ref`, 'must be an object')
+  }
+  const ref = c.memoryRef as { family?: unknown; artifactId?: unknown; revision?: unknown }
+  if (ref.family !== undefined && ref.family !== 'memory') {
+    throw invalidRequest(`${field}.memory_ref.family`, 'must be memory')
+  }
+  return {
+    memoryArtifactId: checkMemoryId(ref.artifactId, `${field}.memory_ref.artifact_id`),
+    memoryRevision: checkRevision(ref.revision, `${field}.memory_ref.revision`),
+    entryId: checkMemoryId(c.entryId, `${field}.entry_id`),
+    entryVersionId: checkMemoryId(c.entryVersionId, `${field}.entry_version_id`),
+  }
+}

@@ -13,6 +13,8 @@ import type { ReindexLoopOptions } from './embedding-health.js'
 import { EmbeddingHealth, ReindexLoop } from './embedding-health.js'
 import type { ExtractionCapabilities, ExtractionOptions } from './extraction.js'
 import { Extraction } from './extraction.js'
+import type { UpgradeOptions, UpgradeReport } from './reference-upgrade.js'
+import { openReferenceSession, upgradeFromReference } from './reference-upgrade.js'
 import type { FlushCommand, FlushResult } from './source-flusher.js'
 
 /** How to open a runtime: a data directory (embedded SQLite) or an already opened backend. */
@@ -221,6 +223,25 @@ export class MemoryRuntime {
    */
   importRows(records: readonly ExportRecord[]): Promise<ImportReport> {
     return importRows(this.#backend, records)
+  }
+
+  /**
+   * Upgrades a database written by the Python reference into this one (`admin
+   * upgrade-from-reference`, docs/upgrade.md): `from` is its SQLite file or a `mysql://` URL. The
+   * old database is opened read-only with its writers kept out, and closed at the end.
+   * @throws PowerContextError `invalid_request` (cannot open it), `state_conflict` (it is being
+   *   written); see {@link upgradeFromReference} for the report.
+   */
+  async upgradeFromReference(from: string, options: UpgradeOptions = {}): Promise<UpgradeReport> {
+    const session = await openReferenceSession(
+      from,
+      this.dataDir === undefined ? undefined : databasePath(this.dataDir),
+    )
+    try {
+      return await upgradeFromReference(this.#backend, session, options)
+    } finally {
+      await session.close()
+    }
   }
 
   /**

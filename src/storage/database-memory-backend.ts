@@ -1,6 +1,7 @@
 import {
   checkArtifactRef,
   checkKinds,
+  checkLegacyCitation,
   checkLimit,
   checkSourceRefs,
   checkStates,
@@ -25,6 +26,9 @@ import type { DialectTx } from './dialect.js'
 import { skippedInChangesTx } from './journal-maintenance.js'
 import * as listing from './listing-reads.js'
 import type * as L from './listing-types.js'
+import { importLegacyScopeInTx } from './legacy-import.js'
+import { getByLegacyCitationInTx } from './legacy-reads.js'
+import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from './legacy-types.js'
 import { rebuildInTx, verifyInTx } from './maintenance.js'
 import type * as Spi from './memory-backend.js'
 import {
@@ -252,10 +256,22 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     return this.inWriteTransaction((tx) => mergeInTx(tx, ctx, checked))
   }
 
-  /** Reads one version (default: current), verified against its hash. */
+  /**
+   * Reads one version (default: current), verified against its hash; or, by an old entry citation
+   * of the Python reference, the exact version that entry version became (docs/upgrade.md).
+   * @throws PowerContextError `invalid_request`, `memory_not_found`.
+   */
   async get(cmd: Spi.GetCommand): Promise<Spi.GetResult> {
+    const scopeId = checkScopeId(cmd.scopeId)
+    if (cmd.legacyCitation !== undefined) {
+      if (cmd.memoryId !== undefined || cmd.revision !== undefined) {
+        throw invalidRequest('legacy_citation', 'give either memory_id/revision or legacy_citation')
+      }
+      const citation = checkLegacyCitation(cmd.legacyCitation)
+      return this.inReadTransaction((tx) => getByLegacyCitationInTx(tx, scopeId, citation))
+    }
     const checked = {
-      scopeId: checkScopeId(cmd.scopeId),
+      scopeId,
       memoryId: checkMemoryId(cmd.memoryId),
       revision: optional(cmd.revision, (r) => checkRevision(r)),
     }
@@ -384,6 +400,50 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
    */
   async reindex(options: { readonly batchSize?: number } = {}): Promise<Spi.ReindexReport> {
     return reindexVectors(this.#run, this.#vectors, options.batchSize)
+  }
+
+  /** What the database holds for a scope an upgrade would write: an earlier upgrade, or data. */
+  async legacyScopeState(scopeId: string): Promise<TargetScopeState> {
+    const id = checkScopeId(scopeId)
+    return this.inReadTransaction(async (tx) => ({
+      upgrade: await tx.legacy.getUpgrade(id),
+      holdsData:
+        (await tx.headSeq(id)) > 0 ||
+        (await tx.journal.highWatermark(id)) > 0 ||
+        (await tx.journal.getCursor(id)) !== undefined,
+    }))
+  }
+
+  /**
+   * Upgrades one scope from the Python reference in one write transaction (docs/upgrade.md):
+   * every step is checked against this runtime's rules and written as it comes, so memory stays
+   * bounded; any refusal rolls the whole scope back. A scope upgraded before is `already` and
+   * nothing is written. `dryRun` does all of it and rolls back.
+   * @throws PowerContextError `invalid_request` (a value this runtime would store differently,
+   *   a history that does not replay, a scope that already holds data here), `source_not_found`.
+   */
+  async importLegacyScope(
+    input: LegacyScopeImport,
+    options: { readonly dryRun?: boolean } = {},
+  ): Promise<LegacyScopeResult> {
+    const at = this.#now().toISOString()
+    if (options.dryRun !== true) {
+      const result = await this.inWriteTransaction((tx) => importLegacyScopeInTx(tx, input, at))
+      if (result.status === 'upgraded' && this.#vectors.ready) this.#vectors.markBacklog(true)
+      return result
+    }
+    let rehearsed: LegacyScopeResult | undefined
+    const rollback = new Error('dry run: roll back')
+    try {
+      await this.inWriteTransaction(async (tx) => {
+        rehearsed = await importLegacyScopeInTx(tx, input, at)
+        throw rollback
+      })
+    } catch (err) {
+      const cause = (err as { cause?: unknown }).cause
+      if (rehearsed === undefined || (err !== rollback && cause !== rollback)) throw err
+    }
+    return rehearsed as LegacyScopeResult
   }
 
   /** Runs maintenance work on raw rows in one transaction (admin export/import: row-transfer.ts). */

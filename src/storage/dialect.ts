@@ -7,6 +7,7 @@ import type {
 } from '../core/memory-model.js'
 import type { PlannedTerm } from '../core/query-plan.js'
 import type { JournalTx } from './journal-rows.js'
+import type { LegacyRows } from './legacy-rows.js'
 import type { VectorTx } from './vector-rows.js'
 
 /** The authoritative pointer row of one memory (the CAS target). */
@@ -111,6 +112,8 @@ export interface DialectTx {
   readonly vectors?: VectorTx | undefined
   /** The source journal's verbs: cursor, failures, decision records (DESIGN §6). */
   readonly journal: JournalTx
+  /** The upgrade tables' verbs (docs/upgrade.md). */
+  readonly legacy: LegacyRows
   getMemory(memoryId: string): Promise<MemoryRow | undefined>
   getVersion(memoryId: string, version: number): Promise<VersionRow | undefined>
   listVersions(memoryId: string): Promise<VersionRow[]>

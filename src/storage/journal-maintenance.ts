@@ -38,6 +38,13 @@ export async function skipSeqsInTx(tx: DialectTx): Promise<{ scopeId: string; se
 export async function journalProblemsInTx(tx: DialectTx): Promise<string[]> {
   const problems: string[] = []
   const cursors = new Map((await tx.journal.allCursors()).map((c) => [c.scopeId, c]))
+  // An upgraded scope's records start where the Python reference's cursor was (docs/upgrade.md):
+  // the reference kept no decision records for the positions it processed.
+  const bases = await cursorBasesInTx(tx)
+  for (const [scopeId, base] of bases) {
+    if (base > (cursors.get(scopeId)?.position ?? 0))
+      problems.push(`scope ${scopeId}: cursor is behind the upgraded cursor ${base}`)
+  }
   for (const c of cursors.values()) {
     const hw = await tx.journal.highWatermark(c.scopeId)
     if (c.position > hw)
@@ -55,7 +62,8 @@ export async function journalProblemsInTx(tx: DialectTx): Promise<string[]> {
     windows.set(w.scopeId, [...(windows.get(w.scopeId) ?? []), w])
   }
   for (const [scopeId, list] of windows) {
-    let end = 0
+    const base = bases.get(scopeId) ?? 0
+    let end = base
     for (const w of list) {
       if (w.fromPosition !== end)
         problems.push(
@@ -67,8 +75,28 @@ export async function journalProblemsInTx(tx: DialectTx): Promise<string[]> {
       problems.push(`scope ${scopeId}: decision records end at ${end}, the cursor is elsewhere`)
   }
   for (const c of cursors.values()) {
-    if (c.position > 0 && !windows.has(c.scopeId))
+    if (c.position > (bases.get(c.scopeId) ?? 0) && !windows.has(c.scopeId))
       problems.push(`scope ${c.scopeId}: cursor at ${c.position} without decision records`)
   }
   return problems
+}
+
+/** The upgraded cursor of each upgraded scope (one row per scope, read in pages). */
+async function cursorBasesInTx(tx: DialectTx): Promise<Map<string, number>> {
+  const bases = new Map<string, number>()
+  for (let after = ''; ;) {
+    const page = await tx.legacy.listUpgrades(after, 500)
+    for (const u of page) bases.set(u.scopeId, u.cursorBase)
+    const last = page.at(-1)
+    if (last === undefined || page.length < 500) return bases
+    after = last.scopeId
+  }
+}
+
+/** Upgrade-table invariants: every old citation maps to a version of a memory of its own scope. */
+export async function legacyProblemsInTx(tx: DialectTx): Promise<string[]> {
+  return (await tx.legacy.crossScopeCitations(20)).map(
+    (c) =>
+      `legacy citation ${c.memoryArtifactId}/${c.entryId}/${c.entryVersionId} of scope ${c.scopeId} maps to ${c.memoryId} of another scope`,
+  )
 }

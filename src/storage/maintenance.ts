@@ -1,7 +1,7 @@
 import { analyzeText } from '../core/analyzer.js'
 import type { MergeRecord } from '../core/memory-model.js'
 import type { ChangeRow, DialectTx, MemoryRow, VersionRow } from './dialect.js'
-import { journalProblemsInTx, skipSeqsInTx } from './journal-maintenance.js'
+import { journalProblemsInTx, legacyProblemsInTx, skipSeqsInTx } from './journal-maintenance.js'
 import type { RebuildReport, VerifyReport } from './memory-backend.js'
 import { headOf } from './memory-rows.js'
 import { contentOfRow } from './version-codec.js'
@@ -205,6 +205,7 @@ export async function verifyInTx(tx: DialectTx): Promise<VerifyReport> {
     ...changeLogProblems(memories, changes, await tx.scopeSeqs(), await skipSeqsInTx(tx)),
   )
   problems.push(...(await journalProblemsInTx(tx)))
+  problems.push(...(await legacyProblemsInTx(tx)))
   return {
     ok: problems.length === 0,
     problems,

@@ -10,6 +10,7 @@ import type {
 import type { SearchChannel } from '../core/search-rules.js'
 import type { SkippedSource, SourceJournalPort } from './flush-types.js'
 import type * as L from './listing-types.js'
+import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from './legacy-types.js'
 
 /** Search modes a caller may ask for; the response reports the one actually used. */
 export const SEARCH_MODES = ['auto', 'fts', 'vector', 'hybrid'] as const
@@ -140,9 +141,26 @@ export interface RestoreResult {
 
 export interface GetCommand {
   readonly scopeId: string
-  readonly memoryId: string
+  /** The memory to read; absent only when `legacyCitation` names the version instead. */
+  readonly memoryId?: string | undefined
   /** The version to read; the current one when absent. */
   readonly revision?: number | undefined
+  /**
+   * An entry citation of the Python reference (docs/upgrade.md): reads the exact version the
+   * cited entry version became when its scope was upgraded. Give it instead of `memoryId`.
+   */
+  readonly legacyCitation?: LegacyCitationInput | undefined
+}
+
+/** An old entry citation as callers give it (`memoryRef.family`, when present, is `memory`). */
+export interface LegacyCitationInput {
+  readonly memoryRef: {
+    readonly family?: string | undefined
+    readonly artifactId: string
+    readonly revision: number
+  }
+  readonly entryId: string
+  readonly entryVersionId: string
 }
 
 export interface GetResult {
@@ -336,5 +354,12 @@ export interface MemoryBackend {
   storageChecks?(): Readonly<Record<string, string>>
   /** The source journal: flush windows, cursor, failures, decision records (DESIGN §6). */
   readonly journal: SourceJournalPort
+  /** What the database holds for a scope an upgrade from the Python reference would write. */
+  legacyScopeState(scopeId: string): Promise<TargetScopeState>
+  /** Upgrades one scope from the Python reference in one transaction (docs/upgrade.md). */
+  importLegacyScope(
+    input: LegacyScopeImport,
+    options?: { readonly dryRun?: boolean },
+  ): Promise<LegacyScopeResult>
   close(): Promise<void>
 }

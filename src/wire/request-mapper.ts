@@ -79,6 +79,25 @@ export const fromWireMerge = (b: Body): Spi.MergeCommand => ({
 })
 
 export const fromWireGet = (b: Body): Spi.GetCommand => {
+  if (b['legacy_citation'] !== undefined) {
+    const c = b['legacy_citation'] as {
+      memory_ref: { family?: string; artifact_id: string; revision: number }
+      entry_id: string
+      entry_version_id: string
+    }
+    return {
+      scopeId: b['scope_id'] as string,
+      legacyCitation: {
+        memoryRef: {
+          family: c.memory_ref.family,
+          artifactId: c.memory_ref.artifact_id,
+          revision: c.memory_ref.revision,
+        },
+        entryId: c.entry_id,
+        entryVersionId: c.entry_version_id,
+      },
+    }
+  }
   if (b['memory_ref'] !== undefined) {
     const ref = artifactRef(b['memory_ref'])
     return { scopeId: b['scope_id'] as string, memoryId: ref.artifactId, revision: ref.revision }

@@ -14,6 +14,7 @@ import type {
   TextHit,
   VersionRow,
 } from '../dialect.js'
+import { LegacyRows } from '../legacy-rows.js'
 import {
   CHANGE_COLUMNS,
   HEAD_COLUMNS,
@@ -52,12 +53,17 @@ export class MysqlDialectTx implements DialectTx {
   readonly #ftsProblem: string | null
   readonly vectors: MysqlVectorTx
   readonly journal: MysqlJournalTx
+  readonly legacy: LegacyRows
 
   constructor(sql: SqlSession, vectors: MysqlVectorTx, ftsProblem: string | null) {
     this.#sql = sql
     this.#ftsProblem = ftsProblem
     this.vectors = vectors
     this.journal = new MysqlJournalTx(sql)
+    this.legacy = new LegacyRows({
+      all: (text, params) => sql.all(text, params),
+      run: async (text, params) => void (await sql.run(text, params)),
+    })
   }
 
   /** Scopes whose row this transaction has already ensured (and so locked). */

@@ -197,6 +197,44 @@ export const MYSQL_MIGRATIONS: readonly (readonly ((opts: string) => string)[])[
       FOREIGN KEY (scope_id) REFERENCES scopes (scope_id)
     ) ${o}`,
   ],
+  // 2: upgrade from the Python reference (docs/upgrade.md): upgraded scopes, the map from old
+  // entry citations to exact memory versions, and each upgraded source's original payload bytes.
+  // The old scope id may be any text the reference accepted (up to 256 characters).
+  [
+    (o) => `CREATE TABLE IF NOT EXISTS legacy_upgrades (
+      scope_id ${ID} NOT NULL,
+      legacy_scope_id VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+      origin ${TEXT} NOT NULL,
+      fingerprint ${HASH} NOT NULL,
+      cursor_base BIGINT NOT NULL CHECK (cursor_base >= 0),
+      counts_json ${TEXT} NOT NULL,
+      operation_id ${ID} NOT NULL,
+      upgraded_at ${STAMP} NOT NULL,
+      PRIMARY KEY (scope_id),
+      FOREIGN KEY (scope_id) REFERENCES scopes (scope_id)
+    ) ${o}`,
+    (o) => `CREATE TABLE IF NOT EXISTS legacy_citations (
+      scope_id ${ID} NOT NULL,
+      memory_artifact_id ${ID} NOT NULL,
+      entry_id ${ID} NOT NULL,
+      entry_version_id ${ID} NOT NULL,
+      first_revision BIGINT NOT NULL CHECK (first_revision >= 1),
+      memory_id ${ID} NOT NULL,
+      version BIGINT NOT NULL,
+      PRIMARY KEY (scope_id, memory_artifact_id, entry_id, entry_version_id),
+      KEY legacy_citations_by_version (scope_id, memory_artifact_id, entry_version_id),
+      FOREIGN KEY (scope_id) REFERENCES scopes (scope_id),
+      FOREIGN KEY (memory_id, version) REFERENCES memory_versions (memory_id, version)
+    ) ${o}`,
+    (o) => `CREATE TABLE IF NOT EXISTS legacy_source_payloads (
+      scope_id ${ID} NOT NULL,
+      source_type ${TAG} NOT NULL,
+      source_id ${ID} NOT NULL,
+      payload LONGBLOB NOT NULL,
+      PRIMARY KEY (scope_id, source_type, source_id),
+      FOREIGN KEY (scope_id, source_type, source_id) REFERENCES sources (scope_id, source_type, source_id)
+    ) ${o}`,
+  ],
 ]
 
 /** The schema version this code writes and reads. */

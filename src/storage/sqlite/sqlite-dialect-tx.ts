@@ -15,6 +15,7 @@ import type {
   TextHit,
   VersionRow,
 } from '../dialect.js'
+import { LegacyRows } from '../legacy-rows.js'
 import {
   CHANGE_COLUMNS,
   HEAD_COLUMNS,
@@ -54,12 +55,18 @@ export class SqliteDialectTx implements DialectTx {
   readonly #merges: SqliteMergeRows
   readonly vectors: SqliteVectorTx
   readonly journal: SqliteJournalTx
+  readonly legacy: LegacyRows
 
   constructor(db: Database.Database, vectors: SqliteVectorTx) {
-    this.#sql = new SqliteStatements(db)
+    const sql = new SqliteStatements(db)
+    this.#sql = sql
     this.#merges = new SqliteMergeRows(this.#sql)
     this.vectors = vectors
     this.journal = new SqliteJournalTx(db)
+    this.legacy = new LegacyRows({
+      all: async (text, params) => sql.all(text, ...params),
+      run: async (text, params) => void sql.run(text, ...params),
+    })
   }
 
   #ensureScope(scopeId: string): void {

@@ -221,6 +221,43 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ) STRICT;
   INSERT INTO database_identity (id, database_id) VALUES (1, lower(hex(randomblob(16))));
   `,
+  // 7: upgrade from the Python reference (docs/upgrade.md): one row per upgraded scope, the map
+  // from old entry citations to exact memory versions, and each upgraded source's original
+  // payload bytes (its journal payload here is re-encoded canonically).
+  `
+  CREATE TABLE legacy_upgrades (
+    scope_id TEXT PRIMARY KEY REFERENCES scopes (scope_id),
+    legacy_scope_id TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    cursor_base INTEGER NOT NULL CHECK (cursor_base >= 0),
+    counts_json TEXT NOT NULL,
+    operation_id TEXT NOT NULL,
+    upgraded_at TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE legacy_citations (
+    scope_id TEXT NOT NULL REFERENCES scopes (scope_id),
+    memory_artifact_id TEXT NOT NULL,
+    entry_id TEXT NOT NULL,
+    entry_version_id TEXT NOT NULL,
+    first_revision INTEGER NOT NULL CHECK (first_revision >= 1),
+    memory_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    PRIMARY KEY (scope_id, memory_artifact_id, entry_id, entry_version_id),
+    FOREIGN KEY (memory_id, version) REFERENCES memory_versions (memory_id, version)
+  ) STRICT;
+  CREATE INDEX legacy_citations_by_version ON legacy_citations (scope_id, memory_artifact_id, entry_version_id);
+
+  CREATE TABLE legacy_source_payloads (
+    scope_id TEXT NOT NULL,
+    source_type TEXT NOT NULL,
+    source_id TEXT NOT NULL,
+    payload BLOB NOT NULL,
+    PRIMARY KEY (scope_id, source_type, source_id),
+    FOREIGN KEY (scope_id, source_type, source_id) REFERENCES sources (scope_id, source_type, source_id)
+  ) STRICT;
+  `,
 ]
 
 /** The schema version this code writes and reads. */
