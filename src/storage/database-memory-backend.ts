@@ -432,16 +432,16 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       if (result.status === 'upgraded' && this.#vectors.ready) this.#vectors.markBacklog(true)
       return result
     }
+    // The rehearsal throws right after it finished, so the adapter rolls the transaction back;
+    // an error before that is a real one.
     let rehearsed: LegacyScopeResult | undefined
-    const rollback = new Error('dry run: roll back')
     try {
       await this.inWriteTransaction(async (tx) => {
         rehearsed = await importLegacyScopeInTx(tx, input, at)
-        throw rollback
+        throw new Error('dry run: roll back')
       })
     } catch (err) {
-      const cause = (err as { cause?: unknown }).cause
-      if (rehearsed === undefined || (err !== rollback && cause !== rollback)) throw err
+      if (rehearsed === undefined) throw err
     }
     return rehearsed as LegacyScopeResult
   }

@@ -116,6 +116,7 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     const get = tools.find((t) => t.name === 'get_memory')!
     expect(get.inputSchema.required).toEqual(['scope_id'])
     expect(Object.keys(get.inputSchema.properties ?? {}).sort()).toEqual([
+      'legacy_citation',
       'memory_id',
       'memory_ref',
       'scope_id',

@@ -264,7 +264,7 @@ export async function referenceCursors(
   scopeId: string,
 ): Promise<{ binding: string; cursor: Uint8Array; generation: number }[]> {
   const rows = await s.all<{ binding_name: string; cursor: unknown; generation: number }>(
-    `SELECT binding_name, cursor, generation FROM pc_source_cursors WHERE scope_id = ?
+    `SELECT binding_name, \`cursor\`, generation FROM pc_source_cursors WHERE scope_id = ?
      ORDER BY binding_name`,
     [scopeId],
   )
