@@ -2925,6 +2925,13 @@ export const OPENAPI_DOCUMENT = {
                 }
               }
             ]
+          },
+          "legacy_payload": {
+            "description": "For a source moved by `powercontext admin upgrade-from-reference`, its payload exactly as the Python reference stored it (Pydantic JSON; metadata keys in their original order); null otherwise.",
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },

@@ -853,6 +853,8 @@ export interface components {
                     message: string;
                 };
             };
+            /** @description For a source moved by `powercontext admin upgrade-from-reference`, its payload exactly as the Python reference stored it (Pydantic JSON; metadata keys in their original order); null otherwise. */
+            legacy_payload?: string | null;
             media_type: string;
             metadata: {
                 [key: string]: unknown;

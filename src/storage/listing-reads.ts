@@ -89,11 +89,13 @@ const zeroCounts = (): Record<MemoryState, number> => ({
 })
 
 /** A source row as a reader sees it: decoded payload plus its flush status against the cursor. */
-function viewOfSource(
+async function viewOfSource(
+  tx: DialectTx,
   row: SourceRow,
   cursor: number,
   failure: FailureRow | undefined,
-): L.SourceView {
+): Promise<L.SourceView> {
+  const legacy = await tx.legacy.getPayload(row.scopeId, row.sourceType, row.sourceId)
   const { sourceId, ...payload } = decodeSource(row)
   const status: L.SourceView['status'] =
     failure?.state === 'skipped' ? 'skipped' : row.position <= cursor ? 'processed' : 'pending'
@@ -108,6 +110,7 @@ function viewOfSource(
             attempts: failure.attempts,
             error: { code: failure.errorCode, message: failure.errorMessage },
           },
+    legacyPayload: legacy === undefined ? null : Buffer.from(legacy.payload).toString('utf8'),
   })
 }
 
@@ -135,7 +138,9 @@ export async function getSourcesInTx(
     )
   const sources = []
   for (const row of rows)
-    sources.push(viewOfSource(row, cursor, await tx.journal.getFailure(q.scopeId, row.position)))
+    sources.push(
+      await viewOfSource(tx, row, cursor, await tx.journal.getFailure(q.scopeId, row.position)),
+    )
   return { sources }
 }
 
@@ -153,7 +158,9 @@ export async function listSourcesInTx(
     (await tx.journal.failuresBetween(q.scopeId, q.after, through)).map((f) => [f.position, f]),
   )
   return {
-    sources: rows.map((r) => viewOfSource(r, cursor, failures.get(r.position))),
+    sources: await Promise.all(
+      rows.map((r) => viewOfSource(tx, r, cursor, failures.get(r.position))),
+    ),
     cursor,
     highWatermark,
     nextAfter: through < highWatermark ? through : null,

@@ -48,6 +48,11 @@ export interface SourceView extends Omit<WindowSource, 'sourceId'> {
   readonly status: 'pending' | 'processed' | 'skipped'
   /** Failed flush attempts of the source (still failing or skipped), or null. */
   readonly failure: { readonly attempts: number; readonly error: FlushError } | null
+  /**
+   * For a source moved by `admin upgrade-from-reference`: its payload exactly as the Python
+   * reference stored it (Pydantic JSON, metadata in its original key order); else null.
+   */
+  readonly legacyPayload: string | null
 }
 
 export interface GetSourcesCommand {

@@ -56,6 +56,7 @@ const toWireSource = (s: L.SourceView): Wire['SourceView'] => ({
   status: s.status,
   failure:
     s.failure === null ? null : { attempts: s.failure.attempts, error: { ...s.failure.error } },
+  legacy_payload: s.legacyPayload,
 })
 
 /** Sources read by id, on the wire. */

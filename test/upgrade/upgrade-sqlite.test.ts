@@ -132,6 +132,15 @@ describe('upgrade from a SQLite reference database', () => {
   it('carries sources at their positions with their exact original bytes, and the cursor', async () => {
     const { rt, dataDir } = await upgraded(reference)
     try {
+      const zetaView = await rt.getSources({ scopeId: A, sourceIds: ['note-zeta'] })
+      expect(zetaView.sources[0]?.legacyPayload).toBe(
+        '{"name":"note-zeta","materialization":"captured","description":null,"content":"Decision log excerpt","metadata":{"zeta":1,"alpha":{"nested":["x",2.5]},"说明":"中文"}}',
+      )
+      expect(zetaView.sources[0]?.metadata).toEqual({
+        zeta: 1,
+        alpha: { nested: ['x', 2.5] },
+        说明: '中文',
+      })
       const old = new Database(reference, { readonly: true })
       const oldRows = old
         .prepare(
