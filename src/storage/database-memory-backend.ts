@@ -24,11 +24,11 @@ import {
 } from '../core/text-rules.js'
 import type { DialectTx } from './dialect.js'
 import { skippedInChangesTx } from './journal-maintenance.js'
-import * as listing from './listing-reads.js'
-import type * as L from './listing-types.js'
 import { importLegacyScopeInTx } from './legacy-import.js'
 import { getByLegacyCitationInTx } from './legacy-reads.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from './legacy-types.js'
+import * as listing from './listing-reads.js'
+import type * as L from './listing-types.js'
 import { rebuildInTx, verifyInTx } from './maintenance.js'
 import type * as Spi from './memory-backend.js'
 import {

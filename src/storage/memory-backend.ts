@@ -9,8 +9,8 @@ import type {
 } from '../core/memory-model.js'
 import type { SearchChannel } from '../core/search-rules.js'
 import type { SkippedSource, SourceJournalPort } from './flush-types.js'
-import type * as L from './listing-types.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from './legacy-types.js'
+import type * as L from './listing-types.js'
 
 /** Search modes a caller may ask for; the response reports the one actually used. */
 export const SEARCH_MODES = ['auto', 'fts', 'vector', 'hybrid'] as const
