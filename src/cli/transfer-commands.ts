@@ -21,15 +21,14 @@ function summary(counts: Readonly<Record<string, number>>): string {
     .join(', ')
 }
 
-async function readRecords(file: string): Promise<ExportRecord[]> {
+/** The export's records, parsed line by line as the file streams in (never held whole). */
+async function* readRecords(file: string): AsyncGenerator<ExportRecord> {
   const input = file === '-' ? process.stdin : createReadStream(file, { encoding: 'utf8' })
-  const records: ExportRecord[] = []
   let lineNo = 0
   for await (const line of createInterface({ input, crlfDelay: Infinity })) {
     lineNo += 1
-    if (line.trim() !== '') records.push(parseExportLine(line, lineNo))
+    if (line.trim() !== '') yield parseExportLine(line, lineNo)
   }
-  return records
 }
 
 /**
@@ -77,7 +76,7 @@ export function registerTransferCommands(admin: Command, io: CliIo, run: RunWith
     run(
       cmd,
       async (rt, json) => {
-        const report = await rt.importRows(await readRecords(file))
+        const report = await rt.importRows(readRecords(file))
         const verified = await rt.verify()
         if (json) io.out(JSON.stringify({ ...report, verify: verified }))
         else {

@@ -3,7 +3,6 @@ import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/flush-t
 import type * as L from '../storage/listing-types.js'
 import type * as Spi from '../storage/memory-backend.js'
 import type { ExportRecord, ImportReport } from '../storage/row-transfer.js'
-import { exportRows, importRows } from '../storage/row-transfer.js'
 import type { AnnSettings } from '../storage/sqlite/index.js'
 import { openSqliteBackend } from '../storage/sqlite/index.js'
 import { databasePath, resolveDataDir } from './data-dir.js'
@@ -214,15 +213,15 @@ export class MemoryRuntime {
   }
   /** Every authoritative row as JSON-lines records, read in one snapshot (`admin export`). */
   exportRows(emit: (record: ExportRecord) => void | Promise<void>) {
-    return exportRows(this.#backend, emit)
+    return this.#backend.exportRows(emit)
   }
   /**
    * Imports an export into this database, which must be empty, and rebuilds its projections
-   * (`admin import`); see `row-transfer.ts`.
+   * (`admin import`); records are written as they stream in (`row-import.ts`).
    * @throws PowerContextError `invalid_request` (bad or truncated export, database not empty).
    */
-  importRows(records: readonly ExportRecord[]): Promise<ImportReport> {
-    return importRows(this.#backend, records)
+  importRows(records: Iterable<ExportRecord> | AsyncIterable<ExportRecord>): Promise<ImportReport> {
+    return this.#backend.importRows(records)
   }
 
   /**

@@ -45,6 +45,9 @@ import { checkEntry, forgetInTx, rememberInTx, updateInTx } from './memory-write
 import { checkMergeInputs, mergeInTx } from './merge-writes.js'
 import { planRestore } from './restore-plan.js'
 import { restoreInTx } from './restore-writes.js'
+import { importInTx } from './row-import.js'
+import type { ExportRecord, ImportReport } from './row-transfer.js'
+import { EXPORT_FORMAT, EXPORT_VERSION, exportInTx } from './row-transfer.js'
 import { searchInMode } from './search-modes.js'
 import { captureInTx, checkCapture } from './source-capture.js'
 import { SourceJournal } from './source-journal.js'
@@ -446,7 +449,49 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     return rehearsed as LegacyScopeResult
   }
 
-  /** Runs maintenance work on raw rows in one transaction (admin export/import: row-transfer.ts). */
+  /** Every authoritative row as export records, in one read snapshot, page by page. */
+  async exportRows(
+    emit: (record: ExportRecord) => void | Promise<void>,
+    now: Date = this.#now(),
+  ): Promise<Readonly<Record<string, number>>> {
+    const send = async (r: ExportRecord): Promise<void> => {
+      await emit(r)
+    }
+    return this.inReadTransaction(async (tx) => {
+      await send({
+        type: 'header',
+        format: EXPORT_FORMAT,
+        version: EXPORT_VERSION,
+        backend: this.name,
+        exportedAt: now.toISOString(),
+      })
+      const counts = await exportInTx(tx, send)
+      await send({ type: 'end', counts })
+      return counts
+    })
+  }
+
+  /**
+   * Imports an export into this empty database in one transaction, record by record as they
+   * stream in (row-import.ts), then rebuilds projections; with a ready embedding model, vectors
+   * are re-embedded after. A transaction that had to be retried cannot replay a consumed stream,
+   * so it fails instead (run the import again).
+   */
+  async importRows(
+    records: Iterable<ExportRecord> | AsyncIterable<ExportRecord>,
+  ): Promise<ImportReport> {
+    let started = false
+    const report = await this.inWriteTransaction(async (tx) => {
+      if (started) throw invalidRequest('import', 'the import was interrupted; run it again')
+      started = true
+      return importInTx(tx, records)
+    })
+    if (!this.#vectors.ready) return report
+    this.#vectors.markBacklog(true)
+    return { ...report, vectors: (await this.reindex()).embedded }
+  }
+
+  /** Runs maintenance work on raw rows in one transaction (tests that damage rows on purpose). */
   runMaintenance<T>(mode: 'read' | 'write', work: (tx: DialectTx) => Promise<T>): Promise<T> {
     return mode === 'read' ? this.inReadTransaction(work) : this.inWriteTransaction(work)
   }

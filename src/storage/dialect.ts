@@ -8,6 +8,7 @@ import type {
 import type { PlannedTerm } from '../core/query-plan.js'
 import type { JournalTx } from './journal-rows.js'
 import type { LegacyRows } from './legacy-rows.js'
+import type { TransferRows } from './transfer-rows.js'
 import type { VectorTx } from './vector-rows.js'
 
 /** The authoritative pointer row of one memory (the CAS target). */
@@ -114,6 +115,8 @@ export interface DialectTx {
   readonly journal: JournalTx
   /** The upgrade tables' verbs (docs/upgrade.md). */
   readonly legacy: LegacyRows
+  /** Keyset pages over the authoritative tables (export, import, paged rebuild). */
+  readonly pages: TransferRows
   getMemory(memoryId: string): Promise<MemoryRow | undefined>
   getVersion(memoryId: string, version: number): Promise<VersionRow | undefined>
   listVersions(memoryId: string): Promise<VersionRow[]>

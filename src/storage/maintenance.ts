@@ -4,6 +4,7 @@ import type { ChangeRow, DialectTx, MemoryRow, VersionRow } from './dialect.js'
 import { journalProblemsInTx, legacyProblemsInTx, skipSeqsInTx } from './journal-maintenance.js'
 import type { RebuildReport, VerifyReport } from './memory-backend.js'
 import { headOf } from './memory-rows.js'
+import { paged } from './transfer-rows.js'
 import { contentOfRow } from './version-codec.js'
 import { versionRowProblems } from './version-codec.js'
 
@@ -218,17 +219,27 @@ export async function verifyInTx(tx: DialectTx): Promise<VerifyReport> {
   }
 }
 
-/** Rebuilds the head projection and every index over it from the authoritative rows. */
+/**
+ * Rebuilds the head projection and every index over it from the authoritative rows, reading the
+ * memories in pages (bounded memory whatever the size).
+ */
 export async function rebuildInTx(tx: DialectTx): Promise<RebuildReport> {
   await tx.clearProjections()
   let heads = 0
-  const active = (await tx.allMemories()).filter((m) => m.state === 'active')
-  for (let i = 0; i < active.length; i += 500) {
-    const current = await tx.loadCurrent(active.slice(i, i + 500).map((m) => m.memoryId))
-    for (const c of current.values()) {
+  const page = (after: string, limit: number) => tx.pages.memories(after, limit)
+  let active: string[] = []
+  const project = async (): Promise<void> => {
+    for (const c of (await tx.loadCurrent(active)).values()) {
       await tx.putHead(headOf(c.version))
       heads += 1
     }
+    active = []
   }
+  for await (const m of paged('', 500, page, (r) => r.memoryId)) {
+    if (m.state !== 'active') continue
+    active.push(m.memoryId)
+    if (active.length >= 500) await project()
+  }
+  await project()
   return { heads }
 }

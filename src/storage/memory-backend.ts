@@ -11,6 +11,7 @@ import type { SearchChannel } from '../core/search-rules.js'
 import type { SkippedSource, SourceJournalPort } from './flush-types.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from './legacy-types.js'
 import type * as L from './listing-types.js'
+import type { ExportRecord, ImportReport } from './row-transfer.js'
 
 /** Search modes a caller may ask for; the response reports the one actually used. */
 export const SEARCH_MODES = ['auto', 'fts', 'vector', 'hybrid'] as const
@@ -354,6 +355,21 @@ export interface MemoryBackend {
   storageChecks?(): Readonly<Record<string, string>>
   /** The source journal: flush windows, cursor, failures, decision records (DESIGN §6). */
   readonly journal: SourceJournalPort
+  /**
+   * Every authoritative row as export records, read in one snapshot in pages (`admin export`);
+   * returns the row counts.
+   */
+  exportRows(
+    emit: (record: ExportRecord) => void | Promise<void>,
+    now?: Date,
+  ): Promise<Readonly<Record<string, number>>>
+  /**
+   * Imports export records (streamed, in file order) into this database, which must be empty, in
+   * one transaction, then rebuilds its projections (`admin import`).
+   * @throws PowerContextError `invalid_request` (bad, truncated or inconsistent export; database
+   *   not empty).
+   */
+  importRows(records: Iterable<ExportRecord> | AsyncIterable<ExportRecord>): Promise<ImportReport>
   /** What the database holds for a scope an upgrade from the Python reference would write. */
   legacyScopeState(scopeId: string): Promise<TargetScopeState>
   /** Upgrades one scope from the Python reference in one transaction (docs/upgrade.md). */

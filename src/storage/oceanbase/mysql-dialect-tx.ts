@@ -14,6 +14,7 @@ import type {
   TextHit,
   VersionRow,
 } from '../dialect.js'
+import type { RowSession } from '../legacy-rows.js'
 import { LegacyRows } from '../legacy-rows.js'
 import {
   CHANGE_COLUMNS,
@@ -35,6 +36,7 @@ import {
   SELECT_SCOPE_SEQS,
   SELECT_STATE_COUNTS,
 } from '../row-statements.js'
+import { TransferRows } from '../transfer-rows.js'
 import { MysqlJournalTx } from './mysql-journal-tx.js'
 import { casMergeUndone, checkFulltext, insertMergeRows, selectMerges } from './mysql-merge-rows.js'
 import { encodeFtsText, ftsBooleanQuery, searchTextSql } from './mysql-search.js'
@@ -54,16 +56,19 @@ export class MysqlDialectTx implements DialectTx {
   readonly vectors: MysqlVectorTx
   readonly journal: MysqlJournalTx
   readonly legacy: LegacyRows
+  readonly pages: TransferRows
 
   constructor(sql: SqlSession, vectors: MysqlVectorTx, ftsProblem: string | null) {
     this.#sql = sql
     this.#ftsProblem = ftsProblem
     this.vectors = vectors
     this.journal = new MysqlJournalTx(sql)
-    this.legacy = new LegacyRows({
+    const session: RowSession = {
       all: (text, params) => sql.all(text, params),
       run: async (text, params) => void (await sql.run(text, params)),
-    })
+    }
+    this.legacy = new LegacyRows(session)
+    this.pages = new TransferRows(session)
   }
 
   /** Scopes whose row this transaction has already ensured (and so locked). */

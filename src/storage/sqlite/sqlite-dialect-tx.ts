@@ -15,6 +15,7 @@ import type {
   TextHit,
   VersionRow,
 } from '../dialect.js'
+import type { RowSession } from '../legacy-rows.js'
 import { LegacyRows } from '../legacy-rows.js'
 import {
   CHANGE_COLUMNS,
@@ -36,6 +37,7 @@ import {
   SELECT_SCOPE_SEQS,
   SELECT_STATE_COUNTS,
 } from '../row-statements.js'
+import { TransferRows } from '../transfer-rows.js'
 import { SqliteJournalTx } from './sqlite-journal-tx.js'
 import { SqliteMergeRows } from './sqlite-merge-rows.js'
 import { CURRENT_SQL, splitCurrent } from './sqlite-rows.js'
@@ -56,6 +58,7 @@ export class SqliteDialectTx implements DialectTx {
   readonly vectors: SqliteVectorTx
   readonly journal: SqliteJournalTx
   readonly legacy: LegacyRows
+  readonly pages: TransferRows
 
   constructor(db: Database.Database, vectors: SqliteVectorTx) {
     const sql = new SqliteStatements(db)
@@ -63,10 +66,12 @@ export class SqliteDialectTx implements DialectTx {
     this.#merges = new SqliteMergeRows(this.#sql)
     this.vectors = vectors
     this.journal = new SqliteJournalTx(db)
-    this.legacy = new LegacyRows({
+    const session: RowSession = {
       all: async (text, params) => sql.all(text, ...params),
       run: async (text, params) => void sql.run(text, ...params),
-    })
+    }
+    this.legacy = new LegacyRows(session)
+    this.pages = new TransferRows(session)
   }
 
   #ensureScope(scopeId: string): void {
