@@ -27,6 +27,7 @@ import Database from 'better-sqlite3'
 
 import { MemoryRuntime } from '../src/runtime/memory-runtime.js'
 import { parseExportLine } from '../src/storage/row-transfer.js'
+import { paged } from '../src/storage/transfer-rows.js'
 import { f1, int } from './bench-stats.js'
 
 const SCRIPT = fileURLToPath(
@@ -49,51 +50,31 @@ async function readFloor(reference: string): Promise<string> {
   const db = new Database(reference, { readonly: true })
   let rows = 0
   let bytes = 0
-  const page = (sql: string, key: unknown[]) =>
-    db.prepare(sql).all(...key) as Record<string, unknown>[]
-  for (let after = 0; ;) {
-    const r = page(
-      'SELECT rowid AS k, payload FROM pc_sources WHERE rowid > ? ORDER BY rowid LIMIT 200',
-      [after],
-    )
-    for (const x of r) {
-      JSON.parse((x['payload'] as Buffer).toString('utf8'))
-      bytes += (x['payload'] as Buffer).length
-      after = Number(x['k'])
+  const scan = async (table: string, columns: string, size: number, parse: (r: Row) => void) => {
+    const sql = `SELECT rowid AS k, ${columns} FROM ${table} WHERE rowid > ? ORDER BY rowid LIMIT ?`
+    const page = async (after: number, limit: number) => db.prepare(sql).all(after, limit) as Row[]
+    for await (const r of paged(0, size, page, (x) => Number(x['k']))) {
+      parse(r)
+      rows += 1
     }
-    rows += r.length
-    if (r.length < 200) break
   }
-  for (let after = 0; ;) {
-    const r = page(
-      'SELECT rowid AS k, content FROM pc_artifacts WHERE rowid > ? ORDER BY rowid LIMIT 4',
-      [after],
-    )
-    for (const x of r) {
-      JSON.parse((x['content'] as Buffer).toString('utf8'))
-      bytes += (x['content'] as Buffer).length
-      after = Number(x['k'])
-    }
-    rows += r.length
-    if (r.length < 4) break
+  const json = (v: unknown): void => {
+    const b = v as Buffer
+    JSON.parse(b.toString('utf8'))
+    bytes += b.length
   }
-  for (let after = 0; ;) {
-    const r = page(
-      'SELECT rowid AS k, text, source_refs, artifact_refs FROM pc_memory_entry_versions WHERE rowid > ? ORDER BY rowid LIMIT 500',
-      [after],
-    )
-    for (const x of r) {
-      JSON.parse((x['source_refs'] as Buffer).toString('utf8'))
-      JSON.parse((x['artifact_refs'] as Buffer).toString('utf8'))
-      bytes += String(x['text']).length
-      after = Number(x['k'])
-    }
-    rows += r.length
-    if (r.length < 500) break
-  }
+  await scan('pc_sources', 'payload', 200, (r) => json(r['payload']))
+  await scan('pc_artifacts', 'content', 4, (r) => json(r['content']))
+  await scan('pc_memory_entry_versions', 'text, source_refs, artifact_refs', 500, (r) => {
+    json(r['source_refs'])
+    json(r['artifact_refs'])
+    bytes += String(r['text']).length
+  })
   db.close()
   return `${int(rows)} rows, ${f1(bytes / 1e6)} MB parsed`
 }
+
+type Row = Record<string, unknown>
 
 async function child(phase: string, reference: string, dir: string): Promise<void> {
   const started = performance.now()

@@ -15,7 +15,7 @@ import {
   toWireMemory,
   toWireSearch,
 } from '../wire/memory-wire.js'
-import { fromWireRemember } from '../wire/request-mapper.js'
+import { fromWireLegacyCitation, fromWireRemember } from '../wire/request-mapper.js'
 import type { CliIo } from './cli-io.js'
 import { CliUsageError, collect, parseInteger } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
@@ -276,21 +276,5 @@ function getCommand(
     throw new CliUsageError('--legacy-citation must be JSON')
   }
   // Shape is checked by the backend (checkLegacyCitation); only the field names change here.
-  const c = (parsed ?? {}) as {
-    memory_ref?: { family?: string; artifact_id?: string; revision?: number }
-    entry_id?: string
-    entry_version_id?: string
-  }
-  return {
-    scopeId,
-    legacyCitation: {
-      memoryRef: {
-        family: c.memory_ref?.family,
-        artifactId: c.memory_ref?.artifact_id as string,
-        revision: c.memory_ref?.revision as number,
-      },
-      entryId: c.entry_id as string,
-      entryVersionId: c.entry_version_id as string,
-    },
-  }
+  return { scopeId, legacyCitation: fromWireLegacyCitation(parsed) }
 }

@@ -24,6 +24,7 @@ import type {
 import { changeRow, firstMemoryRow, headOf, newVersionRow, nextRow } from './memory-rows.js'
 import { casOrConflict, requireSources } from './memory-writes.js'
 import { checkCapture } from './source-capture.js'
+import { paged } from './transfer-rows.js'
 
 const PAGE = 500
 const PROGRESS_EVERY = 1000
@@ -318,33 +319,25 @@ async function checkHead(
 
 /** Projects every active memory of the scope (heads and full-text rows); returns the forgotten count. */
 async function projectHeads(tx: DialectTx, scopeId: string): Promise<number> {
-  for (let after = ''; ;) {
-    const page = await tx.listMemories({
-      scopeId,
-      states: ['active'],
-      kinds: undefined,
-      after,
-      limit: PAGE,
-    })
-    const current = await tx.loadCurrent(page.map((m) => m.memoryId))
-    for (const c of current.values()) await tx.putHead(headOf(c.version))
-    const last = page.at(-1)
-    if (last === undefined || page.length < PAGE) break
-    after = last.memoryId
+  const of = (state: 'active' | 'forgotten') =>
+    paged(
+      '',
+      PAGE,
+      (after, limit) =>
+        tx.listMemories({ scopeId, states: [state], kinds: undefined, after, limit }),
+      (m) => m.memoryId,
+    )
+  let batch: string[] = []
+  const project = async (): Promise<void> => {
+    for (const c of (await tx.loadCurrent(batch)).values()) await tx.putHead(headOf(c.version))
+    batch = []
   }
+  for await (const m of of('active')) {
+    batch.push(m.memoryId)
+    if (batch.length >= PAGE) await project()
+  }
+  await project()
   let forgotten = 0
-  for (let after = ''; ;) {
-    const page = await tx.listMemories({
-      scopeId,
-      states: ['forgotten'],
-      kinds: undefined,
-      after,
-      limit: PAGE,
-    })
-    forgotten += page.length
-    const last = page.at(-1)
-    if (last === undefined || page.length < PAGE) break
-    after = last.memoryId
-  }
+  for await (const _m of of('forgotten')) forgotten += 1
   return forgotten
 }

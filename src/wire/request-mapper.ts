@@ -78,24 +78,32 @@ export const fromWireMerge = (b: Body): Spi.MergeCommand => ({
   reason: nullable(b, 'reason'),
 })
 
+/**
+ * An old entry citation of the Python reference, wire → SPI. Absent fields stay undefined (the
+ * backend checks the shape), so the CLI can map JSON that has not passed the contract schema.
+ */
+export function fromWireLegacyCitation(v: unknown): Spi.LegacyCitationInput {
+  const c = (v ?? {}) as {
+    memory_ref?: { family?: string; artifact_id?: string; revision?: number }
+    entry_id?: string
+    entry_version_id?: string
+  }
+  return {
+    memoryRef: {
+      family: c.memory_ref?.family,
+      artifactId: c.memory_ref?.artifact_id as string,
+      revision: c.memory_ref?.revision as number,
+    },
+    entryId: c.entry_id as string,
+    entryVersionId: c.entry_version_id as string,
+  }
+}
+
 export const fromWireGet = (b: Body): Spi.GetCommand => {
   if (b['legacy_citation'] !== undefined) {
-    const c = b['legacy_citation'] as {
-      memory_ref: { family?: string; artifact_id: string; revision: number }
-      entry_id: string
-      entry_version_id: string
-    }
     return {
       scopeId: b['scope_id'] as string,
-      legacyCitation: {
-        memoryRef: {
-          family: c.memory_ref.family,
-          artifactId: c.memory_ref.artifact_id,
-          revision: c.memory_ref.revision,
-        },
-        entryId: c.entry_id,
-        entryVersionId: c.entry_version_id,
-      },
+      legacyCitation: fromWireLegacyCitation(b['legacy_citation']),
     }
   }
   if (b['memory_ref'] !== undefined) {

@@ -17,7 +17,8 @@ export function withDatabase(url: string, database: string): string {
   return u.toString()
 }
 
-function connectionOf(url: string): mysql.ConnectionOptions {
+/** Connection options of a `mysql://` URL. */
+export function connectionOf(url: string): mysql.ConnectionOptions {
   const u = new URL(url)
   return {
     host: u.hostname,

@@ -10,6 +10,12 @@ import { fileURLToPath } from 'node:url'
 
 import Database from 'better-sqlite3'
 import mysql from 'mysql2/promise'
+import { expect } from 'vitest'
+
+import type { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
+import type { LegacyCitationInput } from '../../src/storage/memory-backend.js'
+import { fromWireLegacyCitation } from '../../src/wire/request-mapper.js'
+import { connectionOf } from '../support/mysql-databases.js'
 
 const SCRIPT = fileURLToPath(new URL('../fixtures/reference/make_reference_db.py', import.meta.url))
 
@@ -30,6 +36,23 @@ export interface ReferenceCitation {
   readonly kind: string
   readonly text: string
   readonly version: number
+}
+
+/** An old citation as the SPI's `get` takes it. */
+export const legacyCitationOf = (c: ReferenceCitation['citation']): LegacyCitationInput =>
+  fromWireLegacyCitation(c)
+
+/** Every citation reads, through `get`, the text and version of the entry version it names. */
+export async function expectCitationsResolve(
+  rt: MemoryRuntime,
+  citations: readonly ReferenceCitation[],
+): Promise<void> {
+  for (const c of citations) {
+    const got = await rt.get({ scopeId: c.scopeId, legacyCitation: legacyCitationOf(c.citation) })
+    expect(got.memory.text).toBe(c.text)
+    expect(got.memory.kind).toBe(c.kind)
+    expect(got.memory.memoryRef.revision).toBe(c.version)
+  }
 }
 
 /** Every entry version of a reference SQLite file, cited at the revision that created it. */
@@ -173,25 +196,16 @@ const MYSQL_DDL = [
     PRIMARY KEY (scope_id, usage_date, estimator_id, estimator_version))`,
 ]
 
-function connection(url: string): mysql.ConnectionOptions {
-  const u = new URL(url)
-  return {
-    host: u.hostname,
-    port: u.port === '' ? 3306 : Number(u.port),
-    user: decodeURIComponent(u.username),
-    ...(u.password === '' ? {} : { password: decodeURIComponent(u.password) }),
-    database: decodeURIComponent(u.pathname.slice(1)),
-    charset: 'utf8mb4',
-    supportBigNumbers: true,
-  }
-}
-
 /** Runs `work` on a plain connection to `url`. */
 export async function withMysql<T>(
   url: string,
   work: (c: mysql.Connection) => Promise<T>,
 ): Promise<T> {
-  const conn = await mysql.createConnection(connection(url))
+  const conn = await mysql.createConnection({
+    ...connectionOf(url),
+    charset: 'utf8mb4',
+    supportBigNumbers: true,
+  })
   try {
     return await work(conn)
   } finally {

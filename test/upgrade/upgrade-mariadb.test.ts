@@ -14,9 +14,9 @@ import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import { openMysqlReference } from '../../src/storage/oceanbase/reference-mysql.js'
 import { expectCode } from '../conformance/memory-backend.case.js'
 import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
-import type { ReferenceCitation } from './reference-fixture.js'
 import {
   copyReferenceToMysql,
+  expectCitationsResolve,
   makeReferenceDb,
   mysqlReferenceDigest,
   referenceCitations,
@@ -32,28 +32,6 @@ afterAll(async () => {
 
 const sqlite = makeReferenceDb(join(root, 'basic.db'))
 const citations = referenceCitations(sqlite)
-
-async function expectCitations(
-  rt: MemoryRuntime,
-  list: readonly ReferenceCitation[],
-): Promise<void> {
-  for (const c of list) {
-    const got = await rt.get({
-      scopeId: c.scopeId,
-      legacyCitation: {
-        memoryRef: {
-          family: 'memory',
-          artifactId: c.citation.memory_ref.artifact_id,
-          revision: c.citation.memory_ref.revision,
-        },
-        entryId: c.citation.entry_id,
-        entryVersionId: c.citation.entry_version_id,
-      },
-    })
-    expect(got.memory.text).toBe(c.text)
-    expect(got.memory.memoryRef.revision).toBe(c.version)
-  }
-}
 
 describe('upgrade from a MariaDB reference database', () => {
   let reference: string
@@ -79,7 +57,7 @@ describe('upgrade from a MariaDB reference database', () => {
         cursors: 2,
       })
       expect((await rt.verify()).problems).toEqual([])
-      await expectCitations(rt, citations)
+      await expectCitationsResolve(rt, citations)
       expect((await rt.upgradeFromReference(reference)).outcome).toBe('nothing_to_do')
     } finally {
       await rt.close()
@@ -100,7 +78,7 @@ describe('upgrade from a MariaDB reference database', () => {
       expect(report.outcome).toBe('upgraded')
       expect(report.moved.citations).toBe(10)
       expect((await rt.verify()).problems).toEqual([])
-      await expectCitations(rt, citations)
+      await expectCitationsResolve(rt, citations)
       const hits = await rt.search({ scopeId: 'git:github.com/acme/api', query: 'owner approval' })
       expect(hits.hits[0]?.text).toBe('Production releases need owner approval')
     } finally {

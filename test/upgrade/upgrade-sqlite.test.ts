@@ -17,7 +17,13 @@ import { PowerContextError } from '../../src/core/errors.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import type { UpgradeReport } from '../../src/runtime/reference-upgrade.js'
 import { expectCode } from '../conformance/memory-backend.case.js'
-import { makeReferenceDb, referenceCitations, sqliteReferenceDigest } from './reference-fixture.js'
+import {
+  expectCitationsResolve,
+  legacyCitationOf,
+  makeReferenceDb,
+  referenceCitations,
+  sqliteReferenceDigest,
+} from './reference-fixture.js'
 
 const root = mkdtempSync(join(tmpdir(), 'pc-upgrade-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -57,23 +63,7 @@ describe('upgrade from a SQLite reference database', () => {
       expect(report.toMove).toMatchObject({ scopes: 3, entries: 7, versions: 10, sources: 9 })
       expect((await rt.verify()).problems).toEqual([])
       expect(citations).toHaveLength(10)
-      for (const c of citations) {
-        const got = await rt.get({
-          scopeId: c.scopeId,
-          legacyCitation: {
-            memoryRef: {
-              family: c.citation.memory_ref.family,
-              artifactId: c.citation.memory_ref.artifact_id,
-              revision: c.citation.memory_ref.revision,
-            },
-            entryId: c.citation.entry_id,
-            entryVersionId: c.citation.entry_version_id,
-          },
-        })
-        expect(got.memory.text).toBe(c.text)
-        expect(got.memory.kind).toBe(c.kind)
-        expect(got.memory.memoryRef.revision).toBe(c.version)
-      }
+      await expectCitationsResolve(rt, citations)
       // The old database is the archive: not one row changed.
       expect(sqliteReferenceDigest(reference)).toBe(before)
     } finally {
@@ -461,11 +451,7 @@ describe('what cannot be mapped', () => {
       expect(report.moved.scopes).toBe(4)
       const got = await rt.get({
         scopeId: 'project:zh',
-        legacyCitation: {
-          memoryRef: { artifactId: 'memory', revision: cited.citation.memory_ref.revision },
-          entryId: cited.citation.entry_id,
-          entryVersionId: cited.citation.entry_version_id,
-        },
+        legacyCitation: legacyCitationOf(cited.citation),
       })
       expect(got.memory.text).toBe('作用域名是中文')
       expect((await rt.backend.legacyScopeState('project:zh')).upgrade?.legacyScopeId).toBe(
@@ -477,47 +463,40 @@ describe('what cannot be mapped', () => {
   })
 })
 
+/** Runs `powercontext --data-dir DIR admin upgrade-from-reference --from REF …`. */
+const upgradeCli = (
+  io: { out(s: string): void; err(s: string): void },
+  dataDir: string,
+  from: string,
+  ...more: string[]
+): Promise<number> =>
+  main(
+    [
+      'node',
+      'powercontext',
+      '--data-dir',
+      dataDir,
+      'admin',
+      'upgrade-from-reference',
+      '--from',
+      from,
+      ...more,
+    ],
+    io,
+  )
+
 describe('the command', () => {
   it('prints the preflight and the result, and exits 1 when something cannot be mapped', async () => {
     const ok = makeReferenceDb(join(root, 'cli.db'))
     const lines: string[] = []
     const io = { out: (s: string) => lines.push(s), err: (s: string) => lines.push(`ERR ${s}`) }
     const dataDir = fresh('cli')
-    expect(
-      await main(
-        [
-          'node',
-          'powercontext',
-          '--data-dir',
-          dataDir,
-          'admin',
-          'upgrade-from-reference',
-          '--from',
-          ok,
-          '--dry-run',
-        ],
-        io,
-      ),
-    ).toBe(0)
+    expect(await upgradeCli(io, dataDir, ok, '--dry-run')).toBe(0)
     expect(lines.join('\n')).toMatch(
       /rehearsed \(dry run, rolled back\): 3 scopes, 7 memories \(10 versions, 1 forgotten\)/,
     )
     lines.length = 0
-    expect(
-      await main(
-        [
-          'node',
-          'powercontext',
-          '--data-dir',
-          dataDir,
-          'admin',
-          'upgrade-from-reference',
-          '--from',
-          ok,
-        ],
-        io,
-      ),
-    ).toBe(0)
+    expect(await upgradeCli(io, dataDir, ok)).toBe(0)
     const text = lines.join('\n')
     expect(text).toMatch(
       /to move: 3 scopes, 7 entries → memories \(10 versions, 1 forgotten\), 9 sources, 2 cursors/,
@@ -528,39 +507,9 @@ describe('the command', () => {
     expect(text).toMatch(/verify: ok/)
     const bad = makeReferenceDb(join(root, 'cli-bad.db'), ['--bad', 'artifact-ref'])
     lines.length = 0
-    expect(
-      await main(
-        [
-          'node',
-          'powercontext',
-          '--data-dir',
-          fresh('cli'),
-          'admin',
-          'upgrade-from-reference',
-          '--from',
-          bad,
-        ],
-        io,
-      ),
-    ).toBe(1)
+    expect(await upgradeCli(io, fresh('cli'), bad)).toBe(1)
     expect(lines.join('\n')).toMatch(/unmappable: scope "project:refs"/)
-    expect(
-      await main(
-        [
-          'node',
-          'powercontext',
-          '--data-dir',
-          fresh('cli'),
-          'admin',
-          'upgrade-from-reference',
-          '--from',
-          ok,
-          '--map-scope',
-          'nope',
-        ],
-        io,
-      ),
-    ).toBe(2)
+    expect(await upgradeCli(io, fresh('cli'), ok, '--map-scope', 'nope')).toBe(2)
   })
 
   it('is a typed error, never a crash, for a reference it cannot open', async () => {

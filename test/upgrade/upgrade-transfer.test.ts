@@ -13,7 +13,7 @@ import { main } from '../../src/cli/main.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import type { ExportRecord } from '../../src/storage/row-transfer.js'
 import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
-import { makeReferenceDb, referenceCitations } from './reference-fixture.js'
+import { expectCitationsResolve, makeReferenceDb, referenceCitations } from './reference-fixture.js'
 
 const root = mkdtempSync(join(tmpdir(), 'pc-upgrade-tx-'))
 const databases = new TestDatabases(MARIADB_TEST_URL)
@@ -75,20 +75,7 @@ describe('export and import of an upgraded database', () => {
 
     const maria = await MemoryRuntime.open({ databaseUrl: url })
     try {
-      for (const c of citations) {
-        const got = await maria.get({
-          scopeId: c.scopeId,
-          legacyCitation: {
-            memoryRef: {
-              artifactId: c.citation.memory_ref.artifact_id,
-              revision: c.citation.memory_ref.revision,
-            },
-            entryId: c.citation.entry_id,
-            entryVersionId: c.citation.entry_version_id,
-          },
-        })
-        expect(got.memory.text).toBe(c.text)
-      }
+      await expectCitationsResolve(maria, citations)
       const zeta = await maria.getSources({ scopeId: A, sourceIds: ['note-zeta'] })
       expect(zeta.sources[0]?.legacyPayload).toContain('"metadata":{"zeta":1,"alpha"')
       expect(comparable(await records(maria))).toEqual(comparable(exported))
