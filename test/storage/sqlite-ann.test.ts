@@ -178,7 +178,8 @@ describe('sqlite approximate vector search', () => {
     const old = await open(file, false)
     await fill(old, 's', 0, 60)
     old.rawDatabase.exec(
-      `DROP TABLE memory_vector_log; DROP TABLE database_identity; UPDATE schema_version SET version = 4`,
+      `DROP TABLE legacy_source_payloads; DROP TABLE legacy_citations; DROP TABLE legacy_upgrades;
+       DROP TABLE memory_vector_log; DROP TABLE database_identity; UPDATE schema_version SET version = 4`,
     )
     await old.close()
     const backend = await open(file)
