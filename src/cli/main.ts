@@ -5,6 +5,7 @@ import { registerAdminCommands } from './admin-commands.js'
 import type { CliIo } from './cli-io.js'
 import { EXIT_OK, EXIT_USAGE, printError, PROCESS_IO } from './cli-io.js'
 import { createRunners } from './cli-runners.js'
+import { registerContextCommand } from './context-command.js'
 import { registerDoctorCommand } from './doctor-command.js'
 import { registerMcpCommand } from './mcp-command.js'
 import { registerMemoryCommands } from './memory-commands.js'
@@ -40,6 +41,7 @@ export async function main(argv: readonly string[], io: CliIo = PROCESS_IO): Pro
   const { runLocal, runMemory } = createRunners(io, setExit)
   registerMemoryCommands(program, io, runMemory)
   registerMergeCommands(program, io, runMemory)
+  registerContextCommand(program, io, runMemory)
   registerSourceCommands(program, io, runMemory)
   registerAdminCommands(program, io, runLocal)
   registerDoctorCommand(program, io, setExit)

@@ -1,7 +1,15 @@
+import type { PrepareContextCommand } from '../runtime/context-preparer.js'
 import type { FlushCommand, FlushResult } from '../runtime/source-flusher.js'
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/flush-types.js'
 import type * as L from '../storage/listing-types.js'
 import type * as Spi from '../storage/memory-backend.js'
+
+/** What a prepared-context call returns on every path (the wire's four fields, in domain terms). */
+export interface PreparedEnvelope {
+  readonly status: 'ready' | 'empty'
+  readonly content: string | null
+  readonly contentBytes: number
+}
 
 /**
  * The memory operations the CLI's memory commands call, in domain terms. `MemoryRuntime`
@@ -20,6 +28,8 @@ export interface MemoryOperations {
   list(cmd: Spi.ListCommand): Promise<Spi.ListResult>
   search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult>
   changes(cmd: Spi.ChangesCommand): Promise<Spi.ChangesResult>
+  /** The prepared context's envelope (the cited items stay server-side over HTTP). */
+  prepareContext(cmd: PrepareContextCommand): Promise<PreparedEnvelope>
   captureSource(cmd: Spi.CaptureSourceCommand): Promise<Spi.CaptureSourceResult>
   flush(cmd: FlushCommand): Promise<FlushResult>
   flushRecords(cmd: FlushRecordsCommand): Promise<FlushRecordsResult>

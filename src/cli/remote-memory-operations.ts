@@ -1,4 +1,5 @@
 import type { PowerContextClient } from '../client/index.js'
+import type { PrepareContextCommand } from '../runtime/context-preparer.js'
 import type { FlushCommand, FlushResult } from '../runtime/source-flusher.js'
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/flush-types.js'
 import type * as L from '../storage/listing-types.js'
@@ -18,7 +19,7 @@ import {
   toWireArtifactRef,
   toWireSourceRef,
 } from '../wire/memory-wire.js'
-import type { MemoryOperations } from './memory-operations.js'
+import type { MemoryOperations, PreparedEnvelope } from './memory-operations.js'
 
 /** `{key: value}` when the value is given, `{}` otherwise (absent ≠ null on the wire). */
 function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
@@ -164,6 +165,16 @@ export class RemoteMemoryOperations implements MemoryOperations {
       ...opt('kinds', cmd.kinds === undefined ? undefined : [...cmd.kinds]),
     })
     return fromWireSearch(r)
+  }
+
+  async prepareContext(cmd: PrepareContextCommand): Promise<PreparedEnvelope> {
+    const r = await this.#client.prepareContext({
+      scope_id: cmd.scopeId,
+      ...opt('scope_ids', cmd.scopeIds === undefined ? undefined : [...cmd.scopeIds]),
+      ...opt('query', cmd.query),
+      ...opt('max_bytes', cmd.maxBytes),
+    })
+    return { status: r.status, content: r.content, contentBytes: r.content_bytes }
   }
 
   async listScopes(cmd: L.ListScopesCommand): Promise<L.ListScopesResult> {

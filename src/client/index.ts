@@ -52,6 +52,8 @@ export type {
   MergeResponse,
   OpenApiDocument,
   PlanRef,
+  PrepareContextRequest,
+  PreparedContextResponse,
   ReadinessResponse,
   RememberEntry,
   RememberRequest,

@@ -81,6 +81,15 @@ export interface PowerContextClient {
   /** `POST /v1/memory/search`: ranked hits among active memories. */
   search(body: Wire.SearchRequest, options?: CallOptions): Promise<Wire.SearchResponse>
   /** `POST /v1/memory/changes`: the change log after `since` (exclusive). */
+  /**
+   * `POST /v1/context/prepare`: the cited, bounded block of memories an agent hook injects, for a
+   * `query` or (without one) the session-start brief; `status: "empty"` with `content: null`
+   * when nothing matched.
+   */
+  prepareContext(
+    body: Wire.PrepareContextRequest,
+    options?: CallOptions,
+  ): Promise<Wire.PreparedContextResponse>
   changes(body: Wire.ChangesRequest, options?: CallOptions): Promise<Wire.ChangesResponse>
   /**
    * `POST /v1/memory/flush`: process one window of captured sources after the scope's cursor.
@@ -228,6 +237,15 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
     search: (body, o) =>
       call(
         (i) => raw.POST('/v1/memory/search', { ...i, body: body as Schemas['SearchRequest'] }),
+        o,
+      ),
+    prepareContext: (body, o) =>
+      call(
+        (i) =>
+          raw.POST('/v1/context/prepare', {
+            ...i,
+            body: body as Schemas['PrepareContextRequest'],
+          }),
         o,
       ),
     changes: (body, o) =>

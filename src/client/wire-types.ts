@@ -89,6 +89,10 @@ export type ListResponse = Schemas['ListResponse']
 export type SearchRequest = WithOptional<Schemas['SearchRequest'], 'limit'>
 /** `POST /v1/memory/search` response. */
 export type SearchResponse = Schemas['SearchResponse']
+/** `POST /v1/context/prepare` request; without `query` it asks for the session-start brief. */
+export type PrepareContextRequest = WithOptional<Schemas['PrepareContextRequest'], 'max_bytes'>
+/** `POST /v1/context/prepare`: the v1 envelope (exactly `schema`, `status`, `content`, `content_bytes`). */
+export type PreparedContextResponse = Schemas['PreparedContextResponse']
 /** `POST /v1/memory/changes` request (`since` defaults to 0, `limit` to 1000). */
 export type ChangesRequest = WithOptional<Schemas['ChangesRequest'], 'since' | 'limit'>
 /** `POST /v1/memory/changes` response. */

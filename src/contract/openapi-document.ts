@@ -27,6 +27,9 @@ export const OPENAPI_DOCUMENT = {
     },
     {
       "name": "sources"
+    },
+    {
+      "name": "context"
     }
   ],
   "paths": {
@@ -639,6 +642,51 @@ export const OPENAPI_DOCUMENT = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/SearchResponse"
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        }
+      }
+    },
+    "/v1/context/prepare": {
+      "post": {
+        "operationId": "prepareContext",
+        "tags": [
+          "context"
+        ],
+        "summary": "The bounded, cited block of memories an agent hook injects (recall or session brief).",
+        "description": "With `query`: an `auto` search of `scope_id` (and of each of `scope_ids`), 16 candidates per\nscope, ranked together and de-duplicated. Without `query`: the session-start brief, the\nactive constraints, decisions and preferences of the scopes, most recently changed first.\nEither way at most 8 items, each at most 2,000 UTF-8 bytes, rendered as the trust-policy\nparagraph, `BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1`, one compact JSON line\n`{\"trust\":\"untrusted_history\",\"items\":[{\"citation\":{artifact_id, revision},\"content\",\n\"truncated\"}]}` (an item of an extra scope adds `scope_id`) and\n`END_POWERCONTEXT_PREPARED_CONTEXT_V1`, within `max_bytes`. The response has exactly the\nfour fields of the v1 envelope (agent plugins validate it strictly). Read-only: no write\nlock. Not an MCP tool.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RequestId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/PrepareContextRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "`ready` with the content, or `empty` (content null, 0 bytes) when nothing matched.",
+            "headers": {
+              "X-PowerContext-Request-ID": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/PreparedContextResponse"
                 }
               }
             }
@@ -1419,6 +1467,13 @@ export const OPENAPI_DOCUMENT = {
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/SearchMode"
+            }
+          },
+          "context_versions": {
+            "type": "array",
+            "description": "Prepared-context envelopes `POST /v1/context/prepare` returns.",
+            "items": {
+              "type": "string"
             }
           },
           "extraction": {
@@ -2339,6 +2394,79 @@ export const OPENAPI_DOCUMENT = {
           }
         }
       },
+      "PrepareContextRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "scope_id"
+        ],
+        "properties": {
+          "scope_id": {
+            "$ref": "#/components/schemas/ScopeId"
+          },
+          "scope_ids": {
+            "type": "array",
+            "description": "Up to 8 more scopes read with `scope_id` (e.g. a personal `user:<name>` scope beside the\nproject), ranked together with it; an item from one of them carries its `scope_id`.\n",
+            "maxItems": 8,
+            "items": {
+              "$ref": "#/components/schemas/ScopeId"
+            }
+          },
+          "query": {
+            "type": "string",
+            "description": "What to recall (e.g. the user's prompt); omit it for the session-start brief.",
+            "minLength": 1,
+            "maxLength": 8192,
+            "pattern": "\\S"
+          },
+          "max_bytes": {
+            "type": "integer",
+            "description": "Budget of `content` in UTF-8 bytes.",
+            "minimum": 512,
+            "maximum": 32768,
+            "default": 8000
+          }
+        }
+      },
+      "PreparedContextResponse": {
+        "type": "object",
+        "description": "The v1 envelope, exactly these four fields.",
+        "additionalProperties": false,
+        "required": [
+          "schema",
+          "status",
+          "content",
+          "content_bytes"
+        ],
+        "properties": {
+          "schema": {
+            "type": "string",
+            "enum": [
+              "powercontext.prepared-context.v1"
+            ]
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "ready",
+              "empty"
+            ]
+          },
+          "content": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The text to inject as it is; null when `empty`."
+          },
+          "content_bytes": {
+            "type": "integer",
+            "description": "UTF-8 bytes of `content` (0 when `empty`), never above `max_bytes`.",
+            "minimum": 0,
+            "maximum": 32768
+          }
+        }
+      },
       "ChangesRequest": {
         "type": "object",
         "additionalProperties": false,
@@ -2530,6 +2658,7 @@ export const OPENAPI_DOCUMENT = {
           "status",
           "previous_cursor",
           "cursor",
+          "current_cursor",
           "high_watermark",
           "processed_source_count",
           "changes",
@@ -2553,6 +2682,11 @@ export const OPENAPI_DOCUMENT = {
           "cursor": {
             "type": "integer",
             "minimum": 0
+          },
+          "current_cursor": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Same as `cursor`, under the Python reference's name (its agent plugins read it)."
           },
           "high_watermark": {
             "type": "integer",

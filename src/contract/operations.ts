@@ -180,6 +180,16 @@ export const OPERATIONS = [
     }
   },
   {
+    "operationId": "prepareContext",
+    "method": "POST",
+    "path": "/v1/context/prepare",
+    "summary": "The bounded, cited block of memories an agent hook injects (recall or session brief).",
+    "requestSchema": "PrepareContextRequest",
+    "successStatus": 200,
+    "public": false,
+    "mcpTool": null
+  },
+  {
     "operationId": "changes",
     "method": "POST",
     "path": "/v1/memory/changes",

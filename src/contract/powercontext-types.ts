@@ -71,6 +71,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/context/prepare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The bounded, cited block of memories an agent hook injects (recall or session brief).
+         * @description With `query`: an `auto` search of `scope_id` (and of each of `scope_ids`), 16 candidates per
+         *     scope, ranked together and de-duplicated. Without `query`: the session-start brief, the
+         *     active constraints, decisions and preferences of the scopes, most recently changed first.
+         *     Either way at most 8 items, each at most 2,000 UTF-8 bytes, rendered as the trust-policy
+         *     paragraph, `BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1`, one compact JSON line
+         *     `{"trust":"untrusted_history","items":[{"citation":{artifact_id, revision},"content",
+         *     "truncated"}]}` (an item of an extra scope adds `scope_id`) and
+         *     `END_POWERCONTEXT_PREPARED_CONTEXT_V1`, within `max_bytes`. The response has exactly the
+         *     four fields of the v1 envelope (agent plugins validate it strictly). Read-only: no write
+         *     lock. Not an MCP tool.
+         */
+        post: operations["prepareContext"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/memory/changes": {
         parameters: {
             query?: never;
@@ -395,6 +424,8 @@ export interface components {
         };
         CapabilitiesResponse: {
             backend?: string;
+            /** @description Prepared-context envelopes `POST /v1/context/prepare` returns. */
+            context_versions?: string[];
             embedding_profile: null | {
                 [key: string]: unknown;
             };
@@ -514,6 +545,8 @@ export interface components {
         };
         FlushResponse: {
             changes: components["schemas"]["MemoryChange"][];
+            /** @description Same as `cursor`, under the Python reference's name (its agent plugins read it). */
+            current_cursor: number;
             cursor: number;
             /** @enum {string} */
             extraction_mode: "structured" | "model";
@@ -702,6 +735,32 @@ export interface components {
         PlanRef: {
             memory_id: string;
             version: number;
+        };
+        PrepareContextRequest: {
+            /**
+             * @description Budget of `content` in UTF-8 bytes.
+             * @default 8000
+             */
+            max_bytes?: number;
+            /** @description What to recall (e.g. the user's prompt); omit it for the session-start brief. */
+            query?: string;
+            scope_id: components["schemas"]["ScopeId"];
+            /**
+             * @description Up to 8 more scopes read with `scope_id` (e.g. a personal `user:<name>` scope beside the
+             *     project), ranked together with it; an item from one of them carries its `scope_id`.
+             */
+            scope_ids?: components["schemas"]["ScopeId"][];
+        };
+        /** @description The v1 envelope, exactly these four fields. */
+        PreparedContextResponse: {
+            /** @description The text to inject as it is; null when `empty`. */
+            content: string | null;
+            /** @description UTF-8 bytes of `content` (0 when `empty`), never above `max_bytes`. */
+            content_bytes: number;
+            /** @enum {string} */
+            schema: "powercontext.prepared-context.v1";
+            /** @enum {string} */
+            status: "ready" | "empty";
         };
         ReadinessResponse: {
             checks: {
@@ -1004,6 +1063,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CapabilitiesResponse"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    prepareContext: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Kept when it matches `[A-Za-z0-9._:-]{1,128}`, otherwise replaced by a generated id. */
+                "X-PowerContext-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PrepareContextRequest"];
+            };
+        };
+        responses: {
+            /** @description `ready` with the content, or `empty` (content null, 0 bytes) when nothing matched. */
+            200: {
+                headers: {
+                    "X-PowerContext-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreparedContextResponse"];
                 };
             };
             default: components["responses"]["Error"];

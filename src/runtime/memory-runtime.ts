@@ -5,6 +5,8 @@ import type * as Spi from '../storage/memory-backend.js'
 import type { ExportRecord, ImportReport } from '../storage/row-transfer.js'
 import type { AnnSettings } from '../storage/sqlite/index.js'
 import { openSqliteBackend } from '../storage/sqlite/index.js'
+import type { PrepareContextCommand, PrepareContextResult } from './context-preparer.js'
+import { prepareContext } from './context-preparer.js'
 import { databasePath, resolveDataDir } from './data-dir.js'
 import type { EmbeddingSettings } from './embedder.js'
 import { createEmbedder } from './embedder.js'
@@ -154,6 +156,18 @@ export class MemoryRuntime {
   }
   search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult> {
     return this.#backend.search(cmd)
+  }
+  /** Active memories of one or more scopes, newest first. */
+  recent(cmd: Spi.RecentCommand): Promise<Spi.RecentResult> {
+    return this.#backend.recent(cmd)
+  }
+  /**
+   * Prepared context for an agent hook (DESIGN §5; docs/agents.md): the cited, bounded block of
+   * memories relevant to `query`, or the session-start brief without one. Read-only, no write lock.
+   * @throws PowerContextError `invalid_request`, and the codes of `search`.
+   */
+  prepareContext(cmd: PrepareContextCommand): Promise<PrepareContextResult> {
+    return prepareContext(this.#backend, cmd)
   }
   changes(cmd: Spi.ChangesCommand): Promise<Spi.ChangesResult> {
     return this.#backend.changes(cmd)

@@ -43,6 +43,7 @@ import { changesInTx, getInTx, historyInTx, listInTx } from './memory-reads.js'
 import type { WriteContext } from './memory-writes.js'
 import { checkEntry, forgetInTx, rememberInTx, updateInTx } from './memory-writes.js'
 import { checkMergeInputs, mergeInTx } from './merge-writes.js'
+import { checkRecent, recentInTx } from './recent-reads.js'
 import { planRestore } from './restore-plan.js'
 import { restoreInTx } from './restore-writes.js'
 import { importInTx } from './row-import.js'
@@ -324,6 +325,12 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       kinds: checkKinds(cmd.kinds),
     }
     return searchInMode(this.#run, this.#vectors, checked, mode)
+  }
+
+  /** Active memories of one or more scopes, newest first, in one snapshot (no write lock). */
+  async recent(cmd: Spi.RecentCommand): Promise<Spi.RecentResult> {
+    const q = checkRecent(cmd)
+    return this.inReadTransaction((tx) => recentInTx(tx, q))
   }
 
   /** Change-log rows after `since` (exclusive; 0 = from the start). */

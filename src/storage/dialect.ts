@@ -133,6 +133,15 @@ export interface DialectTx {
     after: string | undefined
     limit: number
   }): Promise<MemoryRow[]>
+  /**
+   * Active memories of the scopes (of the kinds, when given), by `updated_at` then memory id,
+   * both descending, at most `limit`.
+   */
+  recentMemories(q: {
+    scopeIds: readonly string[]
+    kinds: readonly string[] | undefined
+    limit: number
+  }): Promise<MemoryRow[]>
   listChanges(scopeId: string, since: number, limit: number): Promise<ChangeRow[]>
   listChangesOfMemory(memoryId: string): Promise<ChangeRow[]>
   headSeq(scopeId: string): Promise<number>

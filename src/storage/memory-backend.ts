@@ -24,6 +24,10 @@ export const LIST_LIMIT_DEFAULT = 100
 export const LIST_LIMIT_MAX = 500
 export const CHANGES_LIMIT_DEFAULT = 1000
 export const CHANGES_LIMIT_MAX = 10_000
+export const RECENT_LIMIT_DEFAULT = 16
+export const RECENT_LIMIT_MAX = 100
+/** Most scopes one `recent` read (or one prepared context) covers. */
+export const RECENT_SCOPES_MAX = 9
 
 /** One entry of a `remember` batch. */
 export interface RememberEntry {
@@ -224,6 +228,24 @@ export interface SearchResult {
   readonly hits: readonly SearchHit[]
 }
 
+/** Active memories of one or more scopes, most recently written first. */
+export interface RecentCommand {
+  /** 1–9 scope ids, read in one snapshot (a repeated id counts once). */
+  readonly scopeIds: readonly string[]
+  /** Only these kinds; default all. */
+  readonly kinds?: readonly string[] | undefined
+  /** 1–100, default 16. */
+  readonly limit?: number | undefined
+}
+
+export interface RecentResult {
+  /**
+   * Current versions of active memories, newest first: by the time the memory last changed
+   * (a new version, or coming back to `active`), then by memory id, descending.
+   */
+  readonly memories: readonly Memory[]
+}
+
 export interface ChangesCommand {
   readonly scopeId: string
   /** Exclusive; 0 returns everything. */
@@ -334,6 +356,8 @@ export interface MemoryBackend {
   history(cmd: HistoryCommand): Promise<HistoryResult>
   list(cmd: ListCommand): Promise<ListResult>
   search(cmd: SearchCommand): Promise<SearchResult>
+  /** Active memories of several scopes, newest first (the session-start brief of prepare). */
+  recent(cmd: RecentCommand): Promise<RecentResult>
   changes(cmd: ChangesCommand): Promise<ChangesResult>
   captureSource(cmd: CaptureSourceCommand): Promise<CaptureSourceResult>
   /** Scopes with memory counts per state, keyset paged by scope id. */

@@ -50,6 +50,8 @@ export const toWireFlush = (r: FlushResult) => ({
   status: r.status,
   previous_cursor: r.previousCursor,
   cursor: r.cursor,
+  // The Python reference's name for `cursor`: its Claude Code and Codex plugins read it.
+  current_cursor: r.cursor,
   high_watermark: r.highWatermark,
   processed_source_count: r.processedSourceCount,
   changes: r.changes.map(toWireChange),

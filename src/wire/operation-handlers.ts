@@ -1,5 +1,6 @@
 import type { OperationId } from '../contract/operations.js'
 import { profileJson } from '../core/embedding.js'
+import { PREPARED_CONTEXT_SCHEMA } from '../core/prepared-context.js'
 import { SEARCH_LIMIT_MAX } from '../core/search-rules.js'
 import { MAX_REASON_CODE_POINTS, MAX_TEXT_BYTES } from '../core/text-rules.js'
 import type { MemoryRuntime } from '../runtime/memory-runtime.js'
@@ -9,6 +10,7 @@ import {
   REMEMBER_MAX_ENTRIES,
 } from '../storage/memory-backend.js'
 import { MAX_SOURCE_CONTENT_BYTES } from '../storage/source-capture.js'
+import { fromWirePrepareContext, toWirePreparedContext } from './context-wire.js'
 import {
   fromWireFlushRecordsRequest,
   fromWireFlushRequest,
@@ -53,6 +55,7 @@ export function wireCapabilities(runtime: MemoryRuntime) {
     backend: caps.backend,
     source_types: [...caps.sourceTypes],
     search_modes: [...caps.searchModes],
+    context_versions: [PREPARED_CONTEXT_SCHEMA],
     extraction: toWireExtraction(caps.extraction),
     embedding_profile: caps.embeddingProfile === null ? null : profileJson(caps.embeddingProfile),
     limits: {
@@ -103,6 +106,8 @@ export const OPERATION_HANDLERS: Partial<Record<OperationId, OperationHandler>> 
   history: async (rt, b) => toWireHistory(await rt.history(req.fromWireHistory(b))),
   list: async (rt, b) => toWireList(await rt.list(req.fromWireList(b))),
   search: async (rt, b) => toWireSearch(await rt.search(req.fromWireSearch(b))),
+  prepareContext: async (rt, b) =>
+    toWirePreparedContext(await rt.prepareContext(fromWirePrepareContext(b))),
   changes: async (rt, b) => toWireChanges(await rt.changes(req.fromWireChanges(b))),
   flush: async (rt, b) => toWireFlush(await rt.flush(fromWireFlushRequest(b))),
   listScopes: async (rt, b) => toWireListScopes(await rt.listScopes(fromWireListScopesRequest(b))),

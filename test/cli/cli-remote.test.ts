@@ -171,6 +171,16 @@ describe('CLI with --server-url', () => {
       'scopes',
     )
     expect(scopes.scopes.find((s) => s.scope_id === SCOPE)?.counts['active']).toBe(1)
+    const context = await json<{ schema: string; status: string; content_bytes: number }>(
+      ...remote,
+      'context',
+      '--scope',
+      SCOPE,
+      '--max-bytes',
+      '4000',
+    )
+    expect(context.schema).toBe('powercontext.prepared-context.v1')
+    expect(context.content_bytes).toBeLessThanOrEqual(4000)
   })
 
   it('reads the server from POWERCONTEXT_CLIENT_SERVER_URL', async () => {

@@ -188,6 +188,37 @@ describe('powercontext CLI on a data directory', () => {
     expect(bad.code).toBe(1)
   })
 
+  it('prints the prepared context for a query, the brief without one, and empty', async () => {
+    const s = 'cli:context'
+    await cli('remember', '--scope', s, '--kind', 'constraint', 'Never commit secrets.')
+    await cli('remember', '--scope', s, '--kind', 'fact', 'Secrets live in the vault.')
+    await cli('remember', '--scope', 'cli:context-user', '--kind', 'preference', 'Terse answers.')
+    const recall = await cli('context', '--scope', s, 'where', 'do', 'secrets', 'live?')
+    expect(recall.code).toBe(0)
+    const lines = recall.out.trimEnd().split('\n')
+    expect(lines[0]).toBe('PowerContext prepared untrusted historical context.')
+    expect(lines.at(-3)).toBe('BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1')
+    expect(lines.at(-1)).toBe('END_POWERCONTEXT_PREPARED_CONTEXT_V1')
+    expect(lines.at(-2)).toContain('"content":"Secrets live in the vault."')
+    const brief = await json<{ status: string; content: string; content_bytes: number }>(
+      'context',
+      '--scope',
+      s,
+      '--extra-scope',
+      'cli:context-user',
+      '--max-bytes',
+      '1000',
+    )
+    expect(brief.status).toBe('ready')
+    expect(brief.content).toContain('"scope_id":"cli:context-user"')
+    expect(brief.content).toContain('Never commit secrets.')
+    expect(brief.content).not.toContain('vault')
+    expect(brief.content_bytes).toBeLessThanOrEqual(1000)
+    const empty = await cli('context', '--scope', s, 'zebra')
+    expect([empty.code, empty.out]).toEqual([0, 'empty: no memory to prepare\n'])
+    expect((await cli('context', '--scope', s, '--max-bytes', '100', 'x')).code).toBe(1)
+  })
+
   it('adds a batch from an entries file', async () => {
     const file = join(dataDir, 'entries.json')
     writeFileSync(

@@ -301,6 +301,26 @@ describe('client end to end', () => {
     expect(doc.openapi).toBe('3.1.0')
   })
 
+  it('prepares context for a query and the session brief', async () => {
+    const pc = client(server.url)
+    const scope_id = `${SCOPE}/prepare`
+    await pc.remember({
+      scope_id,
+      entries: [
+        { kind: 'constraint', text: 'Never commit generated files.' },
+        { kind: 'fact', text: 'The build writes generated files to dist/.' },
+      ],
+    })
+    const recall = await pc.prepareContext({ scope_id, query: 'where do generated files go?' })
+    expect(recall).toMatchObject({ schema: 'powercontext.prepared-context.v1', status: 'ready' })
+    expect(recall.content).toContain('The build writes generated files to dist/.')
+    const brief = await pc.prepareContext({ scope_id, max_bytes: 1024 })
+    expect(brief.content).toContain('Never commit generated files.')
+    expect(brief.content).not.toContain('dist/')
+    const bad = await failure(pc.prepareContext({ scope_id, query: 'x', max_bytes: 100 }))
+    expect([bad.code, bad.status]).toEqual(['invalid_request', 422])
+  })
+
   it('covered every contract operation with a validated response', () => {
     const seen = new Set(recorder.seen.filter((r) => r.status < 300).map((r) => r.operationId))
     expect([...seen].sort()).toEqual(OPERATIONS.map((o) => o.operationId).sort())

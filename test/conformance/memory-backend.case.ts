@@ -20,6 +20,7 @@ import { mergeArea } from './memory-merge.case.js'
 import { mergePropertiesArea } from './memory-merge-properties.case.js'
 import { mergeRestoreArea, restorePreviewArea } from './memory-merge-restore.case.js'
 import { changesArea, listArea } from './memory-reads.case.js'
+import { recentArea } from './memory-recent.case.js'
 import { rememberArea } from './memory-remember.case.js'
 import { searchArea } from './memory-search.case.js'
 import { maintenanceArea, scopesArea, sourcesArea } from './memory-sources.case.js'
@@ -43,6 +44,7 @@ export function describeMemoryBackend(options: ConformanceOptions): void {
     sourcesArea(suite)
     scopesArea(suite)
     listingArea(suite)
+    recentArea(suite)
     maintenanceArea(suite)
     badInputArea(suite)
     mergeArea(suite)

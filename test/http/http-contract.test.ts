@@ -627,6 +627,47 @@ describe('HTTP contract, end to end', () => {
     errored.add('openapiDocument')
   })
 
+  it('prepares context: the v1 envelope for a query, the brief, and empty', async () => {
+    const ready = expectContract<{ content: string; content_bytes: number }>(
+      'prepareContext',
+      await call('prepareContext', {
+        scope_id: SCOPE,
+        query: 'which releases do deployments use?',
+        max_bytes: 2000,
+      }),
+      200,
+    )
+    expect(Object.keys(ready).sort()).toEqual(['content', 'content_bytes', 'schema', 'status'])
+    expect(ready).toMatchObject({ schema: 'powercontext.prepared-context.v1', status: 'ready' })
+    expect(ready.content_bytes).toBe(Buffer.byteLength(ready.content, 'utf8'))
+    expect(ready.content_bytes).toBeLessThanOrEqual(2000)
+    expect(ready.content).toContain(`"citation":{"artifact_id":"${ids.a}","revision":2}`)
+    const brief = expectContract(
+      'prepareContext',
+      await call('prepareContext', { scope_id: SCOPE }),
+      200,
+    )
+    expect(brief['status']).toMatch(/^(ready|empty)$/)
+    expect(
+      expectContract(
+        'prepareContext',
+        await call('prepareContext', { scope_id: `${SCOPE}:none`, query: 'anything at all' }),
+        200,
+      ),
+    ).toEqual({
+      schema: 'powercontext.prepared-context.v1',
+      status: 'empty',
+      content: null,
+      content_bytes: 0,
+    })
+    const tooSmall = await call('prepareContext', { scope_id: SCOPE, query: 'x', max_bytes: 511 })
+    expect(errorOf(expectContract('prepareContext', tooSmall, 422)).code).toBe('invalid_request')
+    const blank = await call('prepareContext', { scope_id: SCOPE, query: '   ' })
+    expect(errorOf(expectContract('prepareContext', blank, 422)).code).toBe('invalid_request')
+    const extra = await call('prepareContext', { scope_id: SCOPE, query: 'x', limit: 3 })
+    expect(errorOf(expectContract('prepareContext', extra, 422)).code).toBe('invalid_request')
+  })
+
   it('covered every operation of the contract', () => {
     const all = OPERATIONS.map((o) => o.operationId).sort()
     expect([...validated].sort()).toEqual(all)

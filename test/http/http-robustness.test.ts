@@ -663,6 +663,17 @@ function basesFor(ids: Ids): Record<PostOp, readonly Base[]> {
       },
     ],
     listScopes: [{ shape: shape('ListScopesRequest'), body: { after: 'robust', limit: 10 } }],
+    prepareContext: [
+      {
+        shape: shape('PrepareContextRequest'),
+        body: {
+          scope_id: SCOPE,
+          scope_ids: ['user:robustness'],
+          query: 'gateway retries idempotent requests',
+          max_bytes: 4000,
+        },
+      },
+    ],
     getSources: [
       { shape: shape('GetSourcesRequest'), body: { scope_id: SCOPE, source_ids: [SOURCE_ID] } },
     ],
@@ -950,6 +961,12 @@ function domainArb(
           .constantFrom('vector', 'hybrid')
           .map((m) => c('mode: unavailable', I, { ...b, mode: m })),
         fc.oneof(BLANK, LONE_SURROGATE).map((k) => c('kinds: bad', I, { ...b, kinds: [k] })),
+      ]
+    case 'prepareContext':
+      return [
+        fc
+          .oneof(LONE_SURROGATE, WITH_NUL, OVER_8192_BYTES)
+          .map((q) => c('query: bad text', I, { ...b, query: q })),
       ]
     case 'getSources':
       return [

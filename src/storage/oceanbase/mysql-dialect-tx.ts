@@ -158,6 +158,21 @@ export class MysqlDialectTx implements DialectTx {
     )
   }
 
+  async recentMemories(q: {
+    scopeIds: readonly string[]
+    kinds: readonly string[] | undefined
+    limit: number
+  }): Promise<MemoryRow[]> {
+    if (q.scopeIds.length === 0 || q.kinds?.length === 0) return []
+    const kinds = q.kinds === undefined ? '' : ' AND kind IN (?)'
+    return this.#sql.all(
+      `SELECT ${MEMORY_COLUMNS} FROM memories
+       WHERE scope_id IN (?) AND state = 'active'${kinds}
+       ORDER BY updated_at DESC, memory_id DESC LIMIT ?`,
+      [q.scopeIds, ...(q.kinds === undefined ? [] : [q.kinds]), q.limit],
+    )
+  }
+
   async listChanges(scopeId: string, since: number, limit: number): Promise<ChangeRow[]> {
     return this.#sql.all(
       `SELECT ${CHANGE_COLUMNS} FROM memory_changes WHERE scope_id = ? AND seq > ? ORDER BY seq LIMIT ?`,

@@ -153,6 +153,23 @@ export class SqliteDialectTx implements DialectTx {
     )
   }
 
+  async recentMemories(q: {
+    scopeIds: readonly string[]
+    kinds: readonly string[] | undefined
+    limit: number
+  }): Promise<MemoryRow[]> {
+    return this.#sql.all(
+      `SELECT ${MEMORY_COLUMNS} FROM memories
+       WHERE scope_id IN (SELECT value FROM json_each(?)) AND state = 'active'
+         AND (? IS NULL OR kind IN (SELECT value FROM json_each(?)))
+       ORDER BY updated_at DESC, memory_id DESC LIMIT ?`,
+      JSON.stringify(q.scopeIds),
+      q.kinds === undefined ? null : 1,
+      JSON.stringify(q.kinds ?? []),
+      q.limit,
+    )
+  }
+
   async listChanges(scopeId: string, since: number, limit: number): Promise<ChangeRow[]> {
     return this.#sql.all(
       `SELECT ${CHANGE_COLUMNS} FROM memory_changes WHERE scope_id = ? AND seq > ? ORDER BY seq LIMIT ?`,

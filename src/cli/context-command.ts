@@ -1,0 +1,41 @@
+import type { Command } from 'commander'
+
+import { toWirePreparedContext } from '../wire/context-wire.js'
+import type { CliIo } from './cli-io.js'
+import { collect, parseInteger } from './cli-io.js'
+import type { RunWithMemory } from './cli-runners.js'
+
+/**
+ * `powercontext context --scope S [--extra-scope X]… [--max-bytes N] [QUERY…]`: prints the
+ * prepared context an agent hook would inject (docs/cli.md), locally or through `--server-url`.
+ * Without a query it is the session-start brief. `--json` prints the v1 envelope.
+ */
+export function registerContextCommand(program: Command, io: CliIo, run: RunWithMemory): void {
+  program
+    .command('context')
+    .description(
+      'print the prepared context an agent hook would inject for QUERY (without one: the session brief)',
+    )
+    .requiredOption('--scope <id>', 'scope id (the project)')
+    .option(
+      '--extra-scope <id>',
+      'another scope read with it, e.g. user:<name> (repeatable)',
+      collect,
+    )
+    .option('--max-bytes <n>', 'UTF-8 budget, 512–32768 (default 8000)', parseInteger)
+    .argument('[query...]', 'what to recall (e.g. the prompt); omit for the brief')
+    .action(async (words: string[], o, cmd: Command) =>
+      run(cmd, async (ops, json) => {
+        const r = await ops.prepareContext({
+          scopeId: o.scope,
+          scopeIds: o.extraScope,
+          query: words.length === 0 ? undefined : words.join(' '),
+          maxBytes: o.maxBytes,
+        })
+        if (json) io.out(JSON.stringify(toWirePreparedContext(r)))
+        else if (r.content === null) io.out('empty: no memory to prepare')
+        else io.out(r.content)
+        return 0
+      }),
+    )
+}

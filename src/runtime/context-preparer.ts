@@ -1,0 +1,140 @@
+import { checkLimit } from '../core/command-rules.js'
+import { invalidRequest } from '../core/errors.js'
+import { checkScopeId } from '../core/ids.js'
+import type { PreparedCandidate, PreparedContextRender } from '../core/prepared-context.js'
+import {
+  PREPARE_MAX_BYTES_DEFAULT,
+  PREPARE_MAX_BYTES_MAX,
+  PREPARE_MAX_BYTES_MIN,
+  prepareItems,
+} from '../core/prepared-context.js'
+import type { MemoryBackend, SearchHit } from '../storage/memory-backend.js'
+import { RECENT_SCOPES_MAX } from '../storage/memory-backend.js'
+
+/** What a hook asks for: a recall for a prompt, or (without `query`) the session-start brief. */
+export interface PrepareContextCommand {
+  /** The scope the context is for (the project). */
+  readonly scopeId: string
+  /** Up to 8 more scopes read together (e.g. a personal `user:<name>` scope). */
+  readonly scopeIds?: readonly string[] | undefined
+  /** What to recall; absent for the brief. */
+  readonly query?: string | undefined
+  /** Budget of the whole content in UTF-8 bytes: 512–32,768, default 8,000. */
+  readonly maxBytes?: number | undefined
+}
+
+/** The prepared context and the exact versions it cites (`items`). */
+export type PrepareContextResult = PreparedContextRender
+
+/** Candidates searched per scope: the reference's 16, twice the items shown. */
+export const PREPARE_SEARCH_LIMIT = 16
+/** Kinds of the brief: what a new session must not contradict. */
+export const BRIEF_KINDS = ['constraint', 'decision', 'preference'] as const
+
+/** The scopes read: the primary one first, then the extra ones in the order given, each once. */
+function checkScopes(cmd: PrepareContextCommand): string[] {
+  const extra: unknown = cmd.scopeIds ?? []
+  if (!Array.isArray(extra) || extra.length > RECENT_SCOPES_MAX - 1)
+    throw invalidRequest('scope_ids', `must hold at most ${RECENT_SCOPES_MAX - 1} scope ids`)
+  const primary = checkScopeId(cmd.scopeId)
+  return [
+    ...new Set([primary, ...extra.map((id: unknown, i) => checkScopeId(id, `scope_ids[${i}]`))]),
+  ]
+}
+
+/**
+ * Search hits of every scope ranked together: by score (the same RRF over the same channels in
+ * every scope, so scores compare), a tie going to the earlier scope, then to the scope's own
+ * order. A hit of an extra scope names its scope.
+ */
+function rankTogether(
+  scopes: readonly string[],
+  perScope: readonly (readonly SearchHit[])[],
+): Ranked[] {
+  const all = perScope.flatMap((hits, scope) => hits.map((hit, rank) => ({ hit, scope, rank })))
+  all.sort((a, b) => b.hit.score - a.hit.score || a.scope - b.scope || a.rank - b.rank)
+  return all.map(({ hit, scope }) => ({
+    candidate: { memoryRef: hit.memoryRef, text: hit.text, ...tagOf(scopes, scope) },
+    scope,
+  }))
+}
+
+/** The `scopeId` an item of an extra scope carries (none for the primary scope). */
+const tagOf = (scopes: readonly string[], scope: number) =>
+  scope === 0 ? {} : { scopeId: scopes[scope] }
+
+/** A candidate with the position of its scope in the request (0 = the primary scope). */
+interface Ranked {
+  readonly candidate: PreparedCandidate
+  readonly scope: number
+}
+
+/**
+ * Drops repeats, keeping the order: the same exact version once, and the same text once — at the
+ * place of its best-ranked copy, citing the copy of the earliest scope (the project's own memory
+ * before a personal copy of it).
+ */
+function distinct(ranked: readonly Ranked[]): PreparedCandidate[] {
+  const byText = new Map<string, Ranked>()
+  const refs = new Set<string>()
+  for (const r of ranked) {
+    const ref = `${r.candidate.memoryRef.artifactId}\u0000${r.candidate.memoryRef.revision}`
+    if (refs.has(ref)) continue
+    refs.add(ref)
+    const seen = byText.get(r.candidate.text)
+    if (seen === undefined || r.scope < seen.scope) byText.set(r.candidate.text, r)
+  }
+  const out: PreparedCandidate[] = []
+  const placed = new Set<string>()
+  for (const r of ranked) {
+    if (placed.has(r.candidate.text)) continue
+    placed.add(r.candidate.text)
+    out.push((byText.get(r.candidate.text) ?? r).candidate)
+  }
+  return out
+}
+
+/**
+ * Prepared context (DESIGN §5): with a `query`, an `auto` search of each scope (16 candidates
+ * each) ranked together; without one, the brief: the scopes' active constraints, decisions and
+ * preferences, newest first. Either way de-duplicated, then rendered within the byte budget (see
+ * `core/prepared-context.ts`). Only reads: no write lock is taken, so a running flush never
+ * delays it.
+ * @throws PowerContextError `invalid_request` (scope ids, blank or oversized query, `max_bytes`
+ *   outside 512–32,768), and the codes of `search`.
+ */
+export async function prepareContext(
+  backend: MemoryBackend,
+  cmd: PrepareContextCommand,
+): Promise<PrepareContextResult> {
+  const scopes = checkScopes(cmd)
+  const maxBytes = checkLimit(cmd.maxBytes, 'max_bytes', {
+    min: PREPARE_MAX_BYTES_MIN,
+    max: PREPARE_MAX_BYTES_MAX,
+    fallback: PREPARE_MAX_BYTES_DEFAULT,
+  })
+  let candidates: Ranked[]
+  if (cmd.query === undefined) {
+    const { memories } = await backend.recent({
+      scopeIds: scopes,
+      kinds: BRIEF_KINDS,
+      limit: PREPARE_SEARCH_LIMIT,
+    })
+    candidates = memories.map((m) => {
+      const scope = scopes.indexOf(m.scopeId)
+      return { candidate: { memoryRef: m.memoryRef, text: m.text, ...tagOf(scopes, scope) }, scope }
+    })
+  } else {
+    const query = cmd.query
+    const results = await Promise.all(
+      scopes.map((scopeId) =>
+        backend.search({ scopeId, query, limit: PREPARE_SEARCH_LIMIT, mode: 'auto' }),
+      ),
+    )
+    candidates = rankTogether(
+      scopes,
+      results.map((r) => r.hits),
+    )
+  }
+  return prepareItems(distinct(candidates), maxBytes)
+}

@@ -1,0 +1,29 @@
+/**
+ * Domain ↔ wire conversion of prepared context (STYLE R13): `POST /v1/context/prepare`. The
+ * response is the v1 envelope with exactly its four fields: the Python reference's plugins reject
+ * any other field, so nothing may be added here.
+ */
+import type { components } from '../contract/powercontext-types.js'
+import { PREPARED_CONTEXT_SCHEMA } from '../core/prepared-context.js'
+import type { PrepareContextCommand, PrepareContextResult } from '../runtime/context-preparer.js'
+
+type Body = Record<string, unknown>
+type Wire = components['schemas']
+
+/** `POST /v1/context/prepare` body → command. */
+export const fromWirePrepareContext = (b: Body): PrepareContextCommand => ({
+  scopeId: b['scope_id'] as string,
+  scopeIds: Array.isArray(b['scope_ids']) ? (b['scope_ids'] as string[]) : undefined,
+  query: typeof b['query'] === 'string' ? b['query'] : undefined,
+  maxBytes: typeof b['max_bytes'] === 'number' ? b['max_bytes'] : undefined,
+})
+
+/** Result → the v1 envelope. */
+export const toWirePreparedContext = (
+  r: Pick<PrepareContextResult, 'status' | 'content' | 'contentBytes'>,
+): Wire['PreparedContextResponse'] => ({
+  schema: PREPARED_CONTEXT_SCHEMA,
+  status: r.status,
+  content: r.content,
+  content_bytes: r.contentBytes,
+})
