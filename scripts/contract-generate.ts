@@ -2,7 +2,9 @@
  * Generates `src/contract/` from `openapi/powercontext.yaml`, the single source of wire shapes:
  * - `powercontext-types.ts`: TypeScript types (openapi-typescript);
  * - `openapi-document.ts`: the document as data (server validation, MCP tool schemas);
- * - `operations.ts`: the operation table (id, method, path, request schema, success status, MCP tool).
+ * - `operations.ts`: the operation table (id, method, path, request schema, success status, MCP tool);
+ * - `clients/python/powercontext_client/_generated.py`: the Python client's dataclasses, error
+ *   classes and operations (`python-client-codegen.ts`).
  * With `--check` it writes nothing and exits 1 when a checked-in file differs (contract drift).
  */
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -10,6 +12,8 @@ import { fileURLToPath } from 'node:url'
 
 import openapiTS, { astToString } from 'openapi-typescript'
 import { parse } from 'yaml'
+
+import { generatePythonClient } from './python-client-codegen.js'
 
 const root = (p: string): string => fileURLToPath(new URL(`../${p}`, import.meta.url))
 const HEADER =
@@ -82,6 +86,7 @@ export type OperationId = (typeof OPERATIONS)[number]['operationId']
   ).components.schemas.ErrorResponse.properties.error.properties.code.enum
   const errorCodes = `${HEADER}/** The contract's stable error codes (ErrorResponse.error.code). */\nexport const CONTRACT_ERROR_CODES = ${JSON.stringify(codes, null, 2)} as const\n\nexport type ContractErrorCode = (typeof CONTRACT_ERROR_CODES)[number]\n`
   return {
+    'clients/python/powercontext_client/_generated.py': generatePythonClient(document),
     'src/contract/error-codes.ts': errorCodes,
     'src/contract/powercontext-types.ts': types,
     'src/contract/operations.ts': table,
