@@ -1,6 +1,6 @@
 import { analyzeText } from '../core/analyzer.js'
 import type { MergeRecord } from '../core/memory-model.js'
-import type { ChangeRow, DialectTx, MemoryRow, VersionRow } from './dialect.js'
+import type { ChangeRow, DialectTx, HeadRow, MemoryRow, VersionRow } from './dialect.js'
 import { journalProblemsInTx, legacyProblemsInTx, skipSeqsInTx } from './journal-maintenance.js'
 import type { RebuildReport, VerifyReport } from './memory-backend.js'
 import { headOf } from './memory-rows.js'
@@ -8,16 +8,7 @@ import { paged } from './transfer-rows.js'
 import { contentOfRow } from './version-codec.js'
 import { versionRowProblems } from './version-codec.js'
 
-function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>()
-  for (const item of items) {
-    const k = key(item)
-    const list = out.get(k)
-    if (list === undefined) out.set(k, [item])
-    else list.push(item)
-  }
-  return out
-}
+const PAGE = 1000
 
 function chainProblems(row: MemoryRow, versions: readonly VersionRow[]): string[] {
   const problems: string[] = []
@@ -38,37 +29,6 @@ function chainProblems(row: MemoryRow, versions: readonly VersionRow[]): string[
     )
   } else if (last.kind !== row.kind) {
     problems.push(`memory ${row.memoryId}: kind ${row.kind} differs from its current version`)
-  }
-  return problems
-}
-
-function changeLogProblems(
-  memories: readonly MemoryRow[],
-  changes: readonly ChangeRow[],
-  seqs: ReadonlyMap<string, number>,
-  skipSeqs: readonly { scopeId: string; seq: number }[] = [],
-): string[] {
-  const problems: string[] = []
-  // Skipped sources (flush) take numbers of the same per-scope sequence as memory changes.
-  for (const [scopeId, rows] of groupBy([...changes, ...skipSeqs], (c) => c.scopeId)) {
-    const sorted = rows.map((r) => r.seq).sort((a, b) => a - b)
-    sorted.forEach((seq, i) => {
-      if (seq !== i + 1) problems.push(`scope ${scopeId}: change seq ${i + 1} is missing`)
-    })
-    if ((seqs.get(scopeId) ?? 0) !== sorted.length) {
-      problems.push(`scope ${scopeId}: head seq ${seqs.get(scopeId) ?? 0} ≠ ${sorted.length} rows`)
-    }
-  }
-  const byMemory = groupBy(changes, (c) => c.memoryId)
-  for (const row of memories) {
-    const last = (byMemory.get(row.memoryId) ?? []).sort((a, b) => a.seq - b.seq).at(-1)
-    if (last === undefined) {
-      problems.push(`memory ${row.memoryId}: no change-log row`)
-    } else if (last.toRevision !== row.currentVersion || last.toState !== row.state) {
-      problems.push(
-        `memory ${row.memoryId}: change log ends at ${last.toRevision}/${last.toState}, memory is ${row.currentVersion}/${row.state}`,
-      )
-    }
   }
   return problems
 }
@@ -151,72 +111,205 @@ function mergeProblems(
   return problems
 }
 
+/** Pulls items of a key-ordered stream one key at a time (the sides of a merge join). */
+class Ordered<T> {
+  readonly #it: AsyncIterator<T>
+  #next: IteratorResult<T> | undefined
+
+  constructor(items: AsyncIterable<T>) {
+    this.#it = items[Symbol.asyncIterator]()
+  }
+
+  async #peek(): Promise<T | undefined> {
+    this.#next ??= await this.#it.next()
+    return this.#next.done === true ? undefined : this.#next.value
+  }
+
+  /** Items whose key sorts before `key` (left over: they belong to no row). */
+  async before(key: string, keyOf: (t: T) => string): Promise<T[]> {
+    const out: T[] = []
+    for (let t = await this.#peek(); t !== undefined && keyOf(t) < key; t = await this.#peek()) {
+      out.push(t)
+      this.#next = undefined
+    }
+    return out
+  }
+
+  /** The items with exactly `key`, in stream order. */
+  async take(key: string, keyOf: (t: T) => string): Promise<T[]> {
+    const out: T[] = []
+    for (let t = await this.#peek(); t !== undefined && keyOf(t) === key; t = await this.#peek()) {
+      out.push(t)
+      this.#next = undefined
+    }
+    return out
+  }
+}
+
+function headProblem(row: MemoryRow, head: HeadRow | undefined, own: readonly VersionRow[]) {
+  if (row.state !== 'active') {
+    return head === undefined
+      ? undefined
+      : `memory ${row.memoryId}: ${row.state} but still projected`
+  }
+  if (head === undefined) return `memory ${row.memoryId}: active but missing from the projection`
+  const current = own.find((v) => v.version === row.currentVersion)
+  if (current === undefined) return undefined
+  const expected = headOf(current)
+  const same =
+    head.version === expected.version &&
+    head.contentHash === expected.contentHash &&
+    head.kind === expected.kind &&
+    head.scopeId === expected.scopeId &&
+    head.searchableText === analyzeText(current.text)
+  return same
+    ? undefined
+    : `memory ${row.memoryId}: projection does not match version ${row.currentVersion}`
+}
+
+function lastChangeProblem(row: MemoryRow, changes: readonly ChangeRow[]): string | undefined {
+  const last = changes.at(-1)
+  if (last === undefined) return `memory ${row.memoryId}: no change-log row`
+  if (last.toRevision === row.currentVersion && last.toState === row.state) return undefined
+  return `memory ${row.memoryId}: change log ends at ${last.toRevision}/${last.toState}, memory is ${row.currentVersion}/${row.state}`
+}
+
+/**
+ * Each scope's change sequence is contiguous from 1 and ends at its head seq; skipped sources
+ * (flush) take numbers of the same sequence. Read in pages, one scope at a time.
+ */
+async function sequenceProblems(tx: DialectTx): Promise<string[]> {
+  const problems: string[] = []
+  const seqs = await tx.scopeSeqs()
+  const skips = new Map<string, number[]>()
+  for (const s of await skipSeqsInTx(tx))
+    skips.set(s.scopeId, [...(skips.get(s.scopeId) ?? []), s.seq])
+  const scopes = new Set(skips.keys())
+  let scope: string | undefined
+  let numbers: number[] = []
+  const close = (): void => {
+    if (scope === undefined) return
+    const all = [...numbers, ...(skips.get(scope) ?? [])].sort((a, b) => a - b)
+    all.forEach((seq, i) => {
+      if (seq !== i + 1) problems.push(`scope ${scope}: change seq ${i + 1} is missing`)
+    })
+    if ((seqs.get(scope) ?? 0) !== all.length) {
+      problems.push(`scope ${scope}: head seq ${seqs.get(scope) ?? 0} ≠ ${all.length} rows`)
+    }
+    scopes.delete(scope)
+    numbers = []
+  }
+  const page = (a: { scopeId: string; seq: number }, n: number) => tx.pages.changes(a, n)
+  for await (const c of paged({ scopeId: '', seq: 0 }, PAGE, page, (r) => r)) {
+    if (c.scopeId !== scope) {
+      close()
+      scope = c.scopeId
+    }
+    numbers.push(c.seq)
+  }
+  close()
+  for (const rest of [...scopes]) {
+    scope = rest
+    close()
+  }
+  return problems
+}
+
 /**
  * Checks every invariant that can be read back: version chains contiguous and hash-verified, one
  * head per active memory matching its current version, adapter indexes consistent with the heads,
  * a contiguous change log that ends at each memory's current version and state, and merge
  * relations (effective merges freeze their inputs; undone merges retired their results; no memory
- * is absorbed twice; merged_into chains are acyclic).
+ * is absorbed twice; merged_into chains are acyclic). Memories, versions, heads and changes are
+ * read as key-ordered pages and joined one memory at a time, so memory grows with the merges and
+ * the scopes, not with the memories.
  */
 export async function verifyInTx(tx: DialectTx): Promise<VerifyReport> {
-  const memories = await tx.allMemories()
-  const versions = await tx.allVersions()
-  const heads = await tx.allHeads()
-  const changes = await tx.allChanges()
   const problems: string[] = []
-  const versionsOf = groupBy(versions, (v) => v.memoryId)
-  const headOfMemory = new Map(heads.map((h) => [h.memoryId, h]))
-  for (const row of memories) {
-    const own = versionsOf.get(row.memoryId) ?? []
-    problems.push(...chainProblems(row, own))
-    const head = headOfMemory.get(row.memoryId)
-    headOfMemory.delete(row.memoryId)
-    if (row.state !== 'active') {
-      if (head !== undefined)
-        problems.push(`memory ${row.memoryId}: ${row.state} but still projected`)
-      continue
-    }
-    const current = own.find((v) => v.version === row.currentVersion)
-    if (head === undefined) {
-      problems.push(`memory ${row.memoryId}: active but missing from the projection`)
-    } else if (current !== undefined) {
-      const expected = headOf(current)
-      if (
-        head.version !== expected.version ||
-        head.contentHash !== expected.contentHash ||
-        head.kind !== expected.kind ||
-        head.scopeId !== expected.scopeId ||
-        head.searchableText !== analyzeText(current.text)
-      ) {
-        problems.push(
-          `memory ${row.memoryId}: projection does not match version ${row.currentVersion}`,
-        )
-      }
-    }
-  }
-  for (const orphan of headOfMemory.keys())
-    problems.push(`projection row for unknown memory ${orphan}`)
-  const known = new Set(memories.map((m) => m.memoryId))
-  for (const v of versions)
-    if (!known.has(v.memoryId)) problems.push(`version of unknown memory ${v.memoryId}`)
-  problems.push(...(await tx.checkIndexes()))
-  const firstVersions = new Map(versions.filter((v) => v.version === 1).map((v) => [v.memoryId, v]))
-  problems.push(...mergeProblems(memories, await tx.allMerges(), firstVersions))
-  problems.push(
-    ...changeLogProblems(memories, changes, await tx.scopeSeqs(), await skipSeqsInTx(tx)),
+  const p = tx.pages
+  const merges: MergeRecord[] = []
+  for await (const m of paged(
+    '',
+    PAGE,
+    (a, n) => p.merges(a, n),
+    (r) => r.mergeId,
+  ))
+    merges.push(m)
+  const inMerges = new Set(
+    merges.flatMap((m) => [m.resultId, ...m.inputs.map((i) => i.artifactId)]),
   )
+  const results = new Set(merges.map((m) => m.resultId))
+  const kept: MemoryRow[] = []
+  const firstVersions = new Map<string, VersionRow>()
+  const versions = new Ordered(
+    paged(
+      { memoryId: '', version: 0 },
+      PAGE,
+      (a, n) => p.versions(a, n),
+      (v) => v,
+    ),
+  )
+  const heads = new Ordered(
+    paged(
+      '',
+      PAGE,
+      (a, n) => p.heads(a, n),
+      (h) => h.memoryId,
+    ),
+  )
+  const changes = new Ordered(
+    paged(
+      { memoryId: '', seq: 0 },
+      PAGE,
+      (a, n) => p.changesByMemory(a, n),
+      (c) => c,
+    ),
+  )
+  const counts = { memories: 0, versions: 0, heads: 0, changes: 0 }
+  const byMemory = (r: { memoryId: string }): string => r.memoryId
+  const orphans = async (key: string): Promise<void> => {
+    for (const v of await versions.before(key, byMemory)) {
+      counts.versions += 1
+      problems.push(`version of unknown memory ${v.memoryId}`)
+    }
+    for (const h of await heads.before(key, byMemory)) {
+      counts.heads += 1
+      problems.push(`projection row for unknown memory ${h.memoryId}`)
+    }
+    counts.changes += (await changes.before(key, byMemory)).length
+  }
+  for await (const row of paged('', PAGE, (a, n) => p.memories(a, n), byMemory)) {
+    counts.memories += 1
+    await orphans(row.memoryId)
+    const own = await versions.take(row.memoryId, byMemory)
+    const [head, ...extraHeads] = await heads.take(row.memoryId, byMemory)
+    const transitions = await changes.take(row.memoryId, byMemory)
+    counts.versions += own.length
+    counts.heads += (head === undefined ? 0 : 1) + extraHeads.length
+    counts.changes += transitions.length
+    problems.push(...chainProblems(row, own))
+    const headIssue = headProblem(row, head, own)
+    if (headIssue !== undefined) problems.push(headIssue)
+    const changeIssue = lastChangeProblem(row, transitions)
+    if (changeIssue !== undefined) problems.push(changeIssue)
+    if (
+      inMerges.has(row.memoryId) ||
+      row.state === 'merged' ||
+      row.state === 'retired' ||
+      row.mergedInto !== null
+    ) {
+      kept.push(row)
+    }
+    const first = own.find((v) => v.version === 1)
+    if (first !== undefined && results.has(row.memoryId)) firstVersions.set(row.memoryId, first)
+  }
+  await orphans('\uffff')
+  problems.push(...(await tx.checkIndexes()))
+  problems.push(...mergeProblems(kept, merges, firstVersions))
+  problems.push(...(await sequenceProblems(tx)))
   problems.push(...(await journalProblemsInTx(tx)))
   problems.push(...(await legacyProblemsInTx(tx)))
-  return {
-    ok: problems.length === 0,
-    problems,
-    counts: {
-      memories: memories.length,
-      versions: versions.length,
-      heads: heads.length,
-      changes: changes.length,
-    },
-  }
+  return { ok: problems.length === 0, problems, counts }
 }
 
 /**

@@ -1,17 +1,22 @@
 /**
+ * Keys of two columns continue with `a >= ? AND (a > ? OR b > ?)`: a range on the leading
+ * column that SQLite and the MySQL family both serve from the index (an `a > ? OR (a = ? AND …)`
+ * made SQLite scan the table for every page).
+ *
  * Keyset pages over the authoritative tables (export, import checks, paged rebuild), written once
  * over the small session both adapters offer (STYLE R3: SQL only). `DialectTx.pages` carries
  * them. Every page is ordered by the table's key and starts after the last key of the previous
  * one, so a whole table is read in bounded memory.
  */
 import type { MergeRecord } from '../core/memory-model.js'
-import type { ChangeRow, MemoryRow, VersionRow } from './dialect.js'
+import type { ChangeRow, HeadRow, MemoryRow, VersionRow } from './dialect.js'
 import type { CursorRow, FailureRow } from './journal-rows.js'
 import type { RowSession } from './legacy-rows.js'
 import {
   CHANGE_COLUMNS,
   CURSOR_COLUMNS,
   FAILURE_COLUMNS,
+  HEAD_COLUMNS,
   MEMORY_COLUMNS,
   MERGE_COLUMNS,
   VERSION_COLUMNS,
@@ -39,7 +44,7 @@ export class TransferRows {
   versions(after: { memoryId: string; version: number }, limit: number): Promise<VersionRow[]> {
     return this.#s.all(
       `SELECT ${VERSION_COLUMNS} FROM memory_versions
-       WHERE memory_id > ? OR (memory_id = ? AND version > ?)
+       WHERE memory_id >= ? AND (memory_id > ? OR version > ?)
        ORDER BY memory_id, version LIMIT ?`,
       [after.memoryId, after.memoryId, after.version, limit],
     )
@@ -49,9 +54,27 @@ export class TransferRows {
   changes(after: { scopeId: string; seq: number }, limit: number): Promise<ChangeRow[]> {
     return this.#s.all(
       `SELECT ${CHANGE_COLUMNS} FROM memory_changes
-       WHERE scope_id > ? OR (scope_id = ? AND seq > ?)
+       WHERE scope_id >= ? AND (scope_id > ? OR seq > ?)
        ORDER BY scope_id, seq LIMIT ?`,
       [after.scopeId, after.scopeId, after.seq, limit],
+    )
+  }
+
+  /** Head projection rows by memory id after `after`. */
+  heads(after: string, limit: number): Promise<HeadRow[]> {
+    return this.#s.all(
+      `SELECT ${HEAD_COLUMNS} FROM memory_heads WHERE memory_id > ? ORDER BY memory_id LIMIT ?`,
+      [after, limit],
+    )
+  }
+
+  /** Change rows by (memory id, seq) after the given key (a memory's transitions in order). */
+  changesByMemory(after: { memoryId: string; seq: number }, limit: number): Promise<ChangeRow[]> {
+    return this.#s.all(
+      `SELECT ${CHANGE_COLUMNS} FROM memory_changes
+       WHERE memory_id >= ? AND (memory_id > ? OR seq > ?)
+       ORDER BY memory_id, seq LIMIT ?`,
+      [after.memoryId, after.memoryId, after.seq, limit],
     )
   }
 
@@ -97,7 +120,7 @@ export class TransferRows {
   failures(after: { scopeId: string; position: number }, limit: number): Promise<FailureRow[]> {
     return this.#s.all(
       `SELECT ${FAILURE_COLUMNS} FROM source_failures
-       WHERE scope_id > ? OR (scope_id = ? AND position > ?)
+       WHERE scope_id >= ? AND (scope_id > ? OR position > ?)
        ORDER BY scope_id, position LIMIT ?`,
       [after.scopeId, after.scopeId, after.position, limit],
     )
