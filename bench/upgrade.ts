@@ -4,7 +4,8 @@
  * revised, 5 % deactivated, a source per 10 entries, the memory cursor at the end), written by
  * `test/fixtures/reference/make_reference_db.py --profile bench` and cached in the temp dir.
  *
- * Each phase runs in a fresh child process, so its peak RSS (`maxRSS`) is its own:
+ * Each phase runs in a fresh child process with a 128 MB V8 heap cap (a phase whose memory grew with
+ * the data would fail), so its peak RSS (`maxRSS`) is its own:
  * - `baseline`: open and close a runtime on an empty data directory (the process floor);
  * - `read floor`: read every reference row the upgrade reads, in the same pages, and parse every
  *   payload (no writes) — the reading floor;
@@ -33,6 +34,9 @@ import { f1, int } from './bench-stats.js'
 const SCRIPT = fileURLToPath(
   new URL('../test/fixtures/reference/make_reference_db.py', import.meta.url),
 )
+
+/** V8 heap limit of every phase's process (MB). */
+const HEAP_CAP_MB = 128
 
 interface Phase {
   readonly phase: string
@@ -150,6 +154,8 @@ function run(phase: string, reference: string, dir: string): Promise<Phase> {
       ['--child', phase, '--reference', reference, '--dir', dir],
       {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        // A heap cap proves the phase's memory is bounded: one that needs more fails the bench.
+        execArgv: [...process.execArgv, `--max-old-space-size=${HEAP_CAP_MB}`],
       },
     )
     let got: Phase | undefined
