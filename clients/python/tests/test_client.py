@@ -142,6 +142,11 @@ class Lifecycle(unittest.TestCase):
         self.assertEqual(changes.head_seq, 5)
         self.assertEqual(self.pc.changes(scope_id=s, since=5).changes, [])
 
+        prepared = self.pc.prepare_context(scope_id=s, query="two approvals for releases")
+        self.assertEqual((prepared.schema, prepared.status), ("powercontext.prepared-context.v1", "ready"))
+        self.assertIn("Production releases need two approvals", prepared.content or "")
+        self.assertEqual(prepared.content_bytes, len((prepared.content or "").encode("utf-8")))
+
         sources = self.pc.get_sources(scope_id=s, source_ids=["standup-1"])
         self.assertEqual(sources.sources[0].metadata, {"channel": "standup", "attendees": ["kim", "lee"]})
         scopes = self.pc.list_scopes(limit=500)
