@@ -13,6 +13,8 @@ const restrict = (group) => ({
   ],
 })
 const layer = (dir) => [`**/${dir}/**`, `**/${dir}`, `**/${dir}/*.js`]
+/** Database drivers and native search addons: only `src/storage/<db>/` may import them. */
+const DRIVERS = ['better-sqlite3', 'mysql2', 'mysql2/*', 'sqlite-vec', 'hnswlib-node']
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'src/contract/**'] },
@@ -40,7 +42,7 @@ export default tseslint.config(
   },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts', '**/*.tsx'],
+    files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: false } },
     plugins: { 'simple-import-sort': simpleImportSort },
     rules: {
@@ -72,14 +74,48 @@ export default tseslint.config(
     files: ['src/storage/**/*.ts'],
     rules: restrict([...layer('runtime'), ...SURFACES.flatMap(layer)]),
   },
+  // Inside storage: spi ← engine ← sql ← {sqlite, mysql}; only a dialect folder imports its driver.
   {
-    files: ['src/storage/*.ts'],
+    files: ['src/storage/spi/**/*.ts'],
     rules: restrict([
-      ...layer('runtime'),
+      ...['runtime', 'engine', 'sql', 'sqlite', 'mysql'].flatMap(layer),
       ...SURFACES.flatMap(layer),
-      'better-sqlite3',
+      ...DRIVERS,
+    ]),
+  },
+  {
+    files: ['src/storage/engine/**/*.ts'],
+    rules: restrict([
+      ...['runtime', 'sql', 'sqlite', 'mysql'].flatMap(layer),
+      ...SURFACES.flatMap(layer),
+      ...DRIVERS,
+    ]),
+  },
+  {
+    files: ['src/storage/sql/**/*.ts'],
+    rules: restrict([
+      ...['runtime', 'sqlite', 'mysql'].flatMap(layer),
+      ...SURFACES.flatMap(layer),
+      ...DRIVERS,
+    ]),
+  },
+  {
+    files: ['src/storage/sqlite/**/*.ts'],
+    rules: restrict([
+      ...['runtime', 'mysql'].flatMap(layer),
+      ...SURFACES.flatMap(layer),
       'mysql2',
       'mysql2/*',
+    ]),
+  },
+  {
+    files: ['src/storage/mysql/**/*.ts'],
+    rules: restrict([
+      ...['runtime', 'sqlite'].flatMap(layer),
+      ...SURFACES.flatMap(layer),
+      'better-sqlite3',
+      'sqlite-vec',
+      'hnswlib-node',
     ]),
   },
   {
@@ -100,22 +136,6 @@ export default tseslint.config(
       'mysql2/*',
       'sqlite-vec',
     ]),
-  },
-  {
-    // The web console is a browser surface: it reaches the server only through the client.
-    files: ['src/console/**/*.ts', 'src/console/**/*.tsx'],
-    rules: restrict([
-      ...['core', 'storage', 'runtime', 'wire', 'http', 'mcp', 'cli'].flatMap(layer),
-      'node:*',
-      'better-sqlite3',
-      'mysql2',
-      'mysql2/*',
-      'sqlite-vec',
-    ]),
-  },
-  {
-    files: ['src/console/vite.config.ts'],
-    rules: { 'no-restricted-imports': 'off' },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],

@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url'
 
 import { candidatePoolSize } from '../src/core/search-rules.js'
 import { DeterministicEmbedder } from '../src/runtime/embedder.js'
-import type { SearchMode } from '../src/storage/memory-backend.js'
+import type { SearchMode } from '../src/storage/spi/memory-backend.js'
 import { SqliteMemoryBackend } from '../src/storage/sqlite/sqlite-memory-backend.js'
 import { queryMatchExpression } from '../src/storage/sqlite/sqlite-search.js'
 import { locomoQuestions, memoryTexts } from './bench-data.js'

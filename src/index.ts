@@ -38,7 +38,7 @@ export type {
   FlushRecordsCommand,
   FlushRecordsResult,
   SkippedSource,
-} from './storage/flush-types.js'
+} from './storage/spi/flush-types.js'
 export type {
   BackendCapabilities,
   CaptureSourceCommand,
@@ -69,5 +69,5 @@ export type {
   UpdateResult,
   VectorStatus,
   VerifyReport,
-} from './storage/memory-backend.js'
-export { SEARCH_MODES } from './storage/memory-backend.js'
+} from './storage/spi/memory-backend.js'
+export { SEARCH_MODES } from './storage/spi/memory-backend.js'

@@ -4,8 +4,8 @@ import type { Command } from 'commander'
 
 import { invalidRequest } from '../core/errors.js'
 import type { MemoryState, SourceRef } from '../core/memory-model.js'
-import type * as Spi from '../storage/memory-backend.js'
-import type { RememberEntry, SearchMode } from '../storage/memory-backend.js'
+import type * as Spi from '../storage/spi/memory-backend.js'
+import type { RememberEntry, SearchMode } from '../storage/spi/memory-backend.js'
 import { toWireListScopes } from '../wire/listing-wire.js'
 import {
   toWireChanges,

@@ -1,6 +1,6 @@
 import type { Memory, MemoryChange } from '../core/memory-model.js'
-import type { ScopeSummary } from '../storage/listing-types.js'
-import type { SearchHit } from '../storage/memory-backend.js'
+import type { ScopeSummary } from '../storage/spi/listing-types.js'
+import type { SearchHit } from '../storage/spi/memory-backend.js'
 
 /** One line per memory: `mem_…@2 [active] fact: text`. */
 export function formatMemory(m: Memory): string {

@@ -1,8 +1,8 @@
 import type { PrepareContextCommand } from '../runtime/context-preparer.js'
 import type { FlushCommand, FlushResult } from '../runtime/source-flusher.js'
-import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/flush-types.js'
-import type * as L from '../storage/listing-types.js'
-import type * as Spi from '../storage/memory-backend.js'
+import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/spi/flush-types.js'
+import type * as L from '../storage/spi/listing-types.js'
+import type * as Spi from '../storage/spi/memory-backend.js'
 
 /** What a prepared-context call returns on every path (the wire's four fields, in domain terms). */
 export interface PreparedEnvelope {

@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 
 import { invalidRequest } from '../core/errors.js'
 import type { ArtifactRef } from '../core/memory-model.js'
-import type { PlanRef } from '../storage/memory-backend.js'
+import type { PlanRef } from '../storage/spi/memory-backend.js'
 import { toWireMerge, toWireRestore, toWireRestorePreview } from '../wire/memory-wire.js'
 import type { CliIo } from './cli-io.js'
 import { parseInteger } from './cli-io.js'

@@ -1,9 +1,9 @@
 import type { PowerContextClient } from '../client/index.js'
 import type { PrepareContextCommand } from '../runtime/context-preparer.js'
 import type { FlushCommand, FlushResult } from '../runtime/source-flusher.js'
-import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/flush-types.js'
-import type * as L from '../storage/listing-types.js'
-import type * as Spi from '../storage/memory-backend.js'
+import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/spi/flush-types.js'
+import type * as L from '../storage/spi/listing-types.js'
+import type * as Spi from '../storage/spi/memory-backend.js'
 import { fromWireFlush, fromWireFlushRecords } from '../wire/flush-wire.js'
 import { fromWireListScopes } from '../wire/listing-wire.js'
 import {

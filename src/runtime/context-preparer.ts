@@ -8,8 +8,8 @@ import {
   PREPARE_MAX_BYTES_MIN,
   prepareItems,
 } from '../core/prepared-context.js'
-import type { MemoryBackend, SearchHit } from '../storage/memory-backend.js'
-import { RECENT_SCOPES_MAX } from '../storage/memory-backend.js'
+import type { MemoryBackend, SearchHit } from '../storage/spi/memory-backend.js'
+import { RECENT_SCOPES_MAX } from '../storage/spi/memory-backend.js'
 
 /** What a hook asks for: a recall for a prompt, or (without `query`) the session-start brief. */
 export interface PrepareContextCommand {

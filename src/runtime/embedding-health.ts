@@ -1,6 +1,6 @@
 import type { Embedder } from '../core/embedding.js'
 import { isErrorCode, PowerContextError } from '../core/errors.js'
-import type { MemoryBackend } from '../storage/memory-backend.js'
+import type { MemoryBackend } from '../storage/spi/memory-backend.js'
 
 /** How long a probe may take before it counts as `timeout`. */
 const PROBE_TIMEOUT_MS = 2_000

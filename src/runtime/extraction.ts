@@ -8,8 +8,8 @@ import type {
   FlushRecordsCommand,
   FlushRecordsResult,
   SourceJournalPort,
-} from '../storage/flush-types.js'
-import { FLUSH_LIMIT_DEFAULT, FLUSH_LIMIT_MAX } from '../storage/flush-types.js'
+} from '../storage/spi/flush-types.js'
+import { FLUSH_LIMIT_DEFAULT, FLUSH_LIMIT_MAX } from '../storage/spi/flush-types.js'
 import type { ChatModel, GenerationSettings } from './chat-model.js'
 import { OpenAiCompatibleChatModel } from './chat-model.js'
 import { PROMPT_VERSION } from './extraction-prompts.js'

@@ -20,7 +20,7 @@ import type {
   SourceJournalPort,
   SourceWindow,
   WindowSource,
-} from '../storage/flush-types.js'
+} from '../storage/spi/flush-types.js'
 
 /** What one source of the window contributed. */
 export interface SourceOutcome {

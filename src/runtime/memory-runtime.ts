@@ -1,8 +1,8 @@
 import type { Embedder, EmbeddingProfile } from '../core/embedding.js'
-import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/flush-types.js'
-import type * as L from '../storage/listing-types.js'
-import type * as Spi from '../storage/memory-backend.js'
-import type { ExportRecord, ImportReport } from '../storage/row-transfer.js'
+import type { ExportRecord, ImportReport } from '../storage/engine/maintenance/row-transfer.js'
+import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/spi/flush-types.js'
+import type * as L from '../storage/spi/listing-types.js'
+import type * as Spi from '../storage/spi/memory-backend.js'
 import type { AnnSettings } from '../storage/sqlite/index.js'
 import { openSqliteBackend } from '../storage/sqlite/index.js'
 import type { PrepareContextCommand, PrepareContextResult } from './context-preparer.js'
@@ -104,7 +104,7 @@ export class MemoryRuntime {
       return new MemoryRuntime(options.backend, undefined, embedder, options.extraction)
     }
     if (options.databaseUrl !== undefined) {
-      const { openMysqlBackend } = await import('../storage/oceanbase/index.js')
+      const { openMysqlBackend } = await import('../storage/mysql/index.js')
       const backend = await openMysqlBackend({
         url: options.databaseUrl,
         ...(options.now === undefined ? {} : { now: options.now }),

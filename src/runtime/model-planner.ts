@@ -15,8 +15,8 @@ import type { Candidate, Refusal } from '../core/extraction-rules.js'
 import { checkCandidate } from '../core/extraction-rules.js'
 import { findSecret } from '../core/secret-rules.js'
 import { normalizeText, normalizeTimestamp } from '../core/text-rules.js'
-import type { SourceJournalPort, SourceWindow, WindowSource } from '../storage/flush-types.js'
-import { RELATED_LIMIT_MAX } from '../storage/flush-types.js'
+import type { SourceJournalPort, SourceWindow, WindowSource } from '../storage/spi/flush-types.js'
+import { RELATED_LIMIT_MAX } from '../storage/spi/flush-types.js'
 import type { ChatModel } from './chat-model.js'
 import {
   DECIDE_SCHEMA,

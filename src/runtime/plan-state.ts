@@ -9,7 +9,7 @@
 import type { Candidate } from '../core/extraction-rules.js'
 import { compareRecency } from '../core/extraction-rules.js'
 import type { ArtifactRef } from '../core/memory-model.js'
-import type { FlushDecision, RelatedMemory } from '../storage/flush-types.js'
+import type { FlushDecision, RelatedMemory } from '../storage/spi/flush-types.js'
 
 /** A related memory as the deciding model sees it. */
 export interface RelatedView {

@@ -6,8 +6,8 @@
  * nothing twice: upgraded scopes are recorded, and a crash loses at most the scope under way.
  */
 import { PowerContextError } from '../core/errors.js'
-import type { LegacyScopeCounts } from '../storage/legacy-types.js'
-import type { MemoryBackend } from '../storage/memory-backend.js'
+import type { LegacyScopeCounts } from '../storage/spi/legacy-types.js'
+import type { MemoryBackend } from '../storage/spi/memory-backend.js'
 import type { ArchiveCount } from '../storage/upgrade/reference-archive.js'
 import { archiveCounts } from '../storage/upgrade/reference-archive.js'
 import { referenceFingerprint, referenceScopes } from '../storage/upgrade/reference-rows.js'
@@ -263,7 +263,7 @@ export async function openReferenceSession(
   targetFile: string | undefined,
 ): Promise<ReferenceSession> {
   if (/^mysql:\/\//i.test(from)) {
-    const { openMysqlReference } = await import('../storage/oceanbase/reference-mysql.js')
+    const { openMysqlReference } = await import('../storage/mysql/reference-mysql.js')
     return openMysqlReference(from)
   }
   const { openSqliteReference } = await import('../storage/sqlite/reference-sqlite.js')

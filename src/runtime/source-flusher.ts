@@ -11,14 +11,14 @@
 import { PowerContextError } from '../core/errors.js'
 import { checkScopeId } from '../core/ids.js'
 import type { MemoryChange } from '../core/memory-model.js'
-import { isCursorConflict } from '../storage/flush-apply.js'
+import { isCursorConflict } from '../storage/engine/journal/flush-apply.js'
 import type {
   ApplyHooks,
   SkippedSource,
   SourceJournalPort,
   SourceWindow,
-} from '../storage/flush-types.js'
-import { FLUSH_MAX_ATTEMPTS_DEFAULT } from '../storage/flush-types.js'
+} from '../storage/spi/flush-types.js'
+import { FLUSH_MAX_ATTEMPTS_DEFAULT } from '../storage/spi/flush-types.js'
 import type { FlushPlanner, SourceOutcome } from './flush-planner.js'
 import { windowJson } from './flush-planner.js'
 

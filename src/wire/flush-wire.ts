@@ -11,7 +11,7 @@ import type {
   FlushRecord,
   FlushRecordsCommand,
   FlushRecordsResult,
-} from '../storage/flush-types.js'
+} from '../storage/spi/flush-types.js'
 import { fromWireChange, toWireChange } from './memory-wire.js'
 import { fromWireSkipped, toWireSkipped } from './skipped-wire.js'
 

@@ -3,7 +3,7 @@
  * `POST /v1/sources/get` and `POST /v1/sources/list`, their requests and responses.
  */
 import type { components } from '../contract/powercontext-types.js'
-import type * as L from '../storage/listing-types.js'
+import type * as L from '../storage/spi/listing-types.js'
 
 type Body = Record<string, unknown>
 type Wire = components['schemas']

@@ -17,7 +17,7 @@ import type {
   RestoreResult,
   SearchHit,
   SearchResult,
-} from '../storage/memory-backend.js'
+} from '../storage/spi/memory-backend.js'
 import { fromWireSkipped, toWireSkipped } from './skipped-wire.js'
 
 /**

@@ -1,5 +1,5 @@
 import type { ArtifactRef, MemoryState, SourceRef } from '../core/memory-model.js'
-import type * as Spi from '../storage/memory-backend.js'
+import type * as Spi from '../storage/spi/memory-backend.js'
 
 /**
  * Wire → domain conversion of request bodies (STYLE R13). Bodies have already passed the contract's

@@ -1,5 +1,5 @@
 import type { components } from '../contract/powercontext-types.js'
-import type { SkippedSource } from '../storage/flush-types.js'
+import type { SkippedSource } from '../storage/spi/flush-types.js'
 
 /** A skipped (poison) source on the wire (flush and changes responses). */
 export const toWireSkipped = (s: SkippedSource) => ({

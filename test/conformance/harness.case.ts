@@ -12,7 +12,7 @@ import type { ErrorCode } from '../../src/core/errors.js'
 import { PowerContextError } from '../../src/core/errors.js'
 import type { Memory, MemoryState } from '../../src/core/memory-model.js'
 import { MEMORY_STATES } from '../../src/core/memory-model.js'
-import type { MemoryBackend, RememberEntry } from '../../src/storage/memory-backend.js'
+import type { MemoryBackend, RememberEntry } from '../../src/storage/spi/memory-backend.js'
 
 /** A backend as the suite drives it. */
 export type BackendUnderTest = MemoryBackend & { close(): Promise<void> }

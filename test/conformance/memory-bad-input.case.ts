@@ -5,7 +5,7 @@
 import { expect } from 'vitest'
 
 import type { Memory } from '../../src/core/memory-model.js'
-import type { RememberEntry } from '../../src/storage/memory-backend.js'
+import type { RememberEntry } from '../../src/storage/spi/memory-backend.js'
 import type { Area, ConformanceSuite } from './harness.case.js'
 import {
   expectCode,

@@ -6,8 +6,8 @@
  */
 import { expect } from 'vitest'
 
-import type { FlushDecision, FlushRecordDraft } from '../../src/storage/flush-types.js'
-import type { MemoryBackend } from '../../src/storage/memory-backend.js'
+import type { FlushDecision, FlushRecordDraft } from '../../src/storage/spi/flush-types.js'
+import type { MemoryBackend } from '../../src/storage/spi/memory-backend.js'
 import type { ConformanceSuite } from './harness.case.js'
 import { ALL_STATES, expectCode, newScope, rememberOne, src } from './harness.case.js'
 

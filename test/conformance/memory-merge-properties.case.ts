@@ -19,7 +19,7 @@ import type {
   RestorePreviewResult,
   RestoreResult,
   UpdateResult,
-} from '../../src/storage/memory-backend.js'
+} from '../../src/storage/spi/memory-backend.js'
 import type { ConformanceSuite } from './harness.case.js'
 import { ALL_STATES, newScope } from './harness.case.js'
 import { expectScopeInvariants, UNKNOWN_ID } from './merge-scene.case.js'

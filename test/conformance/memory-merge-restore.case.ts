@@ -6,7 +6,7 @@
  */
 import { expect } from 'vitest'
 
-import type { MemoryBackend } from '../../src/storage/memory-backend.js'
+import type { MemoryBackend } from '../../src/storage/spi/memory-backend.js'
 import type { ConformanceSuite } from './harness.case.js'
 import { expectCode } from './harness.case.js'
 import { rowsOf, Scene, scopeState } from './merge-scene.case.js'

@@ -1,7 +1,7 @@
 /* Conformance: `update` (DESIGN §3: CAS on the exact revision, evidence union, no-op repeats). */
 import { expect } from 'vitest'
 
-import type { UpdateCommand } from '../../src/storage/memory-backend.js'
+import type { UpdateCommand } from '../../src/storage/spi/memory-backend.js'
 import type { ConformanceSuite } from './harness.case.js'
 import {
   captureSources,

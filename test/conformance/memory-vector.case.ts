@@ -4,7 +4,7 @@ import { expect } from 'vitest'
 import type { Embedder, EmbeddingProfile } from '../../src/core/embedding.js'
 import { PowerContextError } from '../../src/core/errors.js'
 import { DeterministicEmbedder } from '../../src/runtime/embedder.js'
-import type { SearchMode } from '../../src/storage/memory-backend.js'
+import type { SearchMode } from '../../src/storage/spi/memory-backend.js'
 import type { Area, BackendUnderTest, ConformanceSuite } from './harness.case.js'
 import { expectCode, newScope, rememberOne } from './harness.case.js'
 

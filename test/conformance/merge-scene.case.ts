@@ -12,7 +12,7 @@ import type {
   MemoryBackend,
   MergeResult,
   RememberEntry,
-} from '../../src/storage/memory-backend.js'
+} from '../../src/storage/spi/memory-backend.js'
 import { ALL_STATES, newScope, rememberOne } from './harness.case.js'
 
 export const UNKNOWN_ID = 'mem_01ARZ3NDEKTSV4RRFFQ69G5FAV'

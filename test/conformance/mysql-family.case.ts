@@ -4,7 +4,7 @@
  */
 import { afterAll } from 'vitest'
 
-import { openMysqlBackend } from '../../src/storage/oceanbase/index.js'
+import { openMysqlBackend } from '../../src/storage/mysql/index.js'
 import { TestDatabases } from '../support/mysql-databases.js'
 import { emulateOceanBase, installL2Distance } from '../support/oceanbase-emulation.js'
 import type { ConformanceOptions, SkipEntry } from './memory-backend.case.js'

@@ -15,13 +15,13 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { PowerContextError } from '../../src/core/errors.js'
 import { DeterministicEmbedder } from '../../src/runtime/embedder.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
-import type { MysqlMemoryBackend } from '../../src/storage/oceanbase/index.js'
+import type { MysqlMemoryBackend } from '../../src/storage/mysql/index.js'
 import {
   openMysqlBackend,
   parseDatabaseUrl,
   redactDatabaseUrl,
-} from '../../src/storage/oceanbase/index.js'
-import { toStorageError } from '../../src/storage/oceanbase/mysql-errors.js'
+} from '../../src/storage/mysql/index.js'
+import { toStorageError } from '../../src/storage/mysql/mysql-errors.js'
 import { expectCode } from '../conformance/memory-backend.case.js'
 import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 

@@ -6,8 +6,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 
-import type { MemoryBackend } from '../../src/storage/memory-backend.js'
-import { openMysqlBackend } from '../../src/storage/oceanbase/index.js'
+import { openMysqlBackend } from '../../src/storage/mysql/index.js'
+import type { MemoryBackend } from '../../src/storage/spi/memory-backend.js'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
 import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 

@@ -9,10 +9,10 @@ import { afterAll, describe, expect, it } from 'vitest'
 
 import { planQuery } from '../../src/core/query-plan.js'
 import { DeterministicEmbedder } from '../../src/runtime/embedder.js'
-import { openMysqlBackend } from '../../src/storage/oceanbase/index.js'
-import { migrationStatements } from '../../src/storage/oceanbase/mysql-schema.js'
-import { ftsProbeTableSql } from '../../src/storage/oceanbase/mysql-schema.js'
-import type { VectorDialect } from '../../src/storage/oceanbase/mysql-search.js'
+import { openMysqlBackend } from '../../src/storage/mysql/index.js'
+import { migrationStatements } from '../../src/storage/mysql/mysql-schema.js'
+import { ftsProbeTableSql } from '../../src/storage/mysql/mysql-schema.js'
+import type { VectorDialect } from '../../src/storage/mysql/mysql-search.js'
 import {
   encodeFtsText,
   encodeFtsToken,
@@ -23,7 +23,7 @@ import {
   MYSQL_DIALECTS,
   searchTextSql,
   vectorLiteral,
-} from '../../src/storage/oceanbase/mysql-search.js'
+} from '../../src/storage/mysql/mysql-search.js'
 import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 import {
   emulateOceanBase,

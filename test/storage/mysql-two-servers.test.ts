@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 
 import type { PowerContextClient } from '../../src/client/index.js'
 import { createPowerContextClient, PowerContextClientError } from '../../src/client/index.js'
-import { openMysqlBackend } from '../../src/storage/oceanbase/index.js'
+import { openMysqlBackend } from '../../src/storage/mysql/index.js'
 import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 
 const BIN = fileURLToPath(new URL('../../bin/powercontext.js', import.meta.url))

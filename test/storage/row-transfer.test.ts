@@ -6,10 +6,14 @@
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
-import type { MemoryBackend } from '../../src/storage/memory-backend.js'
-import { openMysqlBackend } from '../../src/storage/oceanbase/index.js'
-import type { ExportRecord } from '../../src/storage/row-transfer.js'
-import { exportRows, importRows, parseExportLine } from '../../src/storage/row-transfer.js'
+import type { ExportRecord } from '../../src/storage/engine/maintenance/row-transfer.js'
+import {
+  exportRows,
+  importRows,
+  parseExportLine,
+} from '../../src/storage/engine/maintenance/row-transfer.js'
+import { openMysqlBackend } from '../../src/storage/mysql/index.js'
+import type { MemoryBackend } from '../../src/storage/spi/memory-backend.js'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
 import { expectCode } from '../conformance/memory-backend.case.js'
 import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { DeterministicEmbedder } from '../../src/runtime/embedder.js'
-import type { SearchMode } from '../../src/storage/memory-backend.js'
+import type { SearchMode } from '../../src/storage/spi/memory-backend.js'
 import type { SqliteMemoryBackend } from '../../src/storage/sqlite/index.js'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
 import { loadHnswlib } from '../../src/storage/sqlite/sqlite-ann.js'

@@ -13,7 +13,7 @@ import mysql from 'mysql2/promise'
 import { expect } from 'vitest'
 
 import type { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
-import type { LegacyCitationInput } from '../../src/storage/memory-backend.js'
+import type { LegacyCitationInput } from '../../src/storage/spi/memory-backend.js'
 import { fromWireLegacyCitation } from '../../src/wire/request-mapper.js'
 import { connectionOf } from '../support/mysql-databases.js'
 

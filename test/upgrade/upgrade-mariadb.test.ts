@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
-import { openMysqlReference } from '../../src/storage/oceanbase/reference-mysql.js'
+import { openMysqlReference } from '../../src/storage/mysql/reference-mysql.js'
 import { expectCode } from '../conformance/memory-backend.case.js'
 import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 import {

@@ -14,16 +14,16 @@ import type {
   StateCountRow,
   TextHit,
   VersionRow,
-} from '../dialect.js'
-import type { RowSession } from '../legacy-rows.js'
-import { LegacyRows } from '../legacy-rows.js'
+} from '../spi/dialect-tx.js'
 import {
   CHANGE_COLUMNS,
   HEAD_COLUMNS,
   MEMORY_COLUMNS,
   SOURCE_COLUMNS,
   VERSION_COLUMNS,
-} from '../row-columns.js'
+} from '../sql/columns.js'
+import type { RowSession } from '../sql/legacy-rows.js'
+import { LegacyRows } from '../sql/legacy-rows.js'
 import {
   CAS_MEMORY,
   INSERT_MEMORY,
@@ -36,8 +36,8 @@ import {
   SELECT_SCOPE_PAGE,
   SELECT_SCOPE_SEQS,
   SELECT_STATE_COUNTS,
-} from '../row-statements.js'
-import { TransferRows } from '../transfer-rows.js'
+} from '../sql/statements.js'
+import { TransferRows } from '../sql/transfer-rows.js'
 import { SqliteJournalTx } from './sqlite-journal-tx.js'
 import { SqliteMergeRows } from './sqlite-merge-rows.js'
 import { CURRENT_SQL, splitCurrent } from './sqlite-rows.js'

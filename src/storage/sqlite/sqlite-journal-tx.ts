@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3'
 
-import type { SourceRow } from '../dialect.js'
-import type { CursorRow, FailureRow, FlushRecordRow, JournalTx } from '../journal-rows.js'
-import { CURSOR_COLUMNS, FAILURE_COLUMNS, RECORD_COLUMNS, SOURCE_COLUMNS } from '../row-columns.js'
-import { SELECT_FAILURES_BETWEEN } from '../row-statements.js'
+import type { SourceRow } from '../spi/dialect-tx.js'
+import type { CursorRow, FailureRow, FlushRecordRow, JournalTx } from '../spi/journal-tx.js'
+import { CURSOR_COLUMNS, FAILURE_COLUMNS, RECORD_COLUMNS, SOURCE_COLUMNS } from '../sql/columns.js'
+import { SELECT_FAILURES_BETWEEN } from '../sql/statements.js'
 import { SqliteStatements } from './sqlite-statements.js'
 
 /**

@@ -1,6 +1,6 @@
 import type { MergeRecord } from '../../core/memory-model.js'
-import { MERGE_COLUMNS } from '../row-columns.js'
-import { INSERT_MERGE, UNDO_MERGE } from '../row-statements.js'
+import { MERGE_COLUMNS } from '../sql/columns.js'
+import { INSERT_MERGE, UNDO_MERGE } from '../sql/statements.js'
 import type { SqliteStatements } from './sqlite-statements.js'
 
 type MergeRow = Omit<MergeRecord, 'inputs'>

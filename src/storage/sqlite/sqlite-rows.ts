@@ -1,4 +1,4 @@
-import type { MemoryRow, VersionRow } from '../dialect.js'
+import type { MemoryRow, VersionRow } from '../spi/dialect-tx.js'
 
 /** Current memory + version in one row, prefixed to keep the two apart. */
 export const CURRENT_SQL = `

@@ -7,8 +7,8 @@ import type {
   VectorHit,
   VectorRow,
   VectorTx,
-} from '../vector-rows.js'
-import { nearestFirst } from '../vector-rows.js'
+} from '../spi/vector-tx.js'
+import { nearestFirst } from '../spi/vector-tx.js'
 import type { AnnReadRunner, AnnScopeStatus, AnnSettings, Hnswlib } from './sqlite-ann.js'
 import { AnnGraphs } from './sqlite-ann.js'
 import { logVectorChange, SqliteAnnReader } from './sqlite-ann-rows.js'

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 
 import { canonicalJson } from '../../core/canonical.js'
 import { checkMemoryId } from '../../core/ids.js'
-import type { LegacyEntryVersion } from '../legacy-types.js'
+import type { LegacyEntryVersion } from '../spi/legacy-types.js'
 import type { ReferenceContentSource } from './reference-payloads.js'
 import {
   blobBytes,

@@ -6,9 +6,9 @@
  */
 import { checkScopeId, checkSourceId } from '../../core/ids.js'
 import { normalizeKind, normalizeReason, normalizeText } from '../../core/text-rules.js'
-import type { LegacyUpgradeRow } from '../legacy-rows.js'
-import type { LegacyScopeCounts, TargetScopeState } from '../legacy-types.js'
-import { checkCapture } from '../source-capture.js'
+import { checkCapture } from '../engine/ops/capture.js'
+import type { LegacyScopeCounts, TargetScopeState } from '../spi/legacy-types.js'
+import type { LegacyUpgradeRow } from '../sql/legacy-rows.js'
 import { decodeCursor, decodeMemoryContent, LegacyDecodeError } from './reference-payloads.js'
 import {
   decodeSourceRow,

@@ -5,7 +5,7 @@
  * pages; at most one revision's content is held at a time.
  */
 import { invalidRequest } from '../../core/errors.js'
-import type { LegacyChange, LegacyStep } from '../legacy-types.js'
+import type { LegacyChange, LegacyStep } from '../spi/legacy-types.js'
 import { decodeCursor, decodeMemoryContent, LegacyDecodeError } from './reference-payloads.js'
 import {
   decodeSourceRow,

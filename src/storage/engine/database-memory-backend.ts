@@ -1,0 +1,505 @@
+import {
+  checkArtifactRef,
+  checkKinds,
+  checkLegacyCitation,
+  checkLimit,
+  checkSourceRefs,
+  checkStates,
+} from '../../core/command-rules.js'
+import type { Embedder } from '../../core/embedding.js'
+import { invalidRequest } from '../../core/errors.js'
+import {
+  checkMemoryId,
+  checkRevision,
+  checkScopeId,
+  newMemoryId,
+  newOperationId,
+} from '../../core/ids.js'
+import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '../../core/search-rules.js'
+import {
+  normalizeKind,
+  normalizeReason,
+  normalizeText,
+  normalizeTimestamp,
+} from '../../core/text-rules.js'
+import type { DialectTx } from '../spi/dialect-tx.js'
+import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from '../spi/legacy-types.js'
+import type * as L from '../spi/listing-types.js'
+import type * as Spi from '../spi/memory-backend.js'
+import {
+  CHANGES_LIMIT_DEFAULT,
+  CHANGES_LIMIT_MAX,
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  REMEMBER_MAX_ENTRIES,
+  SEARCH_MODES,
+} from '../spi/memory-backend.js'
+import type { WriteContext } from './guards.js'
+import { checkEntry, forgetInTx, rememberInTx, updateInTx } from './guards.js'
+import { skippedInChangesTx } from './journal/journal-checks.js'
+import { SourceJournal } from './journal/source-journal.js'
+import { importLegacyScopeInTx } from './legacy/legacy-import.js'
+import { getByLegacyCitationInTx } from './legacy/legacy-reads.js'
+import { importInTx } from './maintenance/row-import.js'
+import type { ExportRecord, ImportReport } from './maintenance/row-transfer.js'
+import { EXPORT_FORMAT, EXPORT_VERSION, exportInTx } from './maintenance/row-transfer.js'
+import { rebuildInTx, verifyInTx } from './maintenance/verify.js'
+import { captureInTx, checkCapture } from './ops/capture.js'
+import * as listing from './ops/listing.js'
+import { checkMergeInputs, mergeInTx } from './ops/merge.js'
+import { changesInTx, getInTx, historyInTx, listInTx } from './ops/reads.js'
+import { checkRecent, recentInTx } from './ops/recent.js'
+import { restoreInTx } from './ops/restore.js'
+import { planRestore } from './ops/restore-plan.js'
+import { restoreTexts, updateTexts } from './projection.js'
+import { searchInMode } from './search/search-modes.js'
+import { reindexVectors, withVectorChecks } from './vectors/reindex.js'
+import type { TxRunner } from './vectors/vector-support.js'
+import { VectorSupport } from './vectors/vector-support.js'
+
+/** Options every database backend accepts. */
+export interface DatabaseBackendOptions {
+  /** Clock for `created_at`/`at` stamps; default `() => new Date()`. */
+  readonly now?: () => Date
+  /**
+   * Embedding model for the vector projection (DESIGN §4–§5). Its profile is fixed in the database
+   * when first configured; a different profile later leaves the backend without vectors.
+   */
+  readonly embedder?: Embedder | undefined
+}
+
+function checkToken(value: unknown): string {
+  if (typeof value !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(value)) {
+    throw invalidRequest('preview_token', 'must be a token returned by restore preview')
+  }
+  return value
+}
+
+function optional<T>(value: T | undefined, check: (v: T) => T): T | undefined {
+  return value === undefined ? undefined : check(value)
+}
+
+/**
+ * The abstract base of every database backend (DESIGN §4, STYLE R2): it validates every command,
+ * owns canonical bytes, hashes, the state machine, CAS decisions, evidence checks and hit
+ * re-checks. Adapters implement only transactions and the row verbs of {@link DialectTx}.
+ */
+export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
+  abstract readonly name: string
+  readonly #now: () => Date
+  readonly #vectors: VectorSupport
+  readonly #run: TxRunner = {
+    read: (work) => this.inReadTransaction(work),
+    write: (work) => this.inWriteTransaction(work),
+  }
+
+  /** The source journal (DESIGN §6): flush windows, cursor CAS, failures, decision records. */
+  readonly journal: SourceJournal
+
+  constructor(options: DatabaseBackendOptions = {}) {
+    this.#now = options.now ?? (() => new Date())
+    this.#vectors = new VectorSupport(options.embedder)
+    this.journal = new SourceJournal({
+      run: this.#run,
+      now: this.#now,
+      context: (texts) => this.#context(texts),
+      search: (q) => searchInMode(this.#run, this.#vectors, q, 'auto'),
+    })
+  }
+
+  /** Capability defaults; adapters override what they support (STYLE R3). */
+  get capabilities(): Spi.BackendCapabilities {
+    const profile = this.#vectors.profile
+    return { fts: true, vector: profile !== null, embeddingProfile: profile }
+  }
+
+  /**
+   * Settles the vector side once the schema is current (adapters call it at open): fixes the
+   * embedding profile in the database on first use, or finds it differs (no vector capability).
+   */
+  protected async initVectors(): Promise<void> {
+    const at = this.#now().toISOString()
+    await this.inWriteTransaction((tx) => this.#vectors.init(tx, at))
+  }
+
+  /** The vector side's state (capabilities, readiness, background reindex). */
+  vectorStatus(): Spi.VectorStatus {
+    return this.#vectors.status()
+  }
+
+  /** Runs `work` in one write transaction: commit on return, roll back and rethrow on error. */
+  protected abstract inWriteTransaction<T>(work: (tx: DialectTx) => Promise<T>): Promise<T>
+  /** Runs `work` in one read transaction over a consistent snapshot. */
+  protected abstract inReadTransaction<T>(work: (tx: DialectTx) => Promise<T>): Promise<T>
+  abstract close(): Promise<void>
+
+  /** The write context, with vectors embedded (outside any transaction) for the given texts. */
+  async #context(texts: readonly string[] = []): Promise<WriteContext> {
+    const vectors = await this.#vectors.prepare(texts)
+    const now = this.#now()
+    return {
+      operationId: newOperationId(now.getTime()),
+      at: now.toISOString(),
+      newMemoryId: () => newMemoryId(now.getTime()),
+      vectors,
+    }
+  }
+
+  /** Texts a write will project, read in a snapshot; none when vectors are off or it fails. */
+  async #textsToProject(plan: (tx: DialectTx) => Promise<string[]>): Promise<string[]> {
+    if (!this.#vectors.ready) return []
+    return this.inReadTransaction(plan).catch(() => [])
+  }
+
+  /** Adds memories; an entry equal to an active memory's current content is `unchanged`. */
+  async remember(cmd: Spi.RememberCommand): Promise<Spi.RememberResult> {
+    const scopeId = checkScopeId(cmd.scopeId)
+    if (
+      !Array.isArray(cmd.entries) ||
+      cmd.entries.length === 0 ||
+      cmd.entries.length > REMEMBER_MAX_ENTRIES
+    ) {
+      throw invalidRequest('entries', `must hold 1–${REMEMBER_MAX_ENTRIES} entries`)
+    }
+    const entries = cmd.entries.map(checkEntry)
+    const ctx = await this.#context(entries.map((e) => e.content.text))
+    return this.inWriteTransaction((tx) => rememberInTx(tx, ctx, scopeId, entries))
+  }
+
+  /** Writes a new version of an active memory at exactly `memoryRef.revision`. */
+  async update(cmd: Spi.UpdateCommand): Promise<Spi.UpdateResult> {
+    const checked = {
+      scopeId: checkScopeId(cmd.scopeId),
+      memoryRef: checkArtifactRef(cmd.memoryRef),
+      text: optional(cmd.text, (t) => normalizeText(t)),
+      kind: optional(cmd.kind, (k) => normalizeKind(k)),
+      sources: checkSourceRefs(cmd.sources),
+      observedAt: cmd.observedAt === undefined ? undefined : normalizeTimestamp(cmd.observedAt),
+      reason: normalizeReason(cmd.reason),
+    }
+    const texts = await this.#textsToProject((tx) =>
+      updateTexts(tx, { ...checked, memoryId: checked.memoryRef.artifactId }),
+    )
+    const ctx = await this.#context(texts)
+    return this.inWriteTransaction((tx) => updateInTx(tx, ctx, checked))
+  }
+
+  /** Moves an active memory to `forgotten`; already forgotten is a no-op. */
+  async forget(cmd: Spi.ForgetCommand): Promise<Spi.ForgetResult> {
+    const checked = {
+      scopeId: checkScopeId(cmd.scopeId),
+      memoryId: checkMemoryId(cmd.memoryId),
+      expectedRevision: optional(cmd.expectedRevision, (r) =>
+        checkRevision(r, 'expected_revision'),
+      ),
+      reason: normalizeReason(cmd.reason),
+    }
+    const ctx = await this.#context()
+    return this.inWriteTransaction((tx) => forgetInTx(tx, ctx, checked))
+  }
+
+  /**
+   * Restores a memory (DESIGN §3): a forgotten one comes back; a merged one comes back by undoing
+   * every effective merge above it, in one transaction; `toRevision` then writes a new version with
+   * that version's content. With `previewToken`, fails with `preview_stale` if anything moved.
+   * @throws PowerContextError `memory_not_found`, `state_conflict` (retired), `preview_stale`.
+   */
+  async restore(cmd: Spi.RestoreCommand): Promise<Spi.RestoreResult> {
+    const checked = {
+      ...this.#checkRestoreTarget(cmd),
+      previewToken: optional(cmd.previewToken, (t) => checkToken(t)),
+      reason: normalizeReason(cmd.reason),
+    }
+    const ctx = await this.#context(await this.#textsToProject((tx) => restoreTexts(tx, checked)))
+    return this.inWriteTransaction((tx) => restoreInTx(tx, ctx, checked))
+  }
+
+  /** The plan `restore` would apply now, and a token binding it; changes nothing. */
+  async restorePreview(cmd: Spi.RestorePreviewCommand): Promise<Spi.RestorePreviewResult> {
+    const checked = this.#checkRestoreTarget(cmd)
+    const plan = await this.inReadTransaction((tx) => planRestore(tx, checked))
+    return {
+      plan: {
+        restore: plan.restore,
+        retire: plan.retire,
+        leavingSearch: plan.leavingSearch,
+        newVersion: plan.newVersion,
+      },
+      previewToken: plan.token,
+    }
+  }
+
+  #checkRestoreTarget(cmd: Spi.RestorePreviewCommand) {
+    return {
+      scopeId: checkScopeId(cmd.scopeId),
+      memoryId: checkMemoryId(cmd.memoryId),
+      toRevision: optional(cmd.toRevision, (r) => checkRevision(r, 'to_revision')),
+    }
+  }
+
+  /**
+   * Merges at least two active memories (each at its current version) into a new memory; the
+   * inputs become `merged`.
+   * @throws PowerContextError `invalid_request`, `memory_not_found`, `state_conflict`,
+   *   `revision_conflict`.
+   */
+  async merge(cmd: Spi.MergeCommand): Promise<Spi.MergeResult> {
+    if (!Array.isArray(cmd.inputs) || cmd.inputs.length > REMEMBER_MAX_ENTRIES) {
+      throw invalidRequest('inputs', `must be an array of 2–${REMEMBER_MAX_ENTRIES} memory refs`)
+    }
+    const inputs = cmd.inputs.map((r, i) => checkArtifactRef(r, `inputs[${i}]`))
+    checkMergeInputs(inputs)
+    const checked = {
+      scopeId: checkScopeId(cmd.scopeId),
+      inputs,
+      kind: normalizeKind(cmd.kind),
+      text: normalizeText(cmd.text),
+      reason: normalizeReason(cmd.reason),
+    }
+    const ctx = await this.#context([checked.text])
+    return this.inWriteTransaction((tx) => mergeInTx(tx, ctx, checked))
+  }
+
+  /**
+   * Reads one version (default: current), verified against its hash; or, by an old entry citation
+   * of the Python reference, the exact version that entry version became (docs/upgrade.md).
+   * @throws PowerContextError `invalid_request`, `memory_not_found`.
+   */
+  async get(cmd: Spi.GetCommand): Promise<Spi.GetResult> {
+    const scopeId = checkScopeId(cmd.scopeId)
+    if (cmd.legacyCitation !== undefined) {
+      if (cmd.memoryId !== undefined || cmd.revision !== undefined) {
+        throw invalidRequest('legacy_citation', 'give either memory_id/revision or legacy_citation')
+      }
+      const citation = checkLegacyCitation(cmd.legacyCitation)
+      return this.inReadTransaction((tx) => getByLegacyCitationInTx(tx, scopeId, citation))
+    }
+    const checked = {
+      scopeId,
+      memoryId: checkMemoryId(cmd.memoryId),
+      revision: optional(cmd.revision, (r) => checkRevision(r)),
+    }
+    return this.inReadTransaction((tx) => getInTx(tx, checked))
+  }
+
+  /** All versions and transitions of one memory. */
+  async history(cmd: Spi.HistoryCommand): Promise<Spi.HistoryResult> {
+    const checked = { scopeId: checkScopeId(cmd.scopeId), memoryId: checkMemoryId(cmd.memoryId) }
+    return this.inReadTransaction((tx) => historyInTx(tx, checked))
+  }
+
+  /** One keyset page of memories, oldest id first. */
+  async list(cmd: Spi.ListCommand): Promise<Spi.ListResult> {
+    const checked = {
+      scopeId: checkScopeId(cmd.scopeId),
+      states: checkStates(cmd.states),
+      kinds: checkKinds(cmd.kinds),
+      after: optional(cmd.after, (a) => checkMemoryId(a, 'after')),
+      limit: checkLimit(cmd.limit, 'limit', {
+        min: 1,
+        max: LIST_LIMIT_MAX,
+        fallback: LIST_LIMIT_DEFAULT,
+      }),
+    }
+    return this.inReadTransaction((tx) => listInTx(tx, checked))
+  }
+
+  /**
+   * Searches active memories (DESIGN §5). `auto` is hybrid when the embedding profile is ready and
+   * the scope's vector projection is complete, else fts; an explicit `vector`/`hybrid` that cannot
+   * run fails with `capability_not_supported`, never an empty result. See {@link searchInMode}.
+   */
+  async search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult> {
+    const mode = cmd.mode === undefined ? 'auto' : cmd.mode
+    if (!(SEARCH_MODES as readonly unknown[]).includes(mode)) {
+      throw invalidRequest('mode', `must be one of ${SEARCH_MODES.join(', ')}`)
+    }
+    const checked = {
+      scopeId: checkScopeId(cmd.scopeId),
+      query: normalizeText(cmd.query, 'query'),
+      limit: checkLimit(cmd.limit, 'limit', {
+        min: 1,
+        max: SEARCH_LIMIT_MAX,
+        fallback: SEARCH_LIMIT_DEFAULT,
+      }),
+      kinds: checkKinds(cmd.kinds),
+    }
+    return searchInMode(this.#run, this.#vectors, checked, mode)
+  }
+
+  /** Active memories of one or more scopes, newest first, in one snapshot (no write lock). */
+  async recent(cmd: Spi.RecentCommand): Promise<Spi.RecentResult> {
+    const q = checkRecent(cmd)
+    return this.inReadTransaction((tx) => recentInTx(tx, q))
+  }
+
+  /** Change-log rows after `since` (exclusive; 0 = from the start). */
+  async changes(cmd: Spi.ChangesCommand): Promise<Spi.ChangesResult> {
+    const scopeId = checkScopeId(cmd.scopeId)
+    const since = checkLimit(cmd.since, 'since', {
+      min: 0,
+      max: Number.MAX_SAFE_INTEGER,
+      fallback: 0,
+    })
+    const limit = checkLimit(cmd.limit, 'limit', {
+      min: 1,
+      max: CHANGES_LIMIT_MAX,
+      fallback: CHANGES_LIMIT_DEFAULT,
+    })
+    return this.inReadTransaction(async (tx) => {
+      const page = await changesInTx(tx, { scopeId, since, limit })
+      const skipped = await skippedInChangesTx(tx, { scopeId, since, limit }, page)
+      return skipped.length === 0 ? page : { ...page, skippedSources: skipped }
+    })
+  }
+
+  /** One keyset page of scopes with memory counts per state (DESIGN §7, the console). */
+  async listScopes(cmd: L.ListScopesCommand = {}): Promise<L.ListScopesResult> {
+    const q = listing.checkListScopes(cmd)
+    return this.inReadTransaction((tx) => listing.listScopesInTx(tx, q))
+  }
+
+  /** Sources by id with content, metadata and flush status; `source_not_found` when one is missing. */
+  async getSources(cmd: L.GetSourcesCommand): Promise<L.GetSourcesResult> {
+    const q = listing.checkGetSources(cmd)
+    return this.inReadTransaction((tx) => listing.getSourcesInTx(tx, q))
+  }
+
+  /** The scope's journal: cursor, high watermark and one page of sources after `after`. */
+  async listSources(cmd: L.ListSourcesCommand): Promise<L.ListSourcesResult> {
+    const q = listing.checkListSources(cmd)
+    return this.inReadTransaction((tx) => listing.listSourcesInTx(tx, q))
+  }
+
+  /** Persists a source (evidence) in the scope journal; idempotent on identical payloads. */
+  async captureSource(cmd: Spi.CaptureSourceCommand): Promise<Spi.CaptureSourceResult> {
+    const checked = checkCapture(cmd)
+    const at = this.#now().toISOString()
+    return this.inWriteTransaction((tx) => captureInTx(tx, checked, at))
+  }
+
+  /**
+   * Checks every stored invariant; `ok` is false with a list of problems otherwise. Runs in a write
+   * transaction because index integrity checks are commands to the index (nothing is written).
+   */
+  async verify(): Promise<Spi.VerifyReport> {
+    return this.inWriteTransaction(async (tx) => withVectorChecks(tx, await verifyInTx(tx)))
+  }
+
+  /**
+   * Rebuilds projections and indexes from authoritative rows, in one transaction; then, with a
+   * ready embedding model, re-embeds every vector (outside it, see {@link reindex}). Without one
+   * the vectors stay missing until a `reindex`.
+   */
+  async rebuild(): Promise<Spi.RebuildReport> {
+    const report = await this.inWriteTransaction(async (tx) => {
+      const rebuilt = await rebuildInTx(tx)
+      await tx.vectors?.bumpEpoch()
+      return rebuilt
+    })
+    if (!this.#vectors.ready) return report
+    this.#vectors.markBacklog(true)
+    return { ...report, vectors: (await this.reindex()).embedded }
+  }
+
+  /**
+   * Fills every missing or stale vector of active memories in bounded batches (embedding outside
+   * transactions, re-checked inside each batch's write). A model failure stops the run and is
+   * reported in `error`.
+   * @throws PowerContextError `capability_not_supported` without a ready embedding profile.
+   */
+  async reindex(options: { readonly batchSize?: number } = {}): Promise<Spi.ReindexReport> {
+    return reindexVectors(this.#run, this.#vectors, options.batchSize)
+  }
+
+  /** What the database holds for a scope an upgrade would write: an earlier upgrade, or data. */
+  async legacyScopeState(scopeId: string): Promise<TargetScopeState> {
+    const id = checkScopeId(scopeId)
+    return this.inReadTransaction(async (tx) => ({
+      upgrade: await tx.legacy.getUpgrade(id),
+      holdsData:
+        (await tx.headSeq(id)) > 0 ||
+        (await tx.journal.highWatermark(id)) > 0 ||
+        (await tx.journal.getCursor(id)) !== undefined,
+    }))
+  }
+
+  /**
+   * Upgrades one scope from the Python reference in one write transaction (docs/upgrade.md):
+   * every step is checked against this runtime's rules and written as it comes, so memory stays
+   * bounded; any refusal rolls the whole scope back. A scope upgraded before is `already` and
+   * nothing is written. `dryRun` does all of it and rolls back.
+   * @throws PowerContextError `invalid_request` (a value this runtime would store differently,
+   *   a history that does not replay, a scope that already holds data here), `source_not_found`.
+   */
+  async importLegacyScope(
+    input: LegacyScopeImport,
+    options: { readonly dryRun?: boolean } = {},
+  ): Promise<LegacyScopeResult> {
+    const at = this.#now().toISOString()
+    if (options.dryRun !== true) {
+      const result = await this.inWriteTransaction((tx) => importLegacyScopeInTx(tx, input, at))
+      if (result.status === 'upgraded' && this.#vectors.ready) this.#vectors.markBacklog(true)
+      return result
+    }
+    // The rehearsal throws right after it finished, so the adapter rolls the transaction back;
+    // an error before that is a real one.
+    let rehearsed: LegacyScopeResult | undefined
+    try {
+      await this.inWriteTransaction(async (tx) => {
+        rehearsed = await importLegacyScopeInTx(tx, input, at)
+        throw new Error('dry run: roll back')
+      })
+    } catch (err) {
+      if (rehearsed === undefined) throw err
+    }
+    return rehearsed as LegacyScopeResult
+  }
+
+  /** Every authoritative row as export records, in one read snapshot, page by page. */
+  async exportRows(
+    emit: (record: ExportRecord) => void | Promise<void>,
+    now: Date = this.#now(),
+  ): Promise<Readonly<Record<string, number>>> {
+    const send = async (r: ExportRecord): Promise<void> => {
+      await emit(r)
+    }
+    return this.inReadTransaction(async (tx) => {
+      await send({
+        type: 'header',
+        format: EXPORT_FORMAT,
+        version: EXPORT_VERSION,
+        backend: this.name,
+        exportedAt: now.toISOString(),
+      })
+      const counts = await exportInTx(tx, send)
+      await send({ type: 'end', counts })
+      return counts
+    })
+  }
+
+  /**
+   * Imports an export into this empty database in one transaction, record by record as they
+   * stream in (row-import.ts), then rebuilds projections; with a ready embedding model, vectors
+   * are re-embedded after. A transaction that had to be retried cannot replay a consumed stream,
+   * so it fails instead (run the import again).
+   */
+  async importRows(
+    records: Iterable<ExportRecord> | AsyncIterable<ExportRecord>,
+  ): Promise<ImportReport> {
+    let started = false
+    const report = await this.inWriteTransaction(async (tx) => {
+      if (started) throw invalidRequest('import', 'the import was interrupted; run it again')
+      started = true
+      return importInTx(tx, records)
+    })
+    if (!this.#vectors.ready) return report
+    this.#vectors.markBacklog(true)
+    return { ...report, vectors: (await this.reindex()).embedded }
+  }
+
+  /** Runs maintenance work on raw rows in one transaction (tests that damage rows on purpose). */
+  runMaintenance<T>(mode: 'read' | 'write', work: (tx: DialectTx) => Promise<T>): Promise<T> {
+    return mode === 'read' ? this.inReadTransaction(work) : this.inWriteTransaction(work)
+  }
+}

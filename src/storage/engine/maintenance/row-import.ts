@@ -1,0 +1,193 @@
+/*
+ * Import of an export (`powercontext admin import`) into an empty database, in one transaction
+ * and streamed: each record is checked and written as it arrives (memory stays bounded whatever
+ * the size). Sequence numbers and positions must come out exactly as exported; a version whose
+ * hash does not match its bytes, a truncated export or an inconsistent one fails the whole import,
+ * which then leaves the database empty. Projections are rebuilt at the end.
+ */
+import { invalidRequest } from '../../../core/errors.js'
+import type { ChangeRow, DialectTx, MemoryRow } from '../../spi/dialect-tx.js'
+import type { FailureRow } from '../../spi/journal-tx.js'
+import { versionRowProblems } from '../version-codec.js'
+import type { ExportRecord, ImportReport, RowType } from './row-transfer.js'
+import { EXPORT_FORMAT, EXPORT_VERSIONS_READ, ROW_TYPES } from './row-transfer.js'
+import { rebuildInTx } from './verify.js'
+
+const RUN = 500
+
+function fail(what: string): never {
+  throw invalidRequest('import', what)
+}
+
+/** The change log as it streams in: runs appended per scope, gaps kept for skipped sources. */
+class Sequences {
+  readonly #tx: DialectTx
+  #run: ChangeRow[] = []
+  /** Seqs allocated for skipped sources that arrive later in the export (per scope). */
+  readonly #reserved = new Map<string, Set<number>>()
+
+  constructor(tx: DialectTx) {
+    this.#tx = tx
+  }
+
+  async change(c: ChangeRow): Promise<void> {
+    const last = this.#run.at(-1)
+    if (
+      last !== undefined &&
+      (last.scopeId !== c.scopeId || last.seq + 1 !== c.seq || this.#run.length >= RUN)
+    ) {
+      await this.flush()
+    }
+    this.#run.push(c)
+  }
+
+  async flush(): Promise<void> {
+    const run = this.#run
+    const first = run[0]
+    if (first === undefined) return
+    this.#run = []
+    // A gap before the run belongs to skipped sources whose failure rows come later.
+    for (let next = (await this.#tx.headSeq(first.scopeId)) + 1; next < first.seq; next += 1) {
+      if ((await this.#tx.journal.allocateSeq(first.scopeId)) !== next) this.#broken(first)
+      const reserved = this.#reserved.get(first.scopeId) ?? new Set<number>()
+      reserved.add(next)
+      this.#reserved.set(first.scopeId, reserved)
+    }
+    const seqs = await this.#tx.appendChanges(first.scopeId, run)
+    if (seqs.some((seq, k) => seq !== run[k]?.seq)) this.#broken(first)
+  }
+
+  /** A skipped source takes its number of the scope's sequence. */
+  async skip(f: FailureRow & { skipSeq: number }): Promise<void> {
+    await this.flush()
+    const reserved = this.#reserved.get(f.scopeId)
+    if (reserved?.delete(f.skipSeq) === true) return
+    if ((await this.#tx.journal.allocateSeq(f.scopeId)) !== f.skipSeq) {
+      fail(`change sequence of scope ${f.scopeId} is not contiguous at ${f.skipSeq}`)
+    }
+  }
+
+  /** Every reserved number must have been claimed by a skipped source. */
+  finish(): void {
+    for (const [scopeId, seqs] of this.#reserved) {
+      const [seq] = [...seqs]
+      if (seq !== undefined) fail(`change sequence of scope ${scopeId} is not contiguous at ${seq}`)
+    }
+  }
+
+  #broken(c: ChangeRow): never {
+    fail(`change sequence of scope ${c.scopeId} is not contiguous at ${c.seq}`)
+  }
+}
+
+/** Writes one record; `merged` collects memories whose `merged_into` is set at the end. */
+async function writeRecord(
+  tx: DialectTx,
+  r: Exclude<ExportRecord, { type: 'header' | 'end' }>,
+  seqs: Sequences,
+  merged: MemoryRow[],
+  exportedAt: string,
+): Promise<void> {
+  switch (r.type) {
+    case 'profile':
+      if (tx.vectors !== undefined && !(await tx.vectors.getProfile())) {
+        await tx.vectors.insertProfile(r.profile, exportedAt)
+      }
+      return
+    case 'memory':
+      await tx.insertMemory({ ...r.row, mergedInto: null })
+      if (r.row.mergedInto !== null) merged.push(r.row)
+      return
+    case 'version': {
+      const problem = versionRowProblems(r.row)[0]
+      if (problem !== undefined) fail(`version ${r.row.memoryId}@${r.row.version}: ${problem}`)
+      await tx.insertVersion(r.row)
+      return
+    }
+    case 'merge':
+      return tx.insertMerge(r.row)
+    case 'change':
+      return seqs.change(r.row)
+    case 'source':
+      await seqs.flush()
+      if ((await tx.nextSourcePosition(r.row.scopeId)) !== r.row.position) {
+        fail(`sources of scope ${r.row.scopeId} are not contiguous at ${r.row.position}`)
+      }
+      return tx.insertSource(r.row)
+    case 'cursor':
+      // The generation is a CAS token callers may hold: replay the CAS up to the exported one.
+      for (let g = 0; g < r.row.generation; g += 1) {
+        if (!(await tx.journal.casCursor(r.row, g)))
+          fail(`cursor of ${r.row.scopeId} did not import`)
+      }
+      return
+    case 'failure':
+      if (r.row.skipSeq !== null) await seqs.skip({ ...r.row, skipSeq: r.row.skipSeq })
+      return tx.journal.putFailure(r.row)
+    case 'record':
+      return tx.journal.insertRecord(r.row)
+    case 'legacy_upgrade':
+      return tx.legacy.insertUpgrade(r.row)
+    case 'legacy_citation':
+      return tx.legacy.insertCitation(r.row)
+    case 'legacy_payload':
+      return tx.legacy.insertPayload({
+        scopeId: r.row.scopeId,
+        sourceType: r.row.sourceType,
+        sourceId: r.row.sourceId,
+        payload: Buffer.from(r.row.payloadBase64, 'base64'),
+      })
+  }
+}
+
+/** Imports a stream of export records into the (empty) database of `tx`. */
+export async function importInTx(
+  tx: DialectTx,
+  records: Iterable<ExportRecord> | AsyncIterable<ExportRecord>,
+): Promise<Omit<ImportReport, 'vectors'>> {
+  const counts: Record<string, number> = Object.fromEntries(ROW_TYPES.map((t) => [t, 0]))
+  const seqs = new Sequences(tx)
+  const merged: MemoryRow[] = []
+  let started = false
+  let ended = false
+  let exportedAt = ''
+  for await (const r of records) {
+    if (!started) {
+      if (r.type !== 'header' || r.format !== EXPORT_FORMAT) {
+        fail(`the first line must be a ${EXPORT_FORMAT} header`)
+      }
+      if (!EXPORT_VERSIONS_READ.includes(r.version)) fail(`unknown export version ${r.version}`)
+      if (
+        (await tx.pages.memories('', 1)).length > 0 ||
+        (await tx.pages.scopes('', 1)).length > 0
+      ) {
+        fail('import needs an empty database')
+      }
+      started = true
+      exportedAt = r.exportedAt
+      continue
+    }
+    if (ended) fail('the export has lines after its end record')
+    if (r.type === 'header') fail('the export has a second header')
+    if (r.type === 'end') {
+      await seqs.flush()
+      for (const t of ROW_TYPES) {
+        if ((r.counts[t] ?? 0) !== counts[t]) fail(`the export is truncated (${t} rows)`)
+      }
+      ended = true
+      continue
+    }
+    if (r.type !== 'profile') counts[r.type as RowType] = (counts[r.type as RowType] ?? 0) + 1
+    await writeRecord(tx, r, seqs, merged, exportedAt)
+  }
+  if (!started) fail(`the first line must be a ${EXPORT_FORMAT} header`)
+  if (!ended) fail('the export is truncated (no end record)')
+  seqs.finish()
+  for (const m of merged) {
+    const expected = { version: m.currentVersion, stateVersion: m.stateVersion }
+    if (!(await tx.casMemory(m, expected))) fail(`memory ${m.memoryId} did not import`)
+  }
+  const rebuilt = await rebuildInTx(tx)
+  await tx.vectors?.bumpEpoch()
+  return { counts, heads: rebuilt.heads }
+}

@@ -1,0 +1,338 @@
+import { analyzeText } from '../../../core/analyzer.js'
+import type { MergeRecord } from '../../../core/memory-model.js'
+import type { ChangeRow, DialectTx, HeadRow, MemoryRow, VersionRow } from '../../spi/dialect-tx.js'
+import type { RebuildReport, VerifyReport } from '../../spi/memory-backend.js'
+import { paged } from '../../sql/transfer-rows.js'
+import { journalProblemsInTx, legacyProblemsInTx, skipSeqsInTx } from '../journal/journal-checks.js'
+import { headOf } from '../row-builders.js'
+import { contentOfRow } from '../version-codec.js'
+import { versionRowProblems } from '../version-codec.js'
+
+const PAGE = 1000
+
+function chainProblems(row: MemoryRow, versions: readonly VersionRow[]): string[] {
+  const problems: string[] = []
+  const sorted = [...versions].sort((a, b) => a.version - b.version)
+  sorted.forEach((v, i) => {
+    if (v.version !== i + 1) problems.push(`memory ${row.memoryId}: version ${i + 1} is missing`)
+    if (v.previousVersion !== (v.version === 1 ? null : v.version - 1)) {
+      problems.push(`memory ${row.memoryId}@${v.version}: previous_version is ${v.previousVersion}`)
+    }
+    if (v.scopeId !== row.scopeId)
+      problems.push(`memory ${row.memoryId}@${v.version}: scope differs`)
+    problems.push(...versionRowProblems(v))
+  })
+  const last = sorted.at(-1)
+  if (last === undefined || last.version !== row.currentVersion) {
+    problems.push(
+      `memory ${row.memoryId}: current version ${row.currentVersion} is not its last version`,
+    )
+  } else if (last.kind !== row.kind) {
+    problems.push(`memory ${row.memoryId}: kind ${row.kind} differs from its current version`)
+  }
+  return problems
+}
+
+function mergeProblems(
+  memories: readonly MemoryRow[],
+  merges: readonly MergeRecord[],
+  firstVersions: ReadonlyMap<string, VersionRow>,
+): string[] {
+  const problems: string[] = []
+  const rows = new Map(memories.map((m) => [m.memoryId, m]))
+  const absorbedBy = new Map<string, string>()
+  const effectiveResults = new Map<string, MergeRecord>()
+  for (const m of merges) {
+    const result = rows.get(m.resultId)
+    if (result === undefined) {
+      problems.push(`merge ${m.mergeId}: result ${m.resultId} is missing`)
+      continue
+    }
+    const artifacts = contentOfRow(firstVersions.get(m.resultId) as VersionRow).artifacts
+    const key = (r: { artifactId: string; revision: number }): string =>
+      `${r.artifactId}@${r.revision}`
+    if (artifacts.map(key).sort().join() !== m.inputs.map(key).sort().join()) {
+      problems.push(`merge ${m.mergeId}: result version 1 does not cite exactly the inputs`)
+    }
+    if (m.state === 'undone') {
+      if (result.state !== 'retired')
+        problems.push(`merge ${m.mergeId} is undone but ${m.resultId} is ${result.state}`)
+      continue
+    }
+    effectiveResults.set(m.resultId, m)
+    if (result.state === 'retired')
+      problems.push(`merge ${m.mergeId} is effective but its result is retired`)
+    for (const input of m.inputs) {
+      const previous = absorbedBy.get(input.artifactId)
+      if (previous !== undefined)
+        problems.push(
+          `memory ${input.artifactId} is absorbed by two effective merges (${previous}, ${m.mergeId})`,
+        )
+      absorbedBy.set(input.artifactId, m.mergeId)
+      const row = rows.get(input.artifactId)
+      if (
+        row === undefined ||
+        row.state !== 'merged' ||
+        row.mergedInto !== m.resultId ||
+        row.currentVersion !== input.revision
+      ) {
+        problems.push(
+          `merge ${m.mergeId}: input ${input.artifactId}@${input.revision} is not frozen as merged into ${m.resultId}`,
+        )
+      }
+    }
+  }
+  for (const row of memories) {
+    if (row.state === 'merged') {
+      if (row.mergedInto === null || !absorbedBy.has(row.memoryId))
+        problems.push(`memory ${row.memoryId}: merged without an effective merge`)
+      const seen = new Set<string>()
+      for (
+        let cur: MemoryRow | undefined = row;
+        cur?.state === 'merged';
+        cur = rows.get(cur.mergedInto ?? '')
+      ) {
+        if (seen.has(cur.memoryId)) {
+          problems.push(`memory ${row.memoryId}: merged_into chain has a cycle`)
+          break
+        }
+        seen.add(cur.memoryId)
+      }
+    } else if (row.mergedInto !== null) {
+      problems.push(`memory ${row.memoryId}: ${row.state} but merged_into is set`)
+    }
+    if (
+      row.state === 'retired' &&
+      !merges.some((m) => m.resultId === row.memoryId && m.state === 'undone')
+    ) {
+      problems.push(`memory ${row.memoryId}: retired without an undone merge`)
+    }
+  }
+  return problems
+}
+
+/** Pulls items of a key-ordered stream one key at a time (the sides of a merge join). */
+class Ordered<T> {
+  readonly #it: AsyncIterator<T>
+  #next: IteratorResult<T> | undefined
+
+  constructor(items: AsyncIterable<T>) {
+    this.#it = items[Symbol.asyncIterator]()
+  }
+
+  async #peek(): Promise<T | undefined> {
+    this.#next ??= await this.#it.next()
+    return this.#next.done === true ? undefined : this.#next.value
+  }
+
+  /** Items whose key sorts before `key` (left over: they belong to no row). */
+  async before(key: string, keyOf: (t: T) => string): Promise<T[]> {
+    const out: T[] = []
+    for (let t = await this.#peek(); t !== undefined && keyOf(t) < key; t = await this.#peek()) {
+      out.push(t)
+      this.#next = undefined
+    }
+    return out
+  }
+
+  /** The items with exactly `key`, in stream order. */
+  async take(key: string, keyOf: (t: T) => string): Promise<T[]> {
+    const out: T[] = []
+    for (let t = await this.#peek(); t !== undefined && keyOf(t) === key; t = await this.#peek()) {
+      out.push(t)
+      this.#next = undefined
+    }
+    return out
+  }
+}
+
+function headProblem(row: MemoryRow, head: HeadRow | undefined, own: readonly VersionRow[]) {
+  if (row.state !== 'active') {
+    return head === undefined
+      ? undefined
+      : `memory ${row.memoryId}: ${row.state} but still projected`
+  }
+  if (head === undefined) return `memory ${row.memoryId}: active but missing from the projection`
+  const current = own.find((v) => v.version === row.currentVersion)
+  if (current === undefined) return undefined
+  const expected = headOf(current)
+  const same =
+    head.version === expected.version &&
+    head.contentHash === expected.contentHash &&
+    head.kind === expected.kind &&
+    head.scopeId === expected.scopeId &&
+    head.searchableText === analyzeText(current.text)
+  return same
+    ? undefined
+    : `memory ${row.memoryId}: projection does not match version ${row.currentVersion}`
+}
+
+function lastChangeProblem(row: MemoryRow, changes: readonly ChangeRow[]): string | undefined {
+  const last = changes.at(-1)
+  if (last === undefined) return `memory ${row.memoryId}: no change-log row`
+  if (last.toRevision === row.currentVersion && last.toState === row.state) return undefined
+  return `memory ${row.memoryId}: change log ends at ${last.toRevision}/${last.toState}, memory is ${row.currentVersion}/${row.state}`
+}
+
+/**
+ * Each scope's change sequence is contiguous from 1 and ends at its head seq; skipped sources
+ * (flush) take numbers of the same sequence. Read in pages, one scope at a time.
+ */
+async function sequenceProblems(tx: DialectTx): Promise<string[]> {
+  const problems: string[] = []
+  const seqs = await tx.scopeSeqs()
+  const skips = new Map<string, number[]>()
+  for (const s of await skipSeqsInTx(tx))
+    skips.set(s.scopeId, [...(skips.get(s.scopeId) ?? []), s.seq])
+  const scopes = new Set(skips.keys())
+  let scope: string | undefined
+  let numbers: number[] = []
+  const close = (): void => {
+    if (scope === undefined) return
+    const all = [...numbers, ...(skips.get(scope) ?? [])].sort((a, b) => a - b)
+    all.forEach((seq, i) => {
+      if (seq !== i + 1) problems.push(`scope ${scope}: change seq ${i + 1} is missing`)
+    })
+    if ((seqs.get(scope) ?? 0) !== all.length) {
+      problems.push(`scope ${scope}: head seq ${seqs.get(scope) ?? 0} ≠ ${all.length} rows`)
+    }
+    scopes.delete(scope)
+    numbers = []
+  }
+  const page = (a: { scopeId: string; seq: number }, n: number) => tx.pages.changes(a, n)
+  for await (const c of paged({ scopeId: '', seq: 0 }, PAGE, page, (r) => r)) {
+    if (c.scopeId !== scope) {
+      close()
+      scope = c.scopeId
+    }
+    numbers.push(c.seq)
+  }
+  close()
+  for (const rest of [...scopes]) {
+    scope = rest
+    close()
+  }
+  return problems
+}
+
+/**
+ * Checks every invariant that can be read back: version chains contiguous and hash-verified, one
+ * head per active memory matching its current version, adapter indexes consistent with the heads,
+ * a contiguous change log that ends at each memory's current version and state, and merge
+ * relations (effective merges freeze their inputs; undone merges retired their results; no memory
+ * is absorbed twice; merged_into chains are acyclic). Memories, versions, heads and changes are
+ * read as key-ordered pages and joined one memory at a time, so memory grows with the merges and
+ * the scopes, not with the memories.
+ */
+export async function verifyInTx(tx: DialectTx): Promise<VerifyReport> {
+  const problems: string[] = []
+  const p = tx.pages
+  const merges: MergeRecord[] = []
+  for await (const m of paged(
+    '',
+    PAGE,
+    (a, n) => p.merges(a, n),
+    (r) => r.mergeId,
+  ))
+    merges.push(m)
+  const inMerges = new Set(
+    merges.flatMap((m) => [m.resultId, ...m.inputs.map((i) => i.artifactId)]),
+  )
+  const results = new Set(merges.map((m) => m.resultId))
+  const kept: MemoryRow[] = []
+  const firstVersions = new Map<string, VersionRow>()
+  const versions = new Ordered(
+    paged(
+      { memoryId: '', version: 0 },
+      PAGE,
+      (a, n) => p.versions(a, n),
+      (v) => v,
+    ),
+  )
+  const heads = new Ordered(
+    paged(
+      '',
+      PAGE,
+      (a, n) => p.heads(a, n),
+      (h) => h.memoryId,
+    ),
+  )
+  const changes = new Ordered(
+    paged(
+      { memoryId: '', seq: 0 },
+      PAGE,
+      (a, n) => p.changesByMemory(a, n),
+      (c) => c,
+    ),
+  )
+  const counts = { memories: 0, versions: 0, heads: 0, changes: 0 }
+  const byMemory = (r: { memoryId: string }): string => r.memoryId
+  const orphans = async (key: string): Promise<void> => {
+    for (const v of await versions.before(key, byMemory)) {
+      counts.versions += 1
+      problems.push(`version of unknown memory ${v.memoryId}`)
+    }
+    for (const h of await heads.before(key, byMemory)) {
+      counts.heads += 1
+      problems.push(`projection row for unknown memory ${h.memoryId}`)
+    }
+    counts.changes += (await changes.before(key, byMemory)).length
+  }
+  for await (const row of paged('', PAGE, (a, n) => p.memories(a, n), byMemory)) {
+    counts.memories += 1
+    await orphans(row.memoryId)
+    const own = await versions.take(row.memoryId, byMemory)
+    const [head, ...extraHeads] = await heads.take(row.memoryId, byMemory)
+    const transitions = await changes.take(row.memoryId, byMemory)
+    counts.versions += own.length
+    counts.heads += (head === undefined ? 0 : 1) + extraHeads.length
+    counts.changes += transitions.length
+    problems.push(...chainProblems(row, own))
+    const headIssue = headProblem(row, head, own)
+    if (headIssue !== undefined) problems.push(headIssue)
+    const changeIssue = lastChangeProblem(row, transitions)
+    if (changeIssue !== undefined) problems.push(changeIssue)
+    if (
+      inMerges.has(row.memoryId) ||
+      row.state === 'merged' ||
+      row.state === 'retired' ||
+      row.mergedInto !== null
+    ) {
+      kept.push(row)
+    }
+    const first = own.find((v) => v.version === 1)
+    if (first !== undefined && results.has(row.memoryId)) firstVersions.set(row.memoryId, first)
+  }
+  await orphans('\uffff')
+  problems.push(...(await tx.checkIndexes()))
+  problems.push(...mergeProblems(kept, merges, firstVersions))
+  problems.push(...(await sequenceProblems(tx)))
+  problems.push(...(await journalProblemsInTx(tx)))
+  problems.push(...(await legacyProblemsInTx(tx)))
+  return { ok: problems.length === 0, problems, counts }
+}
+
+/**
+ * Rebuilds the head projection and every index over it from the authoritative rows, reading the
+ * memories in pages (bounded memory whatever the size).
+ */
+export async function rebuildInTx(tx: DialectTx): Promise<RebuildReport> {
+  await tx.clearProjections()
+  let heads = 0
+  const page = (after: string, limit: number) => tx.pages.memories(after, limit)
+  let active: string[] = []
+  const project = async (): Promise<void> => {
+    for (const c of (await tx.loadCurrent(active)).values()) {
+      await tx.putHead(headOf(c.version))
+      heads += 1
+    }
+    active = []
+  }
+  for await (const m of paged('', 500, page, (r) => r.memoryId)) {
+    if (m.state !== 'active') continue
+    active.push(m.memoryId)
+    if (active.length >= 500) await project()
+  }
+  await project()
+  return { heads }
+}

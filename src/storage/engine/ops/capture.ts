@@ -1,0 +1,114 @@
+import { createHash, randomUUID } from 'node:crypto'
+
+import { canonicalJson } from '../../../core/canonical.js'
+import { invalidRequest, PowerContextError } from '../../../core/errors.js'
+import { checkScopeId, checkSourceId } from '../../../core/ids.js'
+import { assertStorableString, normalizeTimestamp, utf8Length } from '../../../core/text-rules.js'
+import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
+import type { WindowSource } from '../../spi/flush-types.js'
+import type { CaptureSourceCommand, CaptureSourceResult } from '../../spi/memory-backend.js'
+
+/** Largest accepted source content, in UTF-8 bytes. */
+export const MAX_SOURCE_CONTENT_BYTES = 1_000_000
+const SOURCE_PAYLOAD_DOMAIN = 'powercontext:source-payload:v1'
+
+/** A validated capture with its canonical payload and hash. */
+export interface CheckedCapture {
+  readonly scopeId: string
+  readonly sourceId: string
+  readonly payload: string
+  readonly payloadHash: string
+}
+
+/**
+ * Validates a capture and computes its canonical payload (canonical JSON, so metadata key order
+ * never matters) and hash.
+ * @throws PowerContextError `invalid_request`
+ */
+export function checkCapture(cmd: CaptureSourceCommand): CheckedCapture {
+  const scopeId = checkScopeId(cmd.scopeId)
+  const sourceId =
+    cmd.sourceId === undefined
+      ? `src_${randomUUID().replaceAll('-', '')}`
+      : checkSourceId(cmd.sourceId)
+  if (typeof cmd.content !== 'string' || cmd.content.trim().length === 0) {
+    throw invalidRequest('content', 'must be a non-blank string')
+  }
+  assertStorableString('content', cmd.content)
+  if (utf8Length(cmd.content) > MAX_SOURCE_CONTENT_BYTES) {
+    throw invalidRequest('content', `must be at most ${MAX_SOURCE_CONTENT_BYTES} UTF-8 bytes`)
+  }
+  const mediaType = cmd.mediaType ?? 'text/plain'
+  if (typeof mediaType !== 'string' || !/^[\x21-\x7E]{1,128}$/.test(mediaType)) {
+    throw invalidRequest('media_type', 'must be a printable ASCII media type')
+  }
+  const metadata = cmd.metadata ?? {}
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
+    throw invalidRequest('metadata', 'must be a JSON object')
+  }
+  const payload = canonicalJson(
+    {
+      content: cmd.content,
+      media_type: mediaType,
+      metadata,
+      occurred_at: normalizeTimestamp(cmd.occurredAt, 'occurred_at'),
+    },
+    'source',
+  )
+  const payloadHash = createHash('sha256')
+    .update(SOURCE_PAYLOAD_DOMAIN)
+    .update('\u0000')
+    .update(payload)
+    .digest('hex')
+  return { scopeId, sourceId, payload, payloadHash }
+}
+
+/** Captures a source into the scope journal; idempotent on the same canonical payload. */
+export async function captureInTx(
+  tx: DialectTx,
+  c: CheckedCapture,
+  at: string,
+): Promise<CaptureSourceResult> {
+  const source = { name: 'content' as const, sourceId: c.sourceId }
+  const existing = await tx.getSource(c.scopeId, 'content', c.sourceId)
+  if (existing !== undefined) {
+    if (existing.payloadHash !== c.payloadHash || existing.payload !== c.payload) {
+      throw new PowerContextError(
+        'source_conflict',
+        `source ${c.sourceId} already exists with different content`,
+        { source_id: c.sourceId },
+      )
+    }
+    return { status: 'accepted', source, position: existing.position, created: false }
+  }
+  const position = await tx.nextSourcePosition(c.scopeId)
+  await tx.insertSource({
+    scopeId: c.scopeId,
+    sourceType: 'content',
+    sourceId: c.sourceId,
+    position,
+    payloadHash: c.payloadHash,
+    payload: c.payload,
+    createdAt: at,
+  })
+  return { status: 'accepted', source, position, created: true }
+}
+
+/** A stored source row with its canonical payload decoded (window sources, source reads). */
+export function decodeSource(row: SourceRow): WindowSource {
+  const p = JSON.parse(row.payload) as {
+    content: string
+    media_type: string
+    metadata: Record<string, unknown>
+    occurred_at: string | null
+  }
+  return Object.freeze({
+    sourceId: row.sourceId,
+    position: row.position,
+    content: p.content,
+    mediaType: p.media_type,
+    metadata: Object.freeze(p.metadata ?? {}),
+    occurredAt: p.occurred_at ?? null,
+    capturedAt: row.createdAt,
+  })
+}

@@ -1,0 +1,168 @@
+import { checkLimit } from '../../../core/command-rules.js'
+import { invalidRequest, PowerContextError } from '../../../core/errors.js'
+import { checkScopeId, checkSourceId } from '../../../core/ids.js'
+import { MEMORY_STATES, type MemoryState } from '../../../core/memory-model.js'
+import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
+import type { FailureRow } from '../../spi/journal-tx.js'
+import type * as L from '../../spi/listing-types.js'
+import {
+  SCOPES_LIMIT_DEFAULT,
+  SCOPES_LIMIT_MAX,
+  SOURCES_LIMIT_DEFAULT,
+  SOURCES_LIMIT_MAX,
+} from '../../spi/listing-types.js'
+import { decodeSource } from './capture.js'
+
+/** Validates a scopes listing: `after` a scope id, `limit` 1–500 (default 100). */
+export function checkListScopes(cmd: L.ListScopesCommand): { after: string; limit: number } {
+  return {
+    after: cmd.after === undefined ? '' : checkScopeId(cmd.after, 'after'),
+    limit: checkLimit(cmd.limit, 'limit', {
+      min: 1,
+      max: SCOPES_LIMIT_MAX,
+      fallback: SCOPES_LIMIT_DEFAULT,
+    }),
+  }
+}
+
+/** Validates a source read: 1–100 source ids of the scope (a repeated id is read once). */
+export function checkGetSources(cmd: L.GetSourcesCommand) {
+  const ids = cmd.sourceIds
+  if (!Array.isArray(ids) || ids.length === 0 || ids.length > SOURCES_LIMIT_MAX)
+    throw invalidRequest('source_ids', `must hold 1–${SOURCES_LIMIT_MAX} source ids`)
+  return {
+    scopeId: checkScopeId(cmd.scopeId),
+    sourceIds: [...new Set(ids.map((id, i) => checkSourceId(id, `source_ids[${i}]`)))],
+  }
+}
+
+/** Validates a journal page: `after` a position ≥ 0 (default 0), `limit` 1–100 (default 20). */
+export function checkListSources(cmd: L.ListSourcesCommand) {
+  return {
+    scopeId: checkScopeId(cmd.scopeId),
+    after: checkLimit(cmd.after, 'after', { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }),
+    limit: checkLimit(cmd.limit, 'limit', {
+      min: 1,
+      max: SOURCES_LIMIT_MAX,
+      fallback: SOURCES_LIMIT_DEFAULT,
+    }),
+  }
+}
+
+/** DESIGN §7 scopes listing: one keyset page of scopes, counts read in the same snapshot. */
+export async function listScopesInTx(
+  tx: DialectTx,
+  q: { after: string; limit: number },
+): Promise<L.ListScopesResult> {
+  const rows = await tx.listScopes(q.after, q.limit + 1)
+  const page = rows.slice(0, q.limit)
+  const first = page[0]
+  const last = page.at(-1)
+  const counts = new Map<string, Record<MemoryState, number>>()
+  if (first !== undefined && last !== undefined) {
+    for (const c of await tx.countStates(first.scopeId, last.scopeId)) {
+      let perState = counts.get(c.scopeId)
+      if (perState === undefined) counts.set(c.scopeId, (perState = zeroCounts()))
+      perState[c.state] = c.n
+    }
+  }
+  const scopes = page.map((row): L.ScopeSummary => {
+    const perState = counts.get(row.scopeId) ?? zeroCounts()
+    return Object.freeze({
+      scopeId: row.scopeId,
+      counts: Object.freeze(perState),
+      memoryCount: MEMORY_STATES.reduce((n, s) => n + perState[s], 0),
+      headSeq: row.headSeq,
+      lastChangeAt: row.lastChangeAt,
+      highWatermark: row.highWatermark,
+      cursor: row.cursorPosition,
+    })
+  })
+  return { scopes, nextAfter: rows.length > q.limit ? (last?.scopeId ?? null) : null }
+}
+
+const zeroCounts = (): Record<MemoryState, number> => ({
+  active: 0,
+  forgotten: 0,
+  merged: 0,
+  retired: 0,
+})
+
+/** A source row as a reader sees it: decoded payload plus its flush status against the cursor. */
+async function viewOfSource(
+  tx: DialectTx,
+  row: SourceRow,
+  cursor: number,
+  failure: FailureRow | undefined,
+): Promise<L.SourceView> {
+  const legacy = await tx.legacy.getPayload(row.scopeId, row.sourceType, row.sourceId)
+  const { sourceId, ...payload } = decodeSource(row)
+  const status: L.SourceView['status'] =
+    failure?.state === 'skipped' ? 'skipped' : row.position <= cursor ? 'processed' : 'pending'
+  return Object.freeze({
+    source: Object.freeze({ name: 'content' as const, sourceId }),
+    ...payload,
+    status,
+    failure:
+      failure === undefined
+        ? null
+        : {
+            attempts: failure.attempts,
+            error: { code: failure.errorCode, message: failure.errorMessage },
+          },
+    legacyPayload: legacy === undefined ? null : Buffer.from(legacy.payload).toString('utf8'),
+  })
+}
+
+/**
+ * Sources by id, in the order asked.
+ * @throws PowerContextError `source_not_found` (`details.source_ids`) when one is not in the scope.
+ */
+export async function getSourcesInTx(
+  tx: DialectTx,
+  q: { scopeId: string; sourceIds: readonly string[] },
+): Promise<L.GetSourcesResult> {
+  const cursor = (await tx.journal.getCursor(q.scopeId))?.position ?? 0
+  const rows: SourceRow[] = []
+  const missing: string[] = []
+  for (const id of q.sourceIds) {
+    const row = await tx.getSource(q.scopeId, 'content', id)
+    if (row === undefined) missing.push(id)
+    else rows.push(row)
+  }
+  if (missing.length > 0)
+    throw new PowerContextError(
+      'source_not_found',
+      `no source ${missing.join(', ')} in scope ${q.scopeId}`,
+      { source_ids: missing },
+    )
+  const sources = []
+  for (const row of rows)
+    sources.push(
+      await viewOfSource(tx, row, cursor, await tx.journal.getFailure(q.scopeId, row.position)),
+    )
+  return { sources }
+}
+
+/** The journal after `after`: cursor, high watermark and a page of sources (positions are contiguous). */
+export async function listSourcesInTx(
+  tx: DialectTx,
+  q: { scopeId: string; after: number; limit: number },
+): Promise<L.ListSourcesResult> {
+  const cursor = (await tx.journal.getCursor(q.scopeId))?.position ?? 0
+  const highWatermark = await tx.journal.highWatermark(q.scopeId)
+  const through = Math.min(highWatermark, q.after + q.limit)
+  if (through <= q.after) return { sources: [], cursor, highWatermark, nextAfter: null }
+  const rows = await tx.journal.listSources(q.scopeId, q.after, through)
+  const failures = new Map(
+    (await tx.journal.failuresBetween(q.scopeId, q.after, through)).map((f) => [f.position, f]),
+  )
+  return {
+    sources: await Promise.all(
+      rows.map((r) => viewOfSource(tx, r, cursor, failures.get(r.position))),
+    ),
+    cursor,
+    highWatermark,
+    nextAfter: through < highWatermark ? through : null,
+  }
+}

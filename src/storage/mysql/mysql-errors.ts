@@ -1,0 +1,112 @@
+/*
+ * Driver errors translated before they leave the adapter (STYLE R8): nothing above
+ * `storage/mysql/` knows mysql2's error shapes, and no message or cause carries the password.
+ */
+import { PowerContextError } from '../../core/errors.js'
+import { redactSecret } from './mysql-url.js'
+
+interface DriverError {
+  readonly code?: unknown
+  readonly errno?: unknown
+  readonly sqlState?: unknown
+  readonly fatal?: unknown
+  readonly message?: unknown
+}
+
+/** Duplicate key (a concurrent writer inserted the same version, source or cursor first). */
+export const ER_DUP_ENTRY = 1062
+
+/** Socket-level failures and server answers that mean "no usable connection". */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'POOL_CLOSED',
+])
+/** Access denied (1045, 1698), unknown database (1049), too many connections (1040), gone away. */
+const CONNECTION_ERRNOS = new Set([1040, 1045, 1049, 1698, 2006, 2013])
+
+function driverError(err: unknown): DriverError {
+  return typeof err === 'object' && err !== null ? (err as DriverError) : {}
+}
+
+/** True when the error is one of `errnos` (deadlock, lock wait timeout, …): retry the transaction. */
+export function isRetryable(err: unknown, errnos: ReadonlySet<number>): boolean {
+  const errno = driverError(err).errno
+  return typeof errno === 'number' && errnos.has(errno)
+}
+
+/** True when the connection is unusable (refused, lost, denied, unknown database). */
+export function isConnectionError(err: unknown): boolean {
+  const e = driverError(err)
+  return (
+    (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) ||
+    (typeof e.errno === 'number' && CONNECTION_ERRNOS.has(e.errno)) ||
+    e.fatal === true
+  )
+}
+
+/**
+ * A copy of a driver error safe to keep as `cause` and to log: its message with the password
+ * removed, its code, errno and SQL state, but not the statement text (which holds memory text).
+ */
+export function sanitizedCause(err: unknown, password: string | undefined): Error {
+  const e = driverError(err)
+  const message = typeof e.message === 'string' ? e.message : String(err)
+  const copy = new Error(redactSecret(message, password)) as Error & Record<string, unknown>
+  copy.name = 'MysqlDriverError'
+  for (const key of ['code', 'errno', 'sqlState'] as const) {
+    if (e[key] !== undefined) copy[key] = e[key]
+  }
+  return copy
+}
+
+/**
+ * Translates a failure of a transaction: domain errors pass through; a duplicate key becomes
+ * `revision_conflict` (a concurrent writer won); connection failures and everything else become
+ * `internal_error`, with the password removed from the message and the cause.
+ */
+export function toStorageError(
+  err: unknown,
+  password: string | undefined,
+  busy = false,
+): PowerContextError {
+  if (err instanceof PowerContextError) return err
+  const cause = sanitizedCause(err, password)
+  const e = driverError(err)
+  if (e.errno === ER_DUP_ENTRY) {
+    return new PowerContextError(
+      'revision_conflict',
+      'the memory changed concurrently',
+      undefined,
+      {
+        cause,
+      },
+    )
+  }
+  if (busy) {
+    return new PowerContextError(
+      'internal_error',
+      'the database kept reporting conflicts (deadlocks or lock timeouts)',
+      undefined,
+      { cause },
+    )
+  }
+  if (isConnectionError(err)) {
+    const what = typeof e.code === 'string' ? e.code : 'connection failed'
+    return new PowerContextError(
+      'internal_error',
+      `database connection failed: ${what}: ${cause.message}`,
+      undefined,
+      { cause },
+    )
+  }
+  return new PowerContextError('internal_error', 'storage failure', undefined, { cause })
+}

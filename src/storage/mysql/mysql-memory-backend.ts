@@ -1,0 +1,248 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+
+import type { Pool, PoolConnection } from 'mysql2/promise'
+import mysql from 'mysql2/promise'
+
+import { PowerContextError } from '../../core/errors.js'
+import type { DatabaseBackendOptions } from '../engine/database-memory-backend.js'
+import { DatabaseMemoryBackend } from '../engine/database-memory-backend.js'
+import type { DialectTx } from '../spi/dialect-tx.js'
+import type { BackendCapabilities } from '../spi/memory-backend.js'
+import { MysqlDialectTx } from './mysql-dialect-tx.js'
+import { isConnectionError, isRetryable, sanitizedCause, toStorageError } from './mysql-errors.js'
+import { migrateMysql, withSchemaLock } from './mysql-migrate.js'
+import type { ServerProbe } from './mysql-probe.js'
+import { ensureFulltext, ensureVectorColumn, probeServer } from './mysql-probe.js'
+import type { MysqlDialect } from './mysql-search.js'
+import { SqlSession } from './mysql-session.js'
+import type { MysqlConnectionSettings } from './mysql-url.js'
+import { parseDatabaseUrl, redactDatabaseUrl, redactSecret } from './mysql-url.js'
+import type { VectorColumnState } from './mysql-vector-tx.js'
+import { MysqlVectorTx } from './mysql-vector-tx.js'
+
+/** Options of the MySQL-protocol backend (OceanBase, MariaDB). */
+export interface MysqlBackendOptions extends DatabaseBackendOptions {
+  /** `mysql://user:password@host:port/database[?options]`; see `parseDatabaseUrl`. */
+  readonly url: string
+  /** Attempts of a transaction that meets deadlocks or lock timeouts. Default 30. */
+  readonly maxAttempts?: number
+  /**
+   * Test hook: rewrites every statement of the row verbs, probes and migrations before it is
+   * sent (the OceanBase emulation on MariaDB in `test/storage`). Never set it in production.
+   */
+  readonly rewriteSql?: (sql: string) => string
+}
+
+/** Total time a transaction keeps retrying conflicts before giving up. */
+const RETRY_DEADLINE_MS = 60_000
+const MAX_ATTEMPTS_DEFAULT = 30
+
+/** What the startup probes decided, for readiness and `doctor`. */
+export interface MysqlStorageStatus {
+  readonly server: ServerProbe
+  /** Null when full-text search works, else why it is unavailable. */
+  readonly ftsProblem: string | null
+  /** Null when the vector column and index can be used, else why not. */
+  readonly vectorProblem: string | null
+}
+
+/**
+ * The MySQL-protocol backend on a mysql2 pool (DESIGN §4): OceanBase ≥ 4.3.5 in MySQL mode, or
+ * MariaDB (FTS only). It adds no domain rule. Write transactions run SERIALIZABLE (SQLite's
+ * serialised writers, across every replica sharing the database), with the `UPDATE … WHERE` head
+ * CAS; deadlocks and lock timeouts roll back and rerun the whole transaction a bounded number of
+ * times. Reads run on one consistent snapshot and never lock.
+ */
+export class MysqlMemoryBackend extends DatabaseMemoryBackend {
+  readonly name: string
+  /** Write transactions: every session SERIALIZABLE. */
+  readonly #pool: Pool
+  /** Read transactions: every session REPEATABLE READ (a consistent snapshot, no locks). */
+  readonly #readPool: Pool
+  readonly #settings: MysqlConnectionSettings
+  readonly #status: MysqlStorageStatus
+  readonly #vectorState: VectorColumnState
+  readonly #maxAttempts: number
+  readonly #rewrite: ((sql: string) => string) | undefined
+  readonly #initialised = new WeakSet<object>()
+
+  private constructor(
+    pools: { write: Pool; read: Pool },
+    settings: MysqlConnectionSettings,
+    status: MysqlStorageStatus,
+    vectorState: VectorColumnState,
+    options: MysqlBackendOptions,
+  ) {
+    super(options)
+    this.name = status.server.dialect.name
+    this.#pool = pools.write
+    this.#readPool = pools.read
+    this.#settings = settings
+    this.#status = status
+    this.#vectorState = vectorState
+    this.#maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS_DEFAULT
+    this.#rewrite = options.rewriteSql
+  }
+
+  /**
+   * Connects, probes the server, applies missing migrations, ensures the FULLTEXT and (OceanBase)
+   * vector indexes, and settles the embedding profile. Capabilities follow what the probes found.
+   * @throws PowerContextError `invalid_request` (bad URL), `internal_error` (cannot connect, the
+   *   tenant is not in MySQL mode, the schema is newer); messages never contain the password.
+   */
+  static async open(options: MysqlBackendOptions): Promise<MysqlMemoryBackend> {
+    const settings = parseDatabaseUrl(options.url)
+    const config = {
+      host: settings.host,
+      port: settings.port,
+      user: settings.user,
+      ...(settings.password === undefined ? {} : { password: settings.password }),
+      database: settings.database,
+      connectionLimit: settings.connectionLimit,
+      charset: 'utf8mb4',
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      enableKeepAlive: true,
+    }
+    const pool = mysql.createPool(config)
+    const readPool = mysql.createPool(config)
+    try {
+      const conn = await pool.getConnection()
+      let backend: MysqlMemoryBackend
+      try {
+        const sql = new SqlSession(conn, options.rewriteSql)
+        const server = await probeServer(sql, settings.dialect)
+        const { ftsProblem, vectorState } = await withSchemaLock(
+          sql,
+          settings.database,
+          async () => {
+            await migrateMysql(sql, server.dialect)
+            const ftsProblem = await ensureFulltext(sql, server)
+            const stored = await sql.get<{ dimension: number }>(
+              'SELECT dimension FROM embedding_profile WHERE id = 1',
+            )
+            const vectorState = await ensureVectorColumn(
+              sql,
+              server,
+              stored?.dimension ?? options.embedder?.profile.dimension,
+              settings.hnsw,
+            )
+            return { ftsProblem, vectorState }
+          },
+        )
+        const status = { server, ftsProblem, vectorProblem: vectorState.problem }
+        const pools = { write: pool, read: readPool }
+        backend = new MysqlMemoryBackend(pools, settings, status, vectorState, options)
+      } finally {
+        conn.release()
+      }
+      await backend.initVectors()
+      return backend
+    } catch (err) {
+      await Promise.all([pool.end(), readPool.end()]).catch(() => undefined)
+      if (err instanceof PowerContextError && err.code !== 'internal_error') throw err
+      const message = redactSecret((err as Error).message, settings.password)
+      throw new PowerContextError(
+        'internal_error',
+        `cannot open database ${redactDatabaseUrl(options.url)}: ${message}`,
+        undefined,
+        { cause: sanitizedCause(err, settings.password) },
+      )
+    }
+  }
+
+  /** Full-text search follows the startup probe; vectors follow the base class's state. */
+  override get capabilities(): BackendCapabilities {
+    return { ...super.capabilities, fts: this.#status.ftsProblem === null }
+  }
+
+  /** Server, dialect and the reasons a capability is unavailable (startup probes). */
+  get storageStatus(): MysqlStorageStatus {
+    return this.#status
+  }
+
+  /** Readiness checks of the database's own capabilities (`full_text`: ready or why not). */
+  storageChecks(): Readonly<Record<string, string>> {
+    const fts = this.#status.ftsProblem
+    return { full_text: fts === null ? 'ready' : `unavailable: ${fts}` }
+  }
+
+  get #dialect(): MysqlDialect {
+    return this.#status.server.dialect
+  }
+
+  async #connection(write: boolean): Promise<PoolConnection> {
+    const conn = await (write ? this.#pool : this.#readPool).getConnection()
+    const core = conn.connection as unknown as object
+    if (!this.#initialised.has(core)) {
+      const level = write ? 'SERIALIZABLE' : 'REPEATABLE READ'
+      try {
+        for (const statement of this.#dialect.sessionSetup) await conn.query(statement)
+        await conn.query(`SET SESSION TRANSACTION ISOLATION LEVEL ${level}`)
+      } catch (err) {
+        conn.destroy()
+        throw err
+      }
+      this.#initialised.add(core)
+    }
+    return conn
+  }
+
+  async #transaction<T>(write: boolean, work: (tx: DialectTx) => Promise<T>): Promise<T> {
+    const deadline = Date.now() + RETRY_DEADLINE_MS
+    for (let attempt = 1; ; attempt += 1) {
+      let conn: PoolConnection
+      try {
+        conn = await this.#connection(write)
+      } catch (err) {
+        throw toStorageError(err, this.#settings.password)
+      }
+      let open = false
+      let broken = false
+      try {
+        await conn.query(write ? 'START TRANSACTION' : this.#dialect.beginRead)
+        open = true
+        const sql = new SqlSession(conn, this.#rewrite)
+        const tx = new MysqlDialectTx(
+          sql,
+          new MysqlVectorTx(sql, this.#vectorState),
+          this.#status.ftsProblem,
+        )
+        const out = await work(tx)
+        await conn.query('COMMIT')
+        open = false
+        return out
+      } catch (err) {
+        if (open) await conn.query('ROLLBACK').catch(() => (broken = true))
+        if (isConnectionError(err)) broken = true
+        const retry = isRetryable(err, this.#dialect.retryableErrnos)
+        if (retry && attempt < this.#maxAttempts && Date.now() < deadline) {
+          await sleep(Math.min(5 * 2 ** Math.min(attempt, 6), 250) * (0.5 + Math.random()))
+          continue
+        }
+        throw toStorageError(err, this.#settings.password, retry)
+      } finally {
+        if (broken) conn.destroy()
+        else conn.release()
+      }
+    }
+  }
+
+  protected override inWriteTransaction<T>(work: (tx: DialectTx) => Promise<T>): Promise<T> {
+    return this.#transaction(true, work)
+  }
+
+  protected override inReadTransaction<T>(work: (tx: DialectTx) => Promise<T>): Promise<T> {
+    return this.#transaction(false, work)
+  }
+
+  /** Ends every pooled connection (after the transactions in flight). Idempotent. */
+  override async close(): Promise<void> {
+    await Promise.all([this.#pool.end(), this.#readPool.end()]).catch(() => undefined)
+  }
+}
+
+/** Opens the MySQL-protocol backend; see {@link MysqlMemoryBackend.open}. */
+export function openMysqlBackend(options: MysqlBackendOptions): Promise<MysqlMemoryBackend> {
+  return MysqlMemoryBackend.open(options)
+}

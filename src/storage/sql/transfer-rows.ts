@@ -1,0 +1,147 @@
+/**
+ * Keys of two columns continue with `a >= ? AND (a > ? OR b > ?)`: a range on the leading
+ * column that SQLite and the MySQL family both serve from the index (an `a > ? OR (a = ? AND …)`
+ * made SQLite scan the table for every page).
+ *
+ * Keyset pages over the authoritative tables (export, import checks, paged rebuild), written once
+ * over the small session both adapters offer (STYLE R3: SQL only). `DialectTx.pages` carries
+ * them. Every page is ordered by the table's key and starts after the last key of the previous
+ * one, so a whole table is read in bounded memory.
+ */
+import type { MergeRecord } from '../../core/memory-model.js'
+import type { ChangeRow, HeadRow, MemoryRow, VersionRow } from '../spi/dialect-tx.js'
+import type { CursorRow, FailureRow } from '../spi/journal-tx.js'
+import {
+  CHANGE_COLUMNS,
+  CURSOR_COLUMNS,
+  FAILURE_COLUMNS,
+  HEAD_COLUMNS,
+  MEMORY_COLUMNS,
+  MERGE_COLUMNS,
+  VERSION_COLUMNS,
+} from './columns.js'
+import type { RowSession } from './legacy-rows.js'
+
+const list = (n: number): string => Array.from({ length: n }, () => '?').join(', ')
+
+/** The paged reads of one transaction. */
+export class TransferRows {
+  readonly #s: RowSession
+
+  constructor(session: RowSession) {
+    this.#s = session
+  }
+
+  /** Memory rows by id after `after`. */
+  memories(after: string, limit: number): Promise<MemoryRow[]> {
+    return this.#s.all(
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE memory_id > ? ORDER BY memory_id LIMIT ?`,
+      [after, limit],
+    )
+  }
+
+  /** Versions by (memory id, version) after the given key. */
+  versions(after: { memoryId: string; version: number }, limit: number): Promise<VersionRow[]> {
+    return this.#s.all(
+      `SELECT ${VERSION_COLUMNS} FROM memory_versions
+       WHERE memory_id >= ? AND (memory_id > ? OR version > ?)
+       ORDER BY memory_id, version LIMIT ?`,
+      [after.memoryId, after.memoryId, after.version, limit],
+    )
+  }
+
+  /** Change rows by (scope, seq) after the given key. */
+  changes(after: { scopeId: string; seq: number }, limit: number): Promise<ChangeRow[]> {
+    return this.#s.all(
+      `SELECT ${CHANGE_COLUMNS} FROM memory_changes
+       WHERE scope_id >= ? AND (scope_id > ? OR seq > ?)
+       ORDER BY scope_id, seq LIMIT ?`,
+      [after.scopeId, after.scopeId, after.seq, limit],
+    )
+  }
+
+  /** Head projection rows by memory id after `after`. */
+  heads(after: string, limit: number): Promise<HeadRow[]> {
+    return this.#s.all(
+      `SELECT ${HEAD_COLUMNS} FROM memory_heads WHERE memory_id > ? ORDER BY memory_id LIMIT ?`,
+      [after, limit],
+    )
+  }
+
+  /** Change rows by (memory id, seq) after the given key (a memory's transitions in order). */
+  changesByMemory(after: { memoryId: string; seq: number }, limit: number): Promise<ChangeRow[]> {
+    return this.#s.all(
+      `SELECT ${CHANGE_COLUMNS} FROM memory_changes
+       WHERE memory_id >= ? AND (memory_id > ? OR seq > ?)
+       ORDER BY memory_id, seq LIMIT ?`,
+      [after.memoryId, after.memoryId, after.seq, limit],
+    )
+  }
+
+  /** Merge records (with their inputs in order) by merge id after `after`. */
+  async merges(after: string, limit: number): Promise<MergeRecord[]> {
+    const rows = await this.#s.all<Omit<MergeRecord, 'inputs'>>(
+      `SELECT ${MERGE_COLUMNS} FROM merges WHERE merge_id > ? ORDER BY merge_id LIMIT ?`,
+      [after, limit],
+    )
+    if (rows.length === 0) return []
+    const inputs = await this.#s.all<{ mergeId: string; artifactId: string; revision: number }>(
+      `SELECT merge_id AS mergeId, memory_id AS artifactId, version AS revision FROM merge_inputs
+       WHERE merge_id IN (${list(rows.length)}) ORDER BY merge_id, ordinal`,
+      rows.map((r) => r.mergeId),
+    )
+    const byMerge = new Map<string, { artifactId: string; revision: number }[]>()
+    for (const { mergeId, artifactId, revision } of inputs) {
+      const refs = byMerge.get(mergeId) ?? []
+      refs.push({ artifactId, revision: Number(revision) })
+      byMerge.set(mergeId, refs)
+    }
+    return rows.map((r) => ({ ...r, inputs: byMerge.get(r.mergeId) ?? [] }))
+  }
+
+  /** Scope ids after `after`. */
+  async scopes(after: string, limit: number): Promise<string[]> {
+    const rows = await this.#s.all<{ scopeId: string }>(
+      'SELECT scope_id AS scopeId FROM scopes WHERE scope_id > ? ORDER BY scope_id LIMIT ?',
+      [after, limit],
+    )
+    return rows.map((r) => r.scopeId)
+  }
+
+  /** Cursors by scope after `after`. */
+  cursors(after: string, limit: number): Promise<CursorRow[]> {
+    return this.#s.all(
+      `SELECT ${CURSOR_COLUMNS} FROM source_cursors WHERE scope_id > ? ORDER BY scope_id LIMIT ?`,
+      [after, limit],
+    )
+  }
+
+  /** Failure rows by (scope, position) after the given key. */
+  failures(after: { scopeId: string; position: number }, limit: number): Promise<FailureRow[]> {
+    return this.#s.all(
+      `SELECT ${FAILURE_COLUMNS} FROM source_failures
+       WHERE scope_id >= ? AND (scope_id > ? OR position > ?)
+       ORDER BY scope_id, position LIMIT ?`,
+      [after.scopeId, after.scopeId, after.position, limit],
+    )
+  }
+}
+
+/**
+ * Every item of a keyset-paged read: `page(after)` returns up to `size` items in key order and
+ * `keyOf` gives the key to continue after.
+ */
+export async function* paged<T, K>(
+  start: K,
+  size: number,
+  page: (after: K, limit: number) => Promise<T[]>,
+  keyOf: (item: T) => K,
+): AsyncGenerator<T> {
+  for (let after = start; ;) {
+    const items = await page(after, size)
+    yield* items
+    const last = items.at(-1)
+    if (last === undefined || items.length < size) return
+    after = keyOf(last)
+  }
+}
