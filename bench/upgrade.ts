@@ -27,8 +27,8 @@ import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 
 import { MemoryRuntime } from '../src/runtime/memory-runtime.js'
+import { paged } from '../src/storage/engine/maintenance/paged.js'
 import { parseExportLine } from '../src/storage/engine/maintenance/row-transfer.js'
-import { paged } from '../src/storage/sql/transfer-rows.js'
 import { f1, int } from './bench-stats.js'
 
 const SCRIPT = fileURLToPath(

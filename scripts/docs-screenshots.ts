@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url'
 import { createPowerContextClient } from '../src/client/index.js'
 import { startServer } from '../src/http/server-run.js'
 import { launchChromium } from '../test/support/browser.js'
-import { DEMO_SCOPE, seedDemo } from '../test/support/console-seed.js'
+import { DEMO_SCOPE } from '../test/support/console-seed.js'
+import { seedDemo } from '../test/support/console-seed.js'
 import { captureViews } from '../test/support/console-views.js'
 
 const out = fileURLToPath(new URL('../docs/console/', import.meta.url))

@@ -4,8 +4,8 @@ import { createInterface } from 'node:readline'
 
 import type { Command } from 'commander'
 
-import type { ExportRecord } from '../storage/engine/maintenance/row-transfer.js'
 import { parseExportLine } from '../storage/engine/maintenance/row-transfer.js'
+import type { ExportRecord } from '../storage/spi/export-types.js'
 import type { CliIo } from './cli-io.js'
 import { EXIT_FAILURE, EXIT_OK } from './cli-io.js'
 import type { RunWithRuntime } from './cli-runners.js'

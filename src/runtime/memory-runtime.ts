@@ -1,5 +1,6 @@
 import type { Embedder, EmbeddingProfile } from '../core/embedding.js'
-import type { ExportRecord, ImportReport } from '../storage/engine/maintenance/row-transfer.js'
+import type { ExportRecord } from '../storage/spi/export-types.js'
+import type { ImportReport } from '../storage/spi/export-types.js'
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/spi/flush-types.js'
 import type * as L from '../storage/spi/listing-types.js'
 import type * as Spi from '../storage/spi/memory-backend.js'

@@ -6,13 +6,13 @@
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
-import type { ExportRecord } from '../../src/storage/engine/maintenance/row-transfer.js'
 import {
   exportRows,
   importRows,
   parseExportLine,
 } from '../../src/storage/engine/maintenance/row-transfer.js'
 import { openMysqlBackend } from '../../src/storage/mysql/index.js'
+import type { ExportRecord } from '../../src/storage/spi/export-types.js'
 import type { MemoryBackend } from '../../src/storage/spi/memory-backend.js'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
 import { expectCode } from '../conformance/memory-backend.case.js'

@@ -9,7 +9,7 @@ import { DeterministicEmbedder } from '../../src/runtime/embedder.js'
 import type { SearchMode } from '../../src/storage/spi/memory-backend.js'
 import type { SqliteMemoryBackend } from '../../src/storage/sqlite/index.js'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
-import { loadHnswlib } from '../../src/storage/sqlite/sqlite-ann.js'
+import { loadHnswlib } from '../../src/storage/sqlite/sqlite-ann-types.js'
 import { SQLITE_SCHEMA_VERSION } from '../../src/storage/sqlite/sqlite-schema.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pc-sqlite-ann-'))

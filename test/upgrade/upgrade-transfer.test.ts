@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 
 import { main } from '../../src/cli/main.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
-import type { ExportRecord } from '../../src/storage/engine/maintenance/row-transfer.js'
+import type { ExportRecord } from '../../src/storage/spi/export-types.js'
 import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 import { expectCitationsResolve, makeReferenceDb, referenceCitations } from './reference-fixture.js'
 

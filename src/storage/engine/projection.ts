@@ -1,8 +1,6 @@
 import type { DialectTx, VersionRow } from '../spi/dialect-tx.js'
-import type { WriteContext } from './guards.js'
-import { requireMemory, requireVersion } from './guards.js'
-import { planRestore } from './ops/restore-plan.js'
 import { headOf } from './row-builders.js'
+import type { WriteContext } from './write-context.js'
 
 /**
  * Projects an active memory's version: the head row with its full-text row and, in the same
@@ -33,31 +31,4 @@ export async function projectHead(
     embeddingHash: prepared.hashOf(version.contentHash),
     vector,
   })
-}
-
-/** The text an update will project: the new text, or the current one for a kind/evidence change. */
-export async function updateTexts(
-  tx: DialectTx,
-  cmd: { scopeId: string; memoryId: string; text: string | undefined },
-): Promise<string[]> {
-  if (cmd.text !== undefined) return [cmd.text]
-  const row = await requireMemory(tx, cmd.scopeId, cmd.memoryId)
-  return [(await requireVersion(tx, row.memoryId, row.currentVersion)).text]
-}
-
-/** The texts a restore will project: every memory coming back, and the `to_revision` content. */
-export async function restoreTexts(
-  tx: DialectTx,
-  cmd: { scopeId: string; memoryId: string; toRevision: number | undefined },
-): Promise<string[]> {
-  const plan = await planRestore(tx, cmd)
-  const texts: string[] = []
-  for (const ref of plan.restore)
-    texts.push((await requireVersion(tx, ref.memoryId, ref.version)).text)
-  if (plan.newVersion !== null) {
-    texts.push(
-      (await requireVersion(tx, plan.newVersion.memoryId, plan.newVersion.fromRevision)).text,
-    )
-  }
-  return texts
 }

@@ -14,6 +14,7 @@ import type {
   TextHit,
   VersionRow,
 } from '../spi/dialect-tx.js'
+import type { RowSession } from '../spi/legacy-tx.js'
 import {
   CHANGE_COLUMNS,
   HEAD_COLUMNS,
@@ -21,7 +22,6 @@ import {
   SOURCE_COLUMNS,
   VERSION_COLUMNS,
 } from '../sql/columns.js'
-import type { RowSession } from '../sql/legacy-rows.js'
 import { LegacyRows } from '../sql/legacy-rows.js'
 import {
   CAS_MEMORY,

@@ -1,108 +1,23 @@
-import type {
-  ChangeOp,
-  MemoryChange,
-  MemoryState,
-  MergeRecord,
-  SourceType,
-} from '../../core/memory-model.js'
+import type { MemoryState, MergeRecord, SourceType } from '../../core/memory-model.js'
 import type { PlannedTerm } from '../../core/query-plan.js'
-import type { LegacyRows } from '../sql/legacy-rows.js'
-import type { TransferRows } from '../sql/transfer-rows.js'
 import type { JournalTx } from './journal-tx.js'
+import type { LegacyTx } from './legacy-tx.js'
+import type {
+  ChangeRow,
+  CurrentMemory,
+  HeadRow,
+  MemoryRow,
+  NewChangeRow,
+  ScopeRow,
+  StateCountRow,
+  TextHit,
+  VersionRow,
+} from './rows.js'
+import type { SourceRow } from './source-row.js'
+import type { TransferTx } from './transfer-tx.js'
 import type { VectorTx } from './vector-tx.js'
 
-/** The authoritative pointer row of one memory (the CAS target). */
-export interface MemoryRow {
-  readonly memoryId: string
-  readonly scopeId: string
-  readonly currentVersion: number
-  readonly state: MemoryState
-  /** Increments on every state change; CAS compares it with the version. */
-  readonly stateVersion: number
-  readonly mergedInto: string | null
-  /** Kind of the current version (denormalised for `list` filters). */
-  readonly kind: string
-  readonly createdAt: string
-  readonly updatedAt: string
-}
-
-/** One stored version; refs are canonical JSON text exactly as hashed. */
-export interface VersionRow {
-  readonly memoryId: string
-  readonly scopeId: string
-  readonly version: number
-  readonly previousVersion: number | null
-  readonly kind: string
-  readonly text: string
-  readonly sourcesJson: string
-  readonly artifactsJson: string
-  readonly observedAt: string | null
-  readonly contentHash: string
-  readonly createdAt: string
-  readonly operation: ChangeOp
-  readonly operationId: string
-  readonly reason: string | null
-}
-
-/** Active-head projection row (search projection; rebuildable). */
-export interface HeadRow {
-  readonly memoryId: string
-  readonly scopeId: string
-  readonly version: number
-  readonly kind: string
-  readonly contentHash: string
-  readonly searchableText: string
-}
-
-/** A change-log row before its per-scope sequence number is allocated. */
-export type NewChangeRow = Omit<MemoryChange, 'seq'>
-
-export interface ChangeRow extends NewChangeRow {
-  readonly scopeId: string
-  readonly seq: number
-}
-
-export interface SourceRow {
-  readonly scopeId: string
-  readonly sourceType: SourceType
-  readonly sourceId: string
-  readonly position: number
-  readonly payloadHash: string
-  readonly payload: string
-  readonly createdAt: string
-}
-
-/** A raw full-text hit in backend order (best first); the base class re-checks it. */
-export interface TextHit {
-  readonly memoryId: string
-  readonly version: number
-  /** The head's content hash: its tokens belong to exactly this content. */
-  readonly contentHash: string
-  /** The head's Analyzer v1 tokens, space-separated (admission runs on them before any load). */
-  readonly searchableText: string
-}
-
-/** One scope's counters as stored: change sequence, journal position, cursor, newest change. */
-export interface ScopeRow {
-  readonly scopeId: string
-  readonly headSeq: number
-  readonly highWatermark: number
-  readonly cursorPosition: number
-  readonly lastChangeAt: string | null
-}
-
-/** How many memories of one scope are in one state. */
-export interface StateCountRow {
-  readonly scopeId: string
-  readonly state: MemoryState
-  readonly n: number
-}
-
-/** A memory row joined with its current version. */
-export interface CurrentMemory {
-  readonly row: MemoryRow
-  readonly version: VersionRow
-}
+export type { SourceRow } from './source-row.js'
 
 /**
  * Row-level verbs an adapter offers inside one transaction (STYLE R3). No verb decides a domain
@@ -114,9 +29,9 @@ export interface DialectTx {
   /** The source journal's verbs: cursor, failures, decision records (DESIGN §6). */
   readonly journal: JournalTx
   /** The upgrade tables' verbs (docs/upgrade.md). */
-  readonly legacy: LegacyRows
+  readonly legacy: LegacyTx
   /** Keyset pages over the authoritative tables (export, import, paged rebuild). */
-  readonly pages: TransferRows
+  readonly pages: TransferTx
   getMemory(memoryId: string): Promise<MemoryRow | undefined>
   getVersion(memoryId: string, version: number): Promise<VersionRow | undefined>
   listVersions(memoryId: string): Promise<VersionRow[]>
@@ -203,3 +118,14 @@ export interface DialectTx {
   /** Drops every projection row and index entry (before `rebuild`). */
   clearProjections(): Promise<void>
 }
+export type {
+  ChangeRow,
+  CurrentMemory,
+  HeadRow,
+  MemoryRow,
+  NewChangeRow,
+  ScopeRow,
+  StateCountRow,
+  TextHit,
+  VersionRow,
+} from './rows.js'

@@ -6,7 +6,7 @@
  */
 import type { JsonValue } from '../../core/canonical.js'
 import type { ArtifactRef, Memory, MemoryChange, SourceRef } from '../../core/memory-model.js'
-import type { SearchResult } from './memory-backend.js'
+import type { SearchResult } from './search-types.js'
 
 /** Default number of sources one flush takes. */
 export const FLUSH_LIMIT_DEFAULT = 100

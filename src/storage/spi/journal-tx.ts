@@ -2,7 +2,7 @@
  * Row verbs of the source journal (cursor, failures, decision records) an adapter offers inside
  * one transaction (STYLE R3): SQL only, no decision. `DialectTx.journal` carries them.
  */
-import type { SourceRow } from './dialect-tx.js'
+import type { SourceRow } from './source-row.js'
 
 /** A scope's flush cursor: the last processed journal position, CAS on `generation`. */
 export interface CursorRow {

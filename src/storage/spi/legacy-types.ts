@@ -4,7 +4,7 @@
  * The base class checks every step against the rules of this runtime and writes it in one
  * transaction per scope (`DatabaseMemoryBackend.importLegacyScope`).
  */
-import type { LegacyUpgradeRow } from '../sql/legacy-rows.js'
+import type { LegacyUpgradeRow } from './legacy-tx.js'
 
 /** One version of an old entry, as the reference stored it. */
 export interface LegacyEntryVersion {

@@ -7,16 +7,12 @@ import type {
   MergeRecord,
   SourceRef,
 } from '../../core/memory-model.js'
-import type { SearchChannel } from '../../core/search-rules.js'
-import type { ExportRecord, ImportReport } from '../engine/maintenance/row-transfer.js'
+import type { ExportRecord } from './export-types.js'
+import type { ImportReport } from './export-types.js'
 import type { SkippedSource, SourceJournalPort } from './flush-types.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from './legacy-types.js'
 import type * as L from './listing-types.js'
-
-/** Search modes a caller may ask for; the response reports the one actually used. */
-export const SEARCH_MODES = ['auto', 'fts', 'vector', 'hybrid'] as const
-export type SearchMode = (typeof SEARCH_MODES)[number]
-export type UsedSearchMode = Exclude<SearchMode, 'auto'>
+import type { SearchCommand, SearchResult } from './search-types.js'
 
 /** Batch and page limits (DESIGN §7). */
 export const REMEMBER_MAX_ENTRIES = 100
@@ -205,29 +201,6 @@ export interface ListResult {
   readonly nextAfter: string | null
 }
 
-export interface SearchCommand {
-  readonly scopeId: string
-  readonly query: string
-  /** 1–50, default 8. */
-  readonly limit?: number | undefined
-  /** Default `auto`. */
-  readonly mode?: SearchMode | undefined
-  readonly kinds?: readonly string[] | undefined
-}
-
-export interface SearchHit {
-  readonly memoryRef: ArtifactRef
-  readonly kind: string
-  readonly text: string
-  readonly score: number
-  readonly matchedBy: readonly SearchChannel[]
-}
-
-export interface SearchResult {
-  readonly mode: UsedSearchMode
-  readonly hits: readonly SearchHit[]
-}
-
 /** Active memories of one or more scopes, most recently written first. */
 export interface RecentCommand {
   /** 1–9 scope ids, read in one snapshot (a repeated id counts once). */
@@ -403,3 +376,12 @@ export interface MemoryBackend {
   ): Promise<LegacyScopeResult>
   close(): Promise<void>
 }
+
+export type {
+  SearchCommand,
+  SearchHit,
+  SearchMode,
+  SearchResult,
+  UsedSearchMode,
+} from './search-types.js'
+export { SEARCH_MODES } from './search-types.js'

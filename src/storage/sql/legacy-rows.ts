@@ -1,56 +1,11 @@
-/**
- * Row verbs of the upgrade tables (`legacy_upgrades`, `legacy_citations`, `legacy_source_payloads`;
- * docs/upgrade.md), written once over the small session both adapters offer (STYLE R3: SQL only,
- * the base class decides). `DialectTx.legacy` carries them.
- */
-
-/** One upgraded scope: where it came from and what its journal cursor started at. */
-export interface LegacyUpgradeRow {
-  /** The scope here. */
-  readonly scopeId: string
-  /** The scope id in the reference database (differs when mapped with `--map-scope`). */
-  readonly legacyScopeId: string
-  /** The reference database it came from (file path or redacted URL). */
-  readonly origin: string
-  /** SHA-256 over the old scope's state at upgrade time (a rerun detects later writes). */
-  readonly fingerprint: string
-  /** The reference cursor carried over: positions up to here were processed by the reference. */
-  readonly cursorBase: number
-  /** Canonical JSON of what was moved. */
-  readonly countsJson: string
-  readonly operationId: string
-  readonly upgradedAt: string
-}
-
-/** Key of an old entry citation (the reference's MemoryCitation without the collection revision). */
-export interface LegacyCitationKey {
-  readonly scopeId: string
-  readonly memoryArtifactId: string
-  readonly entryId: string
-  readonly entryVersionId: string
-}
-
-/** An old entry version and the exact memory version it became. */
-export interface LegacyCitationRow extends LegacyCitationKey {
-  /** The collection revision that created the entry version (older citations cannot name it). */
-  readonly firstRevision: number
-  readonly memoryId: string
-  readonly version: number
-}
-
-/** The original payload bytes of an upgraded source. */
-export interface LegacyPayloadRow {
-  readonly scopeId: string
-  readonly sourceType: string
-  readonly sourceId: string
-  readonly payload: Uint8Array
-}
-
-/** What the adapters hand the verbs: positional `?` parameters, rows as plain objects. */
-export interface RowSession {
-  all<T>(sql: string, params: readonly unknown[]): Promise<T[]>
-  run(sql: string, params: readonly unknown[]): Promise<void>
-}
+import type { LegacyTx } from '../spi/legacy-tx.js'
+import type {
+  LegacyCitationKey,
+  LegacyCitationRow,
+  LegacyPayloadRow,
+  LegacyUpgradeRow,
+  RowSession,
+} from '../spi/legacy-tx.js'
 
 const UPGRADE_COLUMNS = `scope_id AS scopeId, legacy_scope_id AS legacyScopeId, origin,
   fingerprint, cursor_base AS cursorBase, counts_json AS countsJson, operation_id AS operationId,
@@ -68,7 +23,7 @@ const num = <T extends { version: number; firstRevision: number }>(r: T): T => (
 })
 
 /** The upgrade tables' verbs inside one transaction. */
-export class LegacyRows {
+export class LegacyRows implements LegacyTx {
   readonly #s: RowSession
 
   constructor(session: RowSession) {

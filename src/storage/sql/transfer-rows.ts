@@ -11,6 +11,8 @@
 import type { MergeRecord } from '../../core/memory-model.js'
 import type { ChangeRow, HeadRow, MemoryRow, VersionRow } from '../spi/dialect-tx.js'
 import type { CursorRow, FailureRow } from '../spi/journal-tx.js'
+import type { RowSession } from '../spi/legacy-tx.js'
+import type { TransferTx } from '../spi/transfer-tx.js'
 import {
   CHANGE_COLUMNS,
   CURSOR_COLUMNS,
@@ -20,12 +22,11 @@ import {
   MERGE_COLUMNS,
   VERSION_COLUMNS,
 } from './columns.js'
-import type { RowSession } from './legacy-rows.js'
 
 const list = (n: number): string => Array.from({ length: n }, () => '?').join(', ')
 
 /** The paged reads of one transaction. */
-export class TransferRows {
+export class TransferRows implements TransferTx {
   readonly #s: RowSession
 
   constructor(session: RowSession) {
@@ -124,24 +125,5 @@ export class TransferRows {
        ORDER BY scope_id, position LIMIT ?`,
       [after.scopeId, after.scopeId, after.position, limit],
     )
-  }
-}
-
-/**
- * Every item of a keyset-paged read: `page(after)` returns up to `size` items in key order and
- * `keyOf` gives the key to continue after.
- */
-export async function* paged<T, K>(
-  start: K,
-  size: number,
-  page: (after: K, limit: number) => Promise<T[]>,
-  keyOf: (item: T) => K,
-): AsyncGenerator<T> {
-  for (let after = start; ;) {
-    const items = await page(after, size)
-    yield* items
-    const last = items.at(-1)
-    if (last === undefined || items.length < size) return
-    after = keyOf(last)
   }
 }

@@ -1,4 +1,6 @@
-import type { AnnReader, AnnStamp, AnnVectorRow } from './sqlite-ann.js'
+import type { AnnReader } from './sqlite-ann-types.js'
+import type { AnnStamp } from './sqlite-ann-types.js'
+import type { AnnVectorRow } from './sqlite-ann-types.js'
 import type { SqliteStatements } from './sqlite-statements.js'
 
 /** Log entries kept: a graph further behind than this is rebuilt instead of caught up. */

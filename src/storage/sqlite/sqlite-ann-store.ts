@@ -6,7 +6,8 @@ import { pipeline } from 'node:stream/promises'
 
 import type { HierarchicalNSW } from 'hnswlib-node'
 
-import type { AnnStamp, Hnswlib } from './sqlite-ann.js'
+import type { AnnStamp } from './sqlite-ann-types.js'
+import type { Hnswlib } from './sqlite-ann-types.js'
 import { scopeHash } from './sqlite-search.js'
 
 /**

@@ -9,10 +9,13 @@ import type {
   VectorTx,
 } from '../spi/vector-tx.js'
 import { nearestFirst } from '../spi/vector-tx.js'
-import type { AnnReadRunner, AnnScopeStatus, AnnSettings, Hnswlib } from './sqlite-ann.js'
 import { AnnGraphs } from './sqlite-ann.js'
 import { logVectorChange, SqliteAnnReader } from './sqlite-ann-rows.js'
 import type { GraphStore } from './sqlite-ann-store.js'
+import type { AnnReadRunner } from './sqlite-ann-types.js'
+import type { AnnScopeStatus } from './sqlite-ann-types.js'
+import type { AnnSettings } from './sqlite-ann-types.js'
+import type { Hnswlib } from './sqlite-ann-types.js'
 import { SqliteStatements } from './sqlite-statements.js'
 import type { SqliteVectorIndex } from './sqlite-vector.js'
 

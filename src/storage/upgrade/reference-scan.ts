@@ -7,8 +7,8 @@
 import { checkScopeId, checkSourceId } from '../../core/ids.js'
 import { normalizeKind, normalizeReason, normalizeText } from '../../core/text-rules.js'
 import { checkCapture } from '../engine/ops/capture.js'
+import type { LegacyUpgradeRow } from '../spi/legacy-tx.js'
 import type { LegacyScopeCounts, TargetScopeState } from '../spi/legacy-types.js'
-import type { LegacyUpgradeRow } from '../sql/legacy-rows.js'
 import { decodeCursor, decodeMemoryContent, LegacyDecodeError } from './reference-payloads.js'
 import {
   decodeSourceRow,

@@ -25,10 +25,11 @@ import type {
 } from '../../spi/flush-types.js'
 import type { CursorRow, FailureRow } from '../../spi/journal-tx.js'
 import { CHANGES_LIMIT_MAX } from '../../spi/memory-backend.js'
-import type { WriteContext } from '../guards.js'
-import { rememberInTx, updateInTx } from '../guards.js'
+import { toChange } from '../ops/changes.js'
 import { mergeInTx } from '../ops/merge.js'
-import { toChange } from '../ops/reads.js'
+import { rememberInTx } from '../ops/remember.js'
+import { updateInTx } from '../ops/update.js'
+import type { WriteContext } from '../write-context.js'
 
 const nextUlid = monotonicFactory()
 

@@ -13,6 +13,7 @@ import { checkScopeId, checkSourceId, newMemoryId, newOperationId } from '../../
 import type { VersionContent } from '../../../core/memory-model.js'
 import { normalizeKind, normalizeReason, normalizeText } from '../../../core/text-rules.js'
 import type { DialectTx, MemoryRow, NewChangeRow } from '../../spi/dialect-tx.js'
+import type { LegacyCitationRow } from '../../spi/legacy-tx.js'
 import type {
   LegacyChange,
   LegacyScopeCounts,
@@ -20,9 +21,8 @@ import type {
   LegacyScopeResult,
   LegacyStep,
 } from '../../spi/legacy-types.js'
-import type { LegacyCitationRow } from '../../sql/legacy-rows.js'
-import { paged } from '../../sql/transfer-rows.js'
 import { casOrConflict, requireSources } from '../guards.js'
+import { paged } from '../maintenance/paged.js'
 import { checkCapture } from '../ops/capture.js'
 import { changeRow, firstMemoryRow, headOf, newVersionRow, nextRow } from '../row-builders.js'
 

@@ -2,7 +2,7 @@ import type { LegacyCitation } from '../../../core/command-rules.js'
 import { PowerContextError } from '../../../core/errors.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
 import type { GetResult } from '../../spi/memory-backend.js'
-import { getInTx } from '../ops/reads.js'
+import { getInTx } from '../ops/get.js'
 
 /**
  * `get` by an old entry citation (docs/upgrade.md): the map written by the upgrade turns it into

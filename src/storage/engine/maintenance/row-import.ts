@@ -7,11 +7,15 @@
  */
 import { invalidRequest } from '../../../core/errors.js'
 import type { ChangeRow, DialectTx, MemoryRow } from '../../spi/dialect-tx.js'
+import type { ExportRecord } from '../../spi/export-types.js'
+import type { ImportReport } from '../../spi/export-types.js'
+import type { RowType } from '../../spi/export-types.js'
+import { EXPORT_FORMAT } from '../../spi/export-types.js'
+import { EXPORT_VERSIONS_READ } from '../../spi/export-types.js'
+import { ROW_TYPES } from '../../spi/export-types.js'
 import type { FailureRow } from '../../spi/journal-tx.js'
 import { versionRowProblems } from '../version-codec.js'
-import type { ExportRecord, ImportReport, RowType } from './row-transfer.js'
-import { EXPORT_FORMAT, EXPORT_VERSIONS_READ, ROW_TYPES } from './row-transfer.js'
-import { rebuildInTx } from './verify.js'
+import { rebuildInTx } from './rebuild.js'
 
 const RUN = 500
 

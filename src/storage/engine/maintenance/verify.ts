@@ -1,12 +1,12 @@
 import { analyzeText } from '../../../core/analyzer.js'
 import type { MergeRecord } from '../../../core/memory-model.js'
 import type { ChangeRow, DialectTx, HeadRow, MemoryRow, VersionRow } from '../../spi/dialect-tx.js'
-import type { RebuildReport, VerifyReport } from '../../spi/memory-backend.js'
-import { paged } from '../../sql/transfer-rows.js'
+import type { VerifyReport } from '../../spi/memory-backend.js'
 import { journalProblemsInTx, legacyProblemsInTx, skipSeqsInTx } from '../journal/journal-checks.js'
 import { headOf } from '../row-builders.js'
 import { contentOfRow } from '../version-codec.js'
 import { versionRowProblems } from '../version-codec.js'
+import { paged } from './paged.js'
 
 const PAGE = 1000
 
@@ -310,29 +310,4 @@ export async function verifyInTx(tx: DialectTx): Promise<VerifyReport> {
   problems.push(...(await journalProblemsInTx(tx)))
   problems.push(...(await legacyProblemsInTx(tx)))
   return { ok: problems.length === 0, problems, counts }
-}
-
-/**
- * Rebuilds the head projection and every index over it from the authoritative rows, reading the
- * memories in pages (bounded memory whatever the size).
- */
-export async function rebuildInTx(tx: DialectTx): Promise<RebuildReport> {
-  await tx.clearProjections()
-  let heads = 0
-  const page = (after: string, limit: number) => tx.pages.memories(after, limit)
-  let active: string[] = []
-  const project = async (): Promise<void> => {
-    for (const c of (await tx.loadCurrent(active)).values()) {
-      await tx.putHead(headOf(c.version))
-      heads += 1
-    }
-    active = []
-  }
-  for await (const m of paged('', 500, page, (r) => r.memoryId)) {
-    if (m.state !== 'active') continue
-    active.push(m.memoryId)
-    if (active.length >= 500) await project()
-  }
-  await project()
-  return { heads }
 }

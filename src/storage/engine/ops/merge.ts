@@ -4,7 +4,6 @@ import { newMergeId } from '../../../core/ids.js'
 import type { ArtifactRef, Memory, MergeRecord, SourceRef } from '../../../core/memory-model.js'
 import type { DialectTx, MemoryRow, NewChangeRow, VersionRow } from '../../spi/dialect-tx.js'
 import type { MergeResult } from '../../spi/memory-backend.js'
-import type { WriteContext } from '../guards.js'
 import {
   casOrConflict,
   requireActiveAt,
@@ -15,6 +14,7 @@ import {
 import { projectHead } from '../projection.js'
 import { changeRow, firstMemoryRow, newVersionRow, nextRow } from '../row-builders.js'
 import { contentOfRow, viewOf } from '../version-codec.js'
+import type { WriteContext } from '../write-context.js'
 
 /** A validated merge request. */
 export interface CheckedMerge {

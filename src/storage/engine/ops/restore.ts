@@ -2,12 +2,13 @@ import { PowerContextError } from '../../../core/errors.js'
 import type { Memory } from '../../../core/memory-model.js'
 import type { DialectTx, MemoryRow, NewChangeRow } from '../../spi/dialect-tx.js'
 import type { RestoreResult } from '../../spi/memory-backend.js'
-import type { WriteContext } from '../guards.js'
-import { casOrConflict, requireVersion, writeNextVersion } from '../guards.js'
+import { casOrConflict, requireVersion } from '../guards.js'
 import { projectHead } from '../projection.js'
 import { changeRow, nextRow } from '../row-builders.js'
 import { contentOfRow, viewOf } from '../version-codec.js'
+import type { WriteContext } from '../write-context.js'
 import { planRestore, type RestorePlan } from './restore-plan.js'
+import { writeNextVersion } from './update.js'
 
 /** A validated restore request. */
 export interface CheckedRestore {

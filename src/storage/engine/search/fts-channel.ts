@@ -1,94 +1,9 @@
 import { analyzeTokens } from '../../../core/analyzer.js'
-import type { MemoryState } from '../../../core/memory-model.js'
 import { admits, planQuery } from '../../../core/query-plan.js'
 import type { ChannelHit } from '../../../core/search-rules.js'
 import { candidatePoolSize } from '../../../core/search-rules.js'
-import type { ChangeRow, CurrentMemory, DialectTx, TextHit } from '../../spi/dialect-tx.js'
-import type {
-  ChangesResult,
-  GetResult,
-  HistoryResult,
-  ListResult,
-} from '../../spi/memory-backend.js'
-import { requireMemory, requireVersion } from '../guards.js'
-import { versionRowProblems, viewOf } from '../version-codec.js'
-
-/** Change rows as callers see them (the scope is implied by the request). */
-export function toChange(row: ChangeRow): HistoryResult['transitions'][number] {
-  return Object.freeze({
-    seq: row.seq,
-    op: row.op,
-    memoryId: row.memoryId,
-    fromRevision: row.fromRevision,
-    toRevision: row.toRevision,
-    fromState: row.fromState,
-    toState: row.toState,
-    reason: row.reason,
-    operationId: row.operationId,
-    at: row.at,
-  })
-}
-
-/** DESIGN §3 get: an exact version (or the current one), hash-verified, under the current state. */
-export async function getInTx(
-  tx: DialectTx,
-  cmd: { scopeId: string; memoryId: string; revision: number | undefined },
-): Promise<GetResult> {
-  const row = await requireMemory(tx, cmd.scopeId, cmd.memoryId)
-  const version = await requireVersion(tx, row.memoryId, cmd.revision ?? row.currentVersion)
-  return { memory: viewOf(version, row), currentRevision: row.currentVersion, state: row.state }
-}
-
-/** DESIGN §3 history: every version and every state transition of one memory. */
-export async function historyInTx(
-  tx: DialectTx,
-  cmd: { scopeId: string; memoryId: string },
-): Promise<HistoryResult> {
-  const row = await requireMemory(tx, cmd.scopeId, cmd.memoryId)
-  const versions = await tx.listVersions(row.memoryId)
-  const transitions = await tx.listChangesOfMemory(row.memoryId)
-  const merges = await tx.mergesOfMemory(row.memoryId)
-  return {
-    memoryId: row.memoryId,
-    state: row.state,
-    currentRevision: row.currentVersion,
-    versions: versions.map((v) => viewOf(v, row)),
-    transitions: transitions.map(toChange),
-    merges,
-  }
-}
-
-/** DESIGN §3 list: one keyset page over memory ids, filtered by state and kind. */
-export async function listInTx(
-  tx: DialectTx,
-  q: {
-    scopeId: string
-    states: MemoryState[]
-    kinds: string[] | undefined
-    after: string | undefined
-    limit: number
-  },
-): Promise<ListResult> {
-  const rows = await tx.listMemories({ ...q, limit: q.limit + 1 })
-  const page = rows.slice(0, q.limit)
-  const current = await tx.loadCurrent(page.map((r) => r.memoryId))
-  const memories = page.map((r) => {
-    const c = current.get(r.memoryId)
-    if (c === undefined) throw new Error(`memory ${r.memoryId} vanished inside a read transaction`)
-    return viewOf(c.version, c.row)
-  })
-  const last = page.at(-1)
-  return { memories, nextAfter: rows.length > q.limit && last !== undefined ? last.memoryId : null }
-}
-
-/** DESIGN §2 changes: rows after `since` (exclusive), oldest first; never loads memory text. */
-export async function changesInTx(
-  tx: DialectTx,
-  q: { scopeId: string; since: number; limit: number },
-): Promise<ChangesResult> {
-  const rows = await tx.listChanges(q.scopeId, q.since, q.limit)
-  return { changes: rows.map(toChange), headSeq: await tx.headSeq(q.scopeId) }
-}
+import type { CurrentMemory, DialectTx, TextHit } from '../../spi/dialect-tx.js'
+import { versionRowProblems } from '../version-codec.js'
 
 /** The full-text channel's admitted hits in channel order, with each memory's kind and text. */
 export interface FtsChannelResult {

@@ -1,0 +1,29 @@
+import type { DialectTx } from '../../spi/dialect-tx.js'
+import type { RebuildReport } from '../../spi/memory-backend.js'
+import { headOf } from '../row-builders.js'
+import { paged } from './paged.js'
+
+/**
+ * Rebuilds the head projection and every index over it from the authoritative rows, reading the
+ * memories in pages (bounded memory whatever the size).
+ */
+export async function rebuildInTx(tx: DialectTx): Promise<RebuildReport> {
+  await tx.clearProjections()
+  let heads = 0
+  const page = (after: string, limit: number) => tx.pages.memories(after, limit)
+  let active: string[] = []
+  const project = async (): Promise<void> => {
+    for (const c of (await tx.loadCurrent(active)).values()) {
+      await tx.putHead(headOf(c.version))
+      heads += 1
+    }
+    active = []
+  }
+  for await (const m of paged('', 500, page, (r) => r.memoryId)) {
+    if (m.state !== 'active') continue
+    active.push(m.memoryId)
+    if (active.length >= 500) await project()
+  }
+  await project()
+  return { heads }
+}

@@ -1,0 +1,35 @@
+import type { DialectTx } from '../../spi/dialect-tx.js'
+import type { ForgetResult } from '../../spi/memory-backend.js'
+import { casOrConflict, requireActiveAt, requireMemory, requireVersion } from '../guards.js'
+import { changeRow, nextRow } from '../row-builders.js'
+import { viewOf } from '../version-codec.js'
+import type { WriteContext } from '../write-context.js'
+
+/** DESIGN §3 forget: active → forgotten; already forgotten is a no-op. */
+export async function forgetInTx(
+  tx: DialectTx,
+  ctx: WriteContext,
+  cmd: {
+    scopeId: string
+    memoryId: string
+    expectedRevision: number | undefined
+    reason: string | null
+  },
+): Promise<ForgetResult> {
+  const row = await requireMemory(tx, cmd.scopeId, cmd.memoryId)
+  const current = await requireVersion(tx, row.memoryId, row.currentVersion)
+  if (row.state === 'forgotten') {
+    if (cmd.expectedRevision !== undefined && cmd.expectedRevision !== row.currentVersion) {
+      requireActiveAt({ ...row, state: 'active' }, cmd.expectedRevision)
+    }
+    return { status: 'unchanged', memory: viewOf(current, row) }
+  }
+  requireActiveAt(row, cmd.expectedRevision)
+  const next = nextRow(row, { state: 'forgotten', at: ctx.at })
+  await casOrConflict(tx, next, row)
+  await tx.deleteHead(row.memoryId)
+  await tx.appendChanges(row.scopeId, [
+    changeRow('forget', row, next, { ...ctx, reason: cmd.reason }),
+  ])
+  return { status: 'forgotten', memory: viewOf(current, next) }
+}

@@ -1,0 +1,112 @@
+import { checkSourceRefs } from '../../../core/command-rules.js'
+import { canonicalContent } from '../../../core/content-hash.js'
+import { invalidRequest } from '../../../core/errors.js'
+import type { Memory, VersionContent } from '../../../core/memory-model.js'
+import {
+  normalizeKind,
+  normalizeReason,
+  normalizeText,
+  normalizeTimestamp,
+} from '../../../core/text-rules.js'
+import type { DialectTx, NewChangeRow } from '../../spi/dialect-tx.js'
+import type { RememberEntry, RememberResult } from '../../spi/memory-backend.js'
+import { requireSources } from '../guards.js'
+import { projectHead } from '../projection.js'
+import { changeRow, firstMemoryRow, newVersionRow } from '../row-builders.js'
+import { contentOfRow, viewOf } from '../version-codec.js'
+import type { CheckedEntry, WriteContext } from '../write-context.js'
+
+/** Validates one `remember` entry (`entries[i]` in error fields). */
+export function checkEntry(entry: unknown, i: number): CheckedEntry {
+  const path = `entries[${i}]`
+  if (typeof entry !== 'object' || entry === null) throw invalidRequest(path, 'must be an object')
+  const e = entry as Partial<RememberEntry>
+  return {
+    content: {
+      kind: normalizeKind(e.kind, `${path}.kind`),
+      text: normalizeText(e.text, `${path}.text`),
+      sources: checkSourceRefs(e.sources, `${path}.sources`),
+      artifacts: [],
+      observedAt: normalizeTimestamp(e.observedAt, `${path}.observed_at`),
+    },
+    reason: normalizeReason(e.reason, `${path}.reason`),
+  }
+}
+
+/** DESIGN §3 remember: each entry is created unless an active memory already has its content. */
+export async function rememberInTx(
+  tx: DialectTx,
+  ctx: WriteContext,
+  scopeId: string,
+  entries: readonly CheckedEntry[],
+): Promise<RememberResult> {
+  await requireSources(
+    tx,
+    scopeId,
+    entries.flatMap((e) => e.content.sources),
+  )
+  const results: { status: 'created' | 'unchanged'; memory: Memory }[] = []
+  const createdInBatch = new Map<string, Memory>()
+  const changes: NewChangeRow[] = []
+  for (const entry of entries) {
+    const canonical = canonicalContent(entry.content)
+    const existing =
+      createdInBatch.get(canonical) ?? (await findActiveDuplicate(tx, scopeId, entry.content))
+    if (existing !== undefined) {
+      results.push({ status: 'unchanged', memory: existing })
+      continue
+    }
+    const memoryId = ctx.newMemoryId()
+    const version = newVersionRow({
+      memoryId,
+      scopeId,
+      version: 1,
+      content: entry.content,
+      operation: 'add',
+      operationId: ctx.operationId,
+      reason: entry.reason,
+      at: ctx.at,
+    })
+    const row = firstMemoryRow(version, ctx.at)
+
+    await tx.insertMemory(row)
+    await tx.insertVersion(version)
+    await projectHead(tx, ctx, version)
+    changes.push(changeRow('add', undefined, row, { ...ctx, reason: entry.reason }))
+    const memory = viewOf(version, row)
+    createdInBatch.set(canonical, memory)
+    results.push({ status: 'created', memory })
+  }
+  if (changes.length > 0) await tx.appendChanges(scopeId, changes)
+  return { results }
+}
+
+async function findActiveDuplicate(
+  tx: DialectTx,
+  scopeId: string,
+  content: VersionContent,
+): Promise<Memory | undefined> {
+  const canonical = canonicalContent(content)
+  const { contentHash } = newVersionRow({
+    memoryId: '-',
+    scopeId,
+    version: 1,
+    content,
+    operation: 'add',
+    operationId: '-',
+    reason: null,
+    at: '-',
+  })
+  for (const head of await tx.findActiveByHash(scopeId, contentHash)) {
+    const current = (await tx.loadCurrent([head.memoryId])).get(head.memoryId)
+    // Hash equality is re-checked against the canonical bytes themselves.
+    if (
+      current !== undefined &&
+      current.row.state === 'active' &&
+      canonicalContent(contentOfRow(current.version)) === canonical
+    ) {
+      return viewOf(current.version, current.row)
+    }
+  }
+  return undefined
+}

@@ -1,0 +1,66 @@
+import { canonicalContent, normalizeSourceRefs } from '../../../core/content-hash.js'
+import type { VersionContent } from '../../../core/memory-model.js'
+import type { DialectTx, MemoryRow, NewChangeRow, VersionRow } from '../../spi/dialect-tx.js'
+import type { UpdateResult } from '../../spi/memory-backend.js'
+import {
+  casOrConflict,
+  requireActiveAt,
+  requireMemory,
+  requireSources,
+  requireVersion,
+} from '../guards.js'
+import { projectHead } from '../projection.js'
+import { changeRow, newVersionRow, nextRow } from '../row-builders.js'
+import { contentOfRow, viewOf } from '../version-codec.js'
+import type { CheckedUpdate, WriteContext } from '../write-context.js'
+
+/** Writes version n+1 of `row` with `content`, keeping the head projection current. */
+export async function writeNextVersion(
+  tx: DialectTx,
+  ctx: WriteContext,
+  row: MemoryRow,
+  content: VersionContent,
+  reason: string | null,
+): Promise<{ row: MemoryRow; version: VersionRow; change: NewChangeRow }> {
+  const version = newVersionRow({
+    memoryId: row.memoryId,
+    scopeId: row.scopeId,
+    version: row.currentVersion + 1,
+    content,
+    operation: 'update',
+    operationId: ctx.operationId,
+    reason,
+    at: ctx.at,
+  })
+  await tx.insertVersion(version)
+  const next = nextRow(row, { version, at: ctx.at })
+  await casOrConflict(tx, next, row)
+  if (next.state === 'active') await projectHead(tx, ctx, version)
+  return { row: next, version, change: changeRow('update', row, next, { ...ctx, reason }) }
+}
+
+/** DESIGN §3 update: CAS on the exact revision; evidence union; identical content is a no-op. */
+export async function updateInTx(
+  tx: DialectTx,
+  ctx: WriteContext,
+  cmd: CheckedUpdate,
+): Promise<UpdateResult> {
+  const row = await requireMemory(tx, cmd.scopeId, cmd.memoryRef.artifactId)
+  requireActiveAt(row, cmd.memoryRef.revision)
+  await requireSources(tx, cmd.scopeId, cmd.sources)
+  const current = await requireVersion(tx, row.memoryId, row.currentVersion)
+  const before = contentOfRow(current)
+  const content: VersionContent = {
+    kind: cmd.kind ?? before.kind,
+    text: cmd.text ?? before.text,
+    sources: normalizeSourceRefs([...before.sources, ...cmd.sources]),
+    artifacts: before.artifacts,
+    observedAt: cmd.observedAt === undefined ? before.observedAt : cmd.observedAt,
+  }
+  if (canonicalContent(content) === canonicalContent(before)) {
+    return { status: 'unchanged', memory: viewOf(current, row) }
+  }
+  const written = await writeNextVersion(tx, ctx, row, content, cmd.reason)
+  await tx.appendChanges(row.scopeId, [written.change])
+  return { status: 'updated', memory: viewOf(written.version, written.row) }
+}

@@ -1,0 +1,84 @@
+import { admitsVector } from '../../../core/embedding.js'
+import type { ChannelHit } from '../../../core/search-rules.js'
+import { candidatePoolSize } from '../../../core/search-rules.js'
+import type { CurrentMemory, DialectTx } from '../../spi/dialect-tx.js'
+import type { VectorHit } from '../../spi/vector-tx.js'
+import type { VectorSupport } from '../vectors/vector-support.js'
+import { versionRowProblems } from '../version-codec.js'
+import type { ChannelResult, CheckedSearch } from './channel.js'
+import { ftsCandidates } from './fts-channel.js'
+import { recheckFts } from './fts-channel.js'
+
+/**
+ * The vector channel's candidates (DESIGN §5): nearest heads of the scope, admitted by cosine
+ * (from unit L2) ≥ 0.3. Admission needs only the distance, so rejected candidates are never
+ * loaded; the rest still need {@link recheckVector}.
+ */
+async function vectorCandidates(
+  tx: DialectTx,
+  q: CheckedSearch,
+  queryVector: readonly number[],
+): Promise<VectorHit[]> {
+  if (tx.vectors === undefined) return []
+  const raw = await tx.vectors.searchVectors({
+    scopeId: q.scopeId,
+    vector: queryVector,
+    kinds: q.kinds,
+    limit: candidatePoolSize(q.limit),
+  })
+  return raw.filter((h) => admitsVector(h.distance))
+}
+
+/**
+ * The re-check of a vector candidate against the authoritative rows read in the same
+ * transaction: active in the scope, same version, hash-verified, of a wanted kind, and a vector of
+ * exactly that content under the profile.
+ */
+function recheckVector(
+  hit: VectorHit,
+  c: CurrentMemory | undefined,
+  support: VectorSupport,
+  q: CheckedSearch,
+): c is CurrentMemory {
+  if (c === undefined || c.row.scopeId !== q.scopeId || c.row.state !== 'active') return false
+  if (c.row.currentVersion !== hit.version || c.version.version !== hit.version) return false
+  if (hit.contentHash !== c.version.contentHash) return false
+  if (hit.embeddingHash !== support.expectedHash(hit.contentHash)) return false
+  if (q.kinds !== undefined && !q.kinds.includes(c.version.kind)) return false
+  return versionRowProblems(c.version).length === 0
+}
+
+/**
+ * The vector channel and, for hybrid, the full-text channel, with one load of the authoritative
+ * rows for the candidates of both (every admitted candidate of each channel takes part in RRF).
+ */
+export async function vectorAndTextChannels(
+  tx: DialectTx,
+  support: VectorSupport,
+  q: CheckedSearch,
+  queryVector: readonly number[],
+  withText: boolean,
+): Promise<{ vector: ChannelResult; fts?: ChannelResult }> {
+  const near = await vectorCandidates(tx, q, queryVector)
+  const text = withText ? await ftsCandidates(tx, q) : []
+  const current = await tx.loadCurrent([
+    ...new Set([...near.map((h) => h.memoryId), ...text.map((h) => h.memoryId)]),
+  ])
+  const channel = <H extends ChannelHit>(
+    candidates: readonly H[],
+    recheck: (hit: H, c: CurrentMemory | undefined) => c is CurrentMemory,
+  ): ChannelResult => {
+    const hits: ChannelHit[] = []
+    const texts = new Map<string, { kind: string; text: string }>()
+    for (const hit of candidates) {
+      const c = current.get(hit.memoryId)
+      if (!recheck(hit, c)) continue
+      hits.push({ memoryId: hit.memoryId, version: hit.version })
+      texts.set(hit.memoryId, { kind: c.version.kind, text: c.version.text })
+    }
+    return { hits, texts }
+  }
+  const vector = channel(near, (hit, c) => recheckVector(hit, c, support, q))
+  if (!withText) return { vector }
+  return { vector, fts: channel(text, (hit, c) => recheckFts(hit, c, q.scopeId)) }
+}

@@ -1,0 +1,30 @@
+import type { ArtifactRef } from '../../core/memory-model.js'
+import type { SearchChannel } from '../../core/search-rules.js'
+
+/** Search modes a caller may ask for; the response reports the one actually used. */
+export const SEARCH_MODES = ['auto', 'fts', 'vector', 'hybrid'] as const
+export type SearchMode = (typeof SEARCH_MODES)[number]
+export type UsedSearchMode = Exclude<SearchMode, 'auto'>
+
+export interface SearchCommand {
+  readonly scopeId: string
+  readonly query: string
+  /** 1–50, default 8. */
+  readonly limit?: number | undefined
+  /** Default `auto`. */
+  readonly mode?: SearchMode | undefined
+  readonly kinds?: readonly string[] | undefined
+}
+
+export interface SearchHit {
+  readonly memoryRef: ArtifactRef
+  readonly kind: string
+  readonly text: string
+  readonly score: number
+  readonly matchedBy: readonly SearchChannel[]
+}
+
+export interface SearchResult {
+  readonly mode: UsedSearchMode
+  readonly hits: readonly SearchHit[]
+}
