@@ -1,24 +1,21 @@
-import { setTimeout as sleep } from 'node:timers/promises'
-
-import type { Pool, PoolConnection } from 'mysql2/promise'
+import type { Pool } from 'mysql2/promise'
 import mysql from 'mysql2/promise'
 
 import { PowerContextError } from '../../core/errors.js'
 import type { DatabaseBackendOptions } from '../engine/database-memory-backend.js'
-import { DatabaseMemoryBackend } from '../engine/database-memory-backend.js'
-import type { DialectTx } from '../spi/dialect-tx.js'
 import type { BackendCapabilities } from '../spi/memory-backend.js'
-import { MysqlDialectTx } from './mysql-dialect-tx.js'
-import { isConnectionError, isRetryable, sanitizedCause, toStorageError } from './mysql-errors.js'
+import { SqlMemoryBackend } from '../sql/sql-memory-backend.js'
+import { TransactionRunner } from '../sql/transaction-runner.js'
+import { mysqlSqlDialect } from './mysql-dialect.js'
+import { mysqlDriver } from './mysql-driver.js'
+import { sanitizedCause } from './mysql-errors.js'
 import { migrateMysql, withSchemaLock } from './mysql-migrate.js'
 import type { ServerProbe } from './mysql-probe.js'
 import { ensureFulltext, ensureVectorColumn, probeServer } from './mysql-probe.js'
-import type { MysqlDialect } from './mysql-search.js'
-import { SqlSession } from './mysql-session.js'
+import { MysqlSession } from './mysql-session.js'
 import type { MysqlConnectionSettings } from './mysql-url.js'
 import { parseDatabaseUrl, redactDatabaseUrl, redactSecret } from './mysql-url.js'
 import type { VectorColumnState } from './mysql-vector-tx.js'
-import { MysqlVectorTx } from './mysql-vector-tx.js'
 
 /** Options of the MySQL-protocol backend (OceanBase, MariaDB). */
 export interface MysqlBackendOptions extends DatabaseBackendOptions {
@@ -53,18 +50,13 @@ export interface MysqlStorageStatus {
  * CAS; deadlocks and lock timeouts roll back and rerun the whole transaction a bounded number of
  * times. Reads run on one consistent snapshot and never lock.
  */
-export class MysqlMemoryBackend extends DatabaseMemoryBackend {
+export class MysqlMemoryBackend extends SqlMemoryBackend {
   readonly name: string
   /** Write transactions: every session SERIALIZABLE. */
   readonly #pool: Pool
   /** Read transactions: every session REPEATABLE READ (a consistent snapshot, no locks). */
   readonly #readPool: Pool
-  readonly #settings: MysqlConnectionSettings
   readonly #status: MysqlStorageStatus
-  readonly #vectorState: VectorColumnState
-  readonly #maxAttempts: number
-  readonly #rewrite: ((sql: string) => string) | undefined
-  readonly #initialised = new WeakSet<object>()
 
   private constructor(
     pools: { write: Pool; read: Pool },
@@ -73,15 +65,25 @@ export class MysqlMemoryBackend extends DatabaseMemoryBackend {
     vectorState: VectorColumnState,
     options: MysqlBackendOptions,
   ) {
-    super(options)
+    const driver = mysqlDriver({
+      pool: pools.write,
+      readPool: pools.read,
+      dialect: status.server.dialect,
+      password: settings.password,
+      rewrite: options.rewriteSql,
+    })
+    const bounds = {
+      maxAttempts: options.maxAttempts ?? MAX_ATTEMPTS_DEFAULT,
+      deadlineMs: RETRY_DEADLINE_MS,
+    }
+    super(options, {
+      runner: new TransactionRunner(driver, bounds),
+      dialect: mysqlSqlDialect(status.ftsProblem, vectorState),
+    })
     this.name = status.server.dialect.name
     this.#pool = pools.write
     this.#readPool = pools.read
-    this.#settings = settings
     this.#status = status
-    this.#vectorState = vectorState
-    this.#maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS_DEFAULT
-    this.#rewrite = options.rewriteSql
   }
 
   /**
@@ -110,7 +112,7 @@ export class MysqlMemoryBackend extends DatabaseMemoryBackend {
       const conn = await pool.getConnection()
       let backend: MysqlMemoryBackend
       try {
-        const sql = new SqlSession(conn, options.rewriteSql)
+        const sql = new MysqlSession(conn, options.rewriteSql)
         const server = await probeServer(sql, settings.dialect)
         const { ftsProblem, vectorState } = await withSchemaLock(
           sql,
@@ -165,75 +167,6 @@ export class MysqlMemoryBackend extends DatabaseMemoryBackend {
   storageChecks(): Readonly<Record<string, string>> {
     const fts = this.#status.ftsProblem
     return { full_text: fts === null ? 'ready' : `unavailable: ${fts}` }
-  }
-
-  get #dialect(): MysqlDialect {
-    return this.#status.server.dialect
-  }
-
-  async #connection(write: boolean): Promise<PoolConnection> {
-    const conn = await (write ? this.#pool : this.#readPool).getConnection()
-    const core = conn.connection as unknown as object
-    if (!this.#initialised.has(core)) {
-      const level = write ? 'SERIALIZABLE' : 'REPEATABLE READ'
-      try {
-        for (const statement of this.#dialect.sessionSetup) await conn.query(statement)
-        await conn.query(`SET SESSION TRANSACTION ISOLATION LEVEL ${level}`)
-      } catch (err) {
-        conn.destroy()
-        throw err
-      }
-      this.#initialised.add(core)
-    }
-    return conn
-  }
-
-  async #transaction<T>(write: boolean, work: (tx: DialectTx) => Promise<T>): Promise<T> {
-    const deadline = Date.now() + RETRY_DEADLINE_MS
-    for (let attempt = 1; ; attempt += 1) {
-      let conn: PoolConnection
-      try {
-        conn = await this.#connection(write)
-      } catch (err) {
-        throw toStorageError(err, this.#settings.password)
-      }
-      let open = false
-      let broken = false
-      try {
-        await conn.query(write ? 'START TRANSACTION' : this.#dialect.beginRead)
-        open = true
-        const sql = new SqlSession(conn, this.#rewrite)
-        const tx = new MysqlDialectTx(
-          sql,
-          new MysqlVectorTx(sql, this.#vectorState),
-          this.#status.ftsProblem,
-        )
-        const out = await work(tx)
-        await conn.query('COMMIT')
-        open = false
-        return out
-      } catch (err) {
-        if (open) await conn.query('ROLLBACK').catch(() => (broken = true))
-        if (isConnectionError(err)) broken = true
-        const retry = isRetryable(err, this.#dialect.retryableErrnos)
-        if (retry && attempt < this.#maxAttempts && Date.now() < deadline) {
-          await sleep(Math.min(5 * 2 ** Math.min(attempt, 6), 250) * (0.5 + Math.random()))
-          continue
-        }
-        throw toStorageError(err, this.#settings.password, retry)
-      } finally {
-        if (broken) conn.destroy()
-        else conn.release()
-      }
-    }
-  }
-
-  protected override inWriteTransaction<T>(work: (tx: DialectTx) => Promise<T>): Promise<T> {
-    return this.#transaction(true, work)
-  }
-
-  protected override inReadTransaction<T>(work: (tx: DialectTx) => Promise<T>): Promise<T> {
-    return this.#transaction(false, work)
   }
 
   /** Ends every pooled connection (after the transactions in flight). Idempotent. */

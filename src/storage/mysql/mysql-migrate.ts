@@ -1,3 +1,4 @@
+import type { SqlSession } from '../sql/session.js'
 import {
   MYSQL_MIGRATIONS,
   MYSQL_SCHEMA_VERSION,
@@ -6,7 +7,6 @@ import {
   tableOptions,
 } from './mysql-schema.js'
 import type { MysqlDialect } from './mysql-search.js'
-import type { SqlSession } from './mysql-session.js'
 
 /** How long an opening replica waits for another one's schema work. */
 const SCHEMA_LOCK_SECONDS = 120

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto'
 
 import { analyzeText } from '../../core/analyzer.js'
 import { planQuery } from '../../core/query-plan.js'
+import type { SqlSession } from '../sql/session.js'
 import { ftsProbeTableSql, tableOptions } from './mysql-schema.js'
 import type { HnswParameters, MysqlDialect, MysqlDialectName } from './mysql-search.js'
 import {
@@ -19,7 +20,6 @@ import {
   MYSQL_DIALECTS,
   VECTOR_INDEX,
 } from './mysql-search.js'
-import type { SqlSession } from './mysql-session.js'
 import type { VectorColumnState } from './mysql-vector-tx.js'
 
 /** The oldest OceanBase this adapter accepts for FULLTEXT `WITH PARSER SPACE`, VECTOR and HNSW. */

@@ -7,9 +7,9 @@ import type {
   VectorTx,
 } from '../spi/vector-tx.js'
 import { nearestFirst } from '../spi/vector-tx.js'
+import type { SqlSession } from '../sql/session.js'
 import type { VectorDialect } from './mysql-search.js'
 import { vectorLiteral } from './mysql-search.js'
-import type { SqlSession } from './mysql-session.js'
 
 const HEAD_VECTOR_COLUMNS = `memory_id AS memoryId, version, content_hash AS contentHash,
   vector_version AS vectorVersion, vector_content_hash AS vectorContentHash,
@@ -76,7 +76,7 @@ export class MysqlVectorTx implements VectorTx {
          embedding_hash = ? WHERE memory_id = ?`,
       [vectorLiteral(row.vector), row.version, row.contentHash, row.embeddingHash, row.memoryId],
     )
-    if (result.affectedRows !== 1) {
+    if (result.changes !== 1) {
       throw new Error(`memory ${row.memoryId} has no head to attach a vector to`)
     }
   }

@@ -46,12 +46,6 @@ export interface LegacyPayloadRow {
   readonly payload: Uint8Array
 }
 
-/** What the adapters hand the verbs: positional `?` parameters, rows as plain objects. */
-export interface RowSession {
-  all<T>(sql: string, params: readonly unknown[]): Promise<T[]>
-  run(sql: string, params: readonly unknown[]): Promise<void>
-}
-
 /** The upgrade tables' verbs of one transaction (SQL only; the base class decides). */
 export interface LegacyTx {
   getUpgrade(scopeId: string): Promise<LegacyUpgradeRow | undefined>

@@ -4,8 +4,8 @@ import type {
   LegacyCitationRow,
   LegacyPayloadRow,
   LegacyUpgradeRow,
-  RowSession,
 } from '../spi/legacy-tx.js'
+import type { SqlSession } from './session.js'
 
 const UPGRADE_COLUMNS = `scope_id AS scopeId, legacy_scope_id AS legacyScopeId, origin,
   fingerprint, cursor_base AS cursorBase, counts_json AS countsJson, operation_id AS operationId,
@@ -24,9 +24,9 @@ const num = <T extends { version: number; firstRevision: number }>(r: T): T => (
 
 /** The upgrade tables' verbs inside one transaction. */
 export class LegacyRows implements LegacyTx {
-  readonly #s: RowSession
+  readonly #s: SqlSession
 
-  constructor(session: RowSession) {
+  constructor(session: SqlSession) {
     this.#s = session
   }
 

@@ -11,7 +11,6 @@
 import type { MergeRecord } from '../../core/memory-model.js'
 import type { ChangeRow, HeadRow, MemoryRow, VersionRow } from '../spi/dialect-tx.js'
 import type { CursorRow, FailureRow } from '../spi/journal-tx.js'
-import type { RowSession } from '../spi/legacy-tx.js'
 import type { TransferTx } from '../spi/transfer-tx.js'
 import {
   CHANGE_COLUMNS,
@@ -22,14 +21,15 @@ import {
   MERGE_COLUMNS,
   VERSION_COLUMNS,
 } from './columns.js'
+import type { SqlSession } from './session.js'
 
 const list = (n: number): string => Array.from({ length: n }, () => '?').join(', ')
 
 /** The paged reads of one transaction. */
 export class TransferRows implements TransferTx {
-  readonly #s: RowSession
+  readonly #s: SqlSession
 
-  constructor(session: RowSession) {
+  constructor(session: SqlSession) {
     this.#s = session
   }
 

@@ -1,7 +1,7 @@
 import type { AnnReader } from './sqlite-ann-types.js'
 import type { AnnStamp } from './sqlite-ann-types.js'
 import type { AnnVectorRow } from './sqlite-ann-types.js'
-import type { SqliteStatements } from './sqlite-statements.js'
+import type { SqliteStatements } from './sqlite-session.js'
 
 /** Log entries kept: a graph further behind than this is rebuilt instead of caught up. */
 const VECTOR_LOG_KEEP = 200_000

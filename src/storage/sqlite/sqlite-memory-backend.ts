@@ -1,21 +1,23 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 
 import Database from 'better-sqlite3'
 
 import { PowerContextError } from '../../core/errors.js'
 import type { DatabaseBackendOptions } from '../engine/database-memory-backend.js'
-import { DatabaseMemoryBackend } from '../engine/database-memory-backend.js'
-import type { DialectTx } from '../spi/dialect-tx.js'
 import { AsyncMutex } from '../sql/async-mutex.js'
+import type { SqlDialect } from '../sql/dialect.js'
+import { SqlMemoryBackend } from '../sql/sql-memory-backend.js'
+import { TransactionRunner, withRetries } from '../sql/transaction-runner.js'
 import { GraphStore } from './sqlite-ann-store.js'
 import type { AnnScopeStatus } from './sqlite-ann-types.js'
 import type { AnnSettings } from './sqlite-ann-types.js'
 import { ANN_DEFAULTS } from './sqlite-ann-types.js'
 import { loadHnswlib } from './sqlite-ann-types.js'
-import { SqliteDialectTx } from './sqlite-dialect-tx.js'
+import { sqliteDialect } from './sqlite-dialect.js'
+import { isBusy, SQLITE_RETRY, sqliteDriver } from './sqlite-driver.js'
 import { migrate } from './sqlite-schema.js'
+import { sqliteSession, SqliteStatements } from './sqlite-session.js'
 import { loadSqliteVectorIndex } from './sqlite-vector.js'
 import { SqliteVectorTx } from './sqlite-vector-tx.js'
 
@@ -45,58 +47,43 @@ export interface SqliteBackendOptions extends DatabaseBackendOptions {
 /** Default memory-map window: sqlite-vec's brute-force scans are ≈ 2× faster memory-mapped. */
 const MMAP_SIZE_DEFAULT = 512 * 1024 * 1024
 
-/** Total time a transaction keeps retrying a busy database before giving up. */
-const BUSY_DEADLINE_MS = 60_000
-
-function isBusy(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code
-  return (
-    typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
-  )
-}
-
-/** Translates driver errors before they leave the adapter (STYLE R8). */
-function toStorageError(err: unknown): PowerContextError {
-  if (err instanceof PowerContextError) return err
-  const code = (err as { code?: unknown }).code
-  if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE') {
-    return new PowerContextError(
-      'revision_conflict',
-      'the memory changed concurrently',
-      undefined,
-      { cause: err },
-    )
-  }
-  if (isBusy(err)) {
-    return new PowerContextError('internal_error', 'the database stayed busy too long', undefined, {
-      cause: err,
-    })
-  }
-  return new PowerContextError('internal_error', 'storage failure', undefined, { cause: err })
-}
-
 /**
  * The embedded default backend: one SQLite file (or `:memory:`), WAL, `BEGIN IMMEDIATE` writes,
  * FTS5 full-text index. It adds no domain rule (DESIGN §4); every transaction on the connection is
  * serialised by a mutex, and other processes are waited for with a busy timeout plus retries.
  */
-export class SqliteMemoryBackend extends DatabaseMemoryBackend {
+export class SqliteMemoryBackend extends SqlMemoryBackend {
   readonly name = 'sqlite'
   readonly #db: Database.Database
-  readonly #tx: SqliteDialectTx
-  readonly #lock = new AsyncMutex()
+  readonly #vectors: SqliteVectorTx
+  readonly #runner: TransactionRunner
 
-  private constructor(db: Database.Database, options: SqliteBackendOptions) {
-    super(options)
+  private constructor(
+    db: Database.Database,
+    options: SqliteBackendOptions,
+    parts: { vectors: SqliteVectorTx; runner: TransactionRunner; dialect: SqlDialect },
+  ) {
+    super(options, { runner: parts.runner, dialect: parts.dialect })
     this.#db = db
+    this.#vectors = parts.vectors
+    this.#runner = parts.runner
+  }
+
+  /** Wires one connection: statements, vector verbs, dialect, and the serialised runner. */
+  static #create(db: Database.Database, options: SqliteBackendOptions): SqliteMemoryBackend {
     const { index, problem } = loadSqliteVectorIndex(db, options.vectorExtension)
-    this.#tx = new SqliteDialectTx(db, new SqliteVectorTx(db, index, problem))
+    const vectors = new SqliteVectorTx(db, index, problem)
+    const statements = new SqliteStatements(db)
+    const driver = sqliteDriver(db, sqliteSession(statements))
+    const runner = new TransactionRunner(driver, SQLITE_RETRY, new AsyncMutex())
+    const dialect = sqliteDialect(statements, vectors)
+    return new SqliteMemoryBackend(db, options, { vectors, runner, dialect })
   }
 
   /** Turns on the approximate-search graphs of large scopes unless `vectorAnn` is false. */
   async #enableAnn(options: SqliteBackendOptions): Promise<void> {
     if (options.vectorAnn === false) return
-    const vectors = this.#tx.vectors
+    const vectors = this.#vectors
     const { hnswlib, problem } = await loadHnswlib()
     if (hnswlib === undefined) {
       vectors.disableAnn(problem ?? 'vector graphs unavailable')
@@ -111,7 +98,7 @@ export class SqliteMemoryBackend extends DatabaseMemoryBackend {
     vectors.enableAnn(
       hnswlib,
       { ...ANN_DEFAULTS, ...options.vectorAnn },
-      (work) => this.#lock.run(() => this.#transaction('BEGIN', async () => work(reader))),
+      (work) => this.#runner.run('read', async () => work(reader)),
       store,
     )
   }
@@ -135,13 +122,11 @@ export class SqliteMemoryBackend extends DatabaseMemoryBackend {
         await retryBusy(() => db?.pragma('journal_mode = WAL'))
         db.pragma(`mmap_size = ${options.mmapSizeBytes ?? MMAP_SIZE_DEFAULT}`)
       }
-      const backend = new SqliteMemoryBackend(db, options)
-      await backend.#lock.run(() =>
-        backend.#transaction('BEGIN IMMEDIATE', async () => {
-          migrate(db as Database.Database)
-          backend.#tx.vectors.prepareIndex()
-        }),
-      )
+      const backend = SqliteMemoryBackend.#create(db, options)
+      await backend.#runner.run('write', async () => {
+        migrate(db as Database.Database)
+        backend.#vectors.prepareIndex()
+      })
       await backend.initVectors()
       await backend.#enableAnn(options)
       return backend
@@ -156,30 +141,10 @@ export class SqliteMemoryBackend extends DatabaseMemoryBackend {
     }
   }
 
-  async #transaction<T>(begin: string, work: () => Promise<T>): Promise<T> {
-    await retryBusy(() => this.#db.exec(begin))
-    try {
-      const out = await work()
-      this.#db.exec('COMMIT')
-      return out
-    } catch (err) {
-      if (this.#db.inTransaction) this.#db.exec('ROLLBACK')
-      throw toStorageError(err)
-    }
-  }
-
-  protected override inWriteTransaction<T>(work: (tx: DialectTx) => Promise<T>): Promise<T> {
-    return this.#lock.run(() => this.#transaction('BEGIN IMMEDIATE', () => work(this.#tx)))
-  }
-
-  protected override inReadTransaction<T>(work: (tx: DialectTx) => Promise<T>): Promise<T> {
-    return this.#lock.run(() => this.#transaction('BEGIN', () => work(this.#tx)))
-  }
-
   /** Closes the connection after every queued transaction has finished. */
   override async close(): Promise<void> {
-    this.#tx.vectors.closeAnn()
-    await this.#lock.run(async () => {
+    this.#vectors.closeAnn()
+    await this.#runner.afterQueued(async () => {
       if (this.#db.open) this.#db.close()
     })
   }
@@ -189,7 +154,7 @@ export class SqliteMemoryBackend extends DatabaseMemoryBackend {
    * under way has finished (benchmarks and tests wait on it).
    */
   annStatus(): Promise<{ lastError: string | null; scopes: Record<string, AnnScopeStatus> }> {
-    return this.#tx.vectors.annStatus()
+    return this.#vectors.annStatus()
   }
 
   /** The underlying connection, for benchmarks and tests that measure raw SQL floors. */
@@ -198,16 +163,9 @@ export class SqliteMemoryBackend extends DatabaseMemoryBackend {
   }
 }
 
-async function retryBusy<T>(attempt: () => T): Promise<T> {
-  const deadline = Date.now() + BUSY_DEADLINE_MS
-  for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
-    try {
-      return attempt()
-    } catch (err) {
-      if (!isBusy(err) || Date.now() > deadline) throw err
-      await sleep(wait + Math.random() * wait)
-    }
-  }
+/** Retries an open-time statement while another process holds the database (same policy). */
+function retryBusy<T>(attempt: () => T): Promise<T> {
+  return withRetries(async () => attempt(), isBusy, SQLITE_RETRY)
 }
 
 /** Opens the SQLite backend; see {@link SqliteMemoryBackend.open}. */

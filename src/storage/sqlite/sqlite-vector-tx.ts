@@ -16,7 +16,7 @@ import type { AnnReadRunner } from './sqlite-ann-types.js'
 import type { AnnScopeStatus } from './sqlite-ann-types.js'
 import type { AnnSettings } from './sqlite-ann-types.js'
 import type { Hnswlib } from './sqlite-ann-types.js'
-import { SqliteStatements } from './sqlite-statements.js'
+import { SqliteStatements } from './sqlite-session.js'
 import type { SqliteVectorIndex } from './sqlite-vector.js'
 
 const HEAD_VECTOR_COLUMNS = `h.memory_id AS memoryId, h.version AS version,

@@ -1,74 +1,90 @@
-import type Database from 'better-sqlite3'
-
 import type { SourceRow } from '../spi/dialect-tx.js'
 import type { CursorRow, FailureRow, FlushRecordRow, JournalTx } from '../spi/journal-tx.js'
-import { CURSOR_COLUMNS, FAILURE_COLUMNS, RECORD_COLUMNS, SOURCE_COLUMNS } from '../sql/columns.js'
-import { SELECT_FAILURES_BETWEEN } from '../sql/statements.js'
-import { SqliteStatements } from './sqlite-statements.js'
+import { CURSOR_COLUMNS, FAILURE_COLUMNS, RECORD_COLUMNS, SOURCE_COLUMNS } from './columns.js'
+import type { SqlDialect } from './dialect.js'
+import type { SqlSession } from './session.js'
+import { SELECT_FAILURES_BETWEEN } from './statements.js'
+
+/** The upsert of a failure row: every field but the first failure time follows the new attempt. */
+const FAILURE_UPSERT = (d: SqlDialect): string =>
+  d.upsert(
+    ['scope_id', 'position'],
+    ['attempts', 'error_code', 'error_message', 'state', 'skip_seq', 'last_failed_at'],
+  )
 
 /**
- * Journal verbs over one connection (SQL only, STYLE R3): `source_cursors`, `source_failures`
- * and `flush_records` (schema migration 4), always inside the caller's transaction.
+ * Journal verbs over one session inside the caller's transaction (SQL only, STYLE R3), written once
+ * for every dialect:
+ * `source_cursors` (CAS on generation, so two replicas flushing one scope never both advance it
+ * from the same place), `source_failures` and `flush_records`.
  */
-export class SqliteJournalTx implements JournalTx {
-  readonly #sql: SqliteStatements
+export class SqlJournal implements JournalTx {
+  readonly #sql: SqlSession
+  readonly #dialect: SqlDialect
 
-  constructor(db: Database.Database) {
-    this.#sql = new SqliteStatements(db)
+  constructor(sql: SqlSession, dialect: SqlDialect) {
+    this.#sql = sql
+    this.#dialect = dialect
   }
 
   async getCursor(scopeId: string): Promise<CursorRow | undefined> {
-    return this.#sql.get(`SELECT ${CURSOR_COLUMNS} FROM source_cursors WHERE scope_id = ?`, scopeId)
+    return this.#sql.get(`SELECT ${CURSOR_COLUMNS} FROM source_cursors WHERE scope_id = ?`, [
+      scopeId,
+    ])
   }
 
+  /**
+   * The cursor CAS: with no row yet, an insert that loses to a concurrent one (duplicate key; the
+   * failed statement alone is rolled back) is a lost race: false, nothing written. Otherwise
+   * `UPDATE … WHERE generation = ?`.
+   */
   async casCursor(
     next: { scopeId: string; position: number; isolateThrough: number; updatedAt: string },
     expectedGeneration: number,
   ): Promise<boolean> {
     if (expectedGeneration === 0) {
-      const inserted = this.#sql
-        .stmt(
+      try {
+        await this.#sql.run(
           `INSERT INTO source_cursors (scope_id, position, generation, isolate_through, updated_at)
-         VALUES (?, ?, 1, ?, ?) ON CONFLICT (scope_id) DO NOTHING`,
+           VALUES (?, ?, 1, ?, ?)`,
+          [next.scopeId, next.position, next.isolateThrough, next.updatedAt],
         )
-        .run(next.scopeId, next.position, next.isolateThrough, next.updatedAt)
-      return inserted.changes === 1
+        return true
+      } catch (err) {
+        if (this.#dialect.isUniqueViolation(err)) return false
+        throw err
+      }
     }
-    const updated = this.#sql
-      .stmt(
-        `UPDATE source_cursors SET position = ?, generation = generation + 1, isolate_through = ?,
+    const updated = await this.#sql.run(
+      `UPDATE source_cursors SET position = ?, generation = generation + 1, isolate_through = ?,
          updated_at = ? WHERE scope_id = ? AND generation = ?`,
-      )
-      .run(next.position, next.isolateThrough, next.updatedAt, next.scopeId, expectedGeneration)
+      [next.position, next.isolateThrough, next.updatedAt, next.scopeId, expectedGeneration],
+    )
     return updated.changes === 1
   }
 
   async highWatermark(scopeId: string): Promise<number> {
-    return (
-      this.#sql.get<{ p: number }>(
-        'SELECT source_position AS p FROM scopes WHERE scope_id = ?',
-        scopeId,
-      )?.p ?? 0
+    const row = await this.#sql.get<{ p: number }>(
+      'SELECT source_position AS p FROM scopes WHERE scope_id = ?',
+      [scopeId],
     )
+    return row?.p ?? 0
   }
 
   async listSources(scopeId: string, after: number, through: number): Promise<SourceRow[]> {
     return this.#sql.all(
       `SELECT ${SOURCE_COLUMNS} FROM sources WHERE scope_id = ? AND position > ? AND position <= ?
        ORDER BY position`,
-      scopeId,
-      after,
-      through,
+      [scopeId, after, through],
     )
   }
 
   async positionsOf(scopeId: string, sourceIds: readonly string[]): Promise<Map<string, number>> {
     if (sourceIds.length === 0) return new Map()
-    const rows = this.#sql.all<{ id: string; position: number }>(
-      `SELECT s.source_id AS id, s.position FROM json_each(?) j JOIN sources s
-         ON s.scope_id = ? AND s.source_type = 'content' AND s.source_id = j.value`,
-      JSON.stringify(sourceIds),
-      scopeId,
+    const rows = await this.#sql.all<{ id: string; position: number }>(
+      `SELECT source_id AS id, position FROM sources
+       WHERE scope_id = ? AND source_type = 'content' AND source_id IN ${this.#dialect.inList.sql}`,
+      [scopeId, this.#dialect.inList.bind(sourceIds)],
     )
     return new Map(rows.map((r) => [r.id, r.position]))
   }
@@ -76,27 +92,21 @@ export class SqliteJournalTx implements JournalTx {
   async getFailure(scopeId: string, position: number): Promise<FailureRow | undefined> {
     return this.#sql.get(
       `SELECT ${FAILURE_COLUMNS} FROM source_failures WHERE scope_id = ? AND position = ?`,
-      scopeId,
-      position,
+      [scopeId, position],
     )
   }
 
   async failuresBetween(scopeId: string, after: number, through: number): Promise<FailureRow[]> {
-    return this.#sql.all(SELECT_FAILURES_BETWEEN, scopeId, after, through)
+    return this.#sql.all(SELECT_FAILURES_BETWEEN, [scopeId, after, through])
   }
 
   async putFailure(r: FailureRow): Promise<void> {
-    this.#sql
-      .stmt(
-        `INSERT INTO source_failures (scope_id, position, source_id, attempts, error_code,
+    await this.#sql.run(
+      `INSERT INTO source_failures (scope_id, position, source_id, attempts, error_code,
          error_message, state, skip_seq, first_failed_at, last_failed_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (scope_id, position) DO UPDATE SET attempts = excluded.attempts,
-         error_code = excluded.error_code, error_message = excluded.error_message,
-         state = excluded.state, skip_seq = excluded.skip_seq,
-         last_failed_at = excluded.last_failed_at`,
-      )
-      .run(
+       ${FAILURE_UPSERT(this.#dialect)}`,
+      [
         r.scopeId,
         r.position,
         r.sourceId,
@@ -107,44 +117,37 @@ export class SqliteJournalTx implements JournalTx {
         r.skipSeq,
         r.firstFailedAt,
         r.lastFailedAt,
-      )
+      ],
+    )
   }
 
   async clearFailures(scopeId: string, through: number): Promise<void> {
-    this.#sql
-      .stmt(
-        `DELETE FROM source_failures WHERE scope_id = ? AND position <= ? AND state = 'failing'`,
-      )
-      .run(scopeId, through)
+    await this.#sql.run(
+      `DELETE FROM source_failures WHERE scope_id = ? AND position <= ? AND state = 'failing'`,
+      [scopeId, through],
+    )
   }
 
   async allocateSeq(scopeId: string): Promise<number> {
-    const row = this.#sql.get<{ seq: number }>(
-      'UPDATE scopes SET change_seq = change_seq + 1 WHERE scope_id = ? RETURNING change_seq AS seq',
-      scopeId,
-    )
-    if (row === undefined) throw new Error(`scope ${scopeId} has no sequence row`)
-    return row.seq
+    const seq = await this.#dialect.bumpCounter(this.#sql, 'change_seq', scopeId, 1)
+    if (seq === undefined) throw new Error(`scope ${scopeId} has no sequence row`)
+    return seq
   }
 
   async skippedBetween(scopeId: string, since: number, upTo: number): Promise<FailureRow[]> {
     return this.#sql.all(
       `SELECT ${FAILURE_COLUMNS} FROM source_failures
        WHERE scope_id = ? AND state = 'skipped' AND skip_seq > ? AND skip_seq <= ? ORDER BY skip_seq`,
-      scopeId,
-      since,
-      upTo,
+      [scopeId, since, upTo],
     )
   }
 
   async insertRecord(r: FlushRecordRow): Promise<void> {
-    this.#sql
-      .stmt(
-        `INSERT INTO flush_records (record_id, scope_id, from_position, to_position, mode, model,
+    await this.#sql.run(
+      `INSERT INTO flush_records (record_id, scope_id, from_position, to_position, mode, model,
          prompt_version, operation_id, created_at, details_json)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
+      [
         r.recordId,
         r.scopeId,
         r.fromPosition,
@@ -155,7 +158,8 @@ export class SqliteJournalTx implements JournalTx {
         r.operationId,
         r.createdAt,
         r.detailsJson,
-      )
+      ],
+    )
   }
 
   async listRecords(q: {
@@ -167,29 +171,25 @@ export class SqliteJournalTx implements JournalTx {
     if (q.recordId !== undefined) {
       return this.#sql.all(
         `SELECT ${RECORD_COLUMNS} FROM flush_records WHERE scope_id = ? AND record_id = ?`,
-        q.scopeId,
-        q.recordId,
+        [q.scopeId, q.recordId],
       )
     }
     return this.#sql.all(
       `SELECT ${RECORD_COLUMNS} FROM flush_records WHERE scope_id = ? AND to_position > ?
        ORDER BY to_position LIMIT ?`,
-      q.scopeId,
-      q.after,
-      q.limit,
+      [q.scopeId, q.after, q.limit],
     )
   }
 
   async pendingScopes(after: string, limit: number): Promise<string[]> {
-    return this.#sql
-      .all<{ scopeId: string }>(
-        `SELECT s.scope_id AS scopeId FROM scopes s LEFT JOIN source_cursors c ON c.scope_id = s.scope_id
+    const rows = await this.#sql.all<{ scopeId: string }>(
+      `SELECT s.scope_id AS scopeId FROM scopes s
+       LEFT JOIN source_cursors c ON c.scope_id = s.scope_id
        WHERE s.source_position > COALESCE(c.position, 0) AND s.scope_id > ?
        ORDER BY s.scope_id LIMIT ?`,
-        after,
-        limit,
-      )
-      .map((r) => r.scopeId)
+      [after, limit],
+    )
+    return rows.map((r) => r.scopeId)
   }
 
   async allCursors(): Promise<CursorRow[]> {

@@ -1,28 +1,34 @@
-import { PowerContextError } from '../../core/errors.js'
 import type { MemoryState, MergeRecord, SourceType } from '../../core/memory-model.js'
 import type { PlannedTerm } from '../../core/query-plan.js'
+import type { DialectTx } from '../spi/dialect-tx.js'
+import type { LegacyTx } from '../spi/legacy-tx.js'
 import type {
   ChangeRow,
   CurrentMemory,
-  DialectTx,
   HeadRow,
   MemoryRow,
   NewChangeRow,
   ScopeRow,
-  SourceRow,
   StateCountRow,
   TextHit,
   VersionRow,
-} from '../spi/dialect-tx.js'
-import type { RowSession } from '../spi/legacy-tx.js'
+} from '../spi/rows.js'
+import type { SourceRow } from '../spi/source-row.js'
+import type { TransferTx } from '../spi/transfer-tx.js'
+import type { VectorTx } from '../spi/vector-tx.js'
 import {
   CHANGE_COLUMNS,
   HEAD_COLUMNS,
   MEMORY_COLUMNS,
   SOURCE_COLUMNS,
   VERSION_COLUMNS,
-} from '../sql/columns.js'
-import { LegacyRows } from '../sql/legacy-rows.js'
+} from './columns.js'
+import { currentSql, splitCurrent } from './current.js'
+import { placeholders, type SqlDialect } from './dialect.js'
+import { LegacyRows } from './legacy-rows.js'
+import type { SqlSession } from './session.js'
+import { SqlJournal } from './sql-journal.js'
+import { SqlMerges } from './sql-merges.js'
 import {
   CAS_MEMORY,
   INSERT_MEMORY,
@@ -35,64 +41,57 @@ import {
   SELECT_SCOPE_PAGE,
   SELECT_SCOPE_SEQS,
   SELECT_STATE_COUNTS,
-} from '../sql/statements.js'
-import { TransferRows } from '../sql/transfer-rows.js'
-import { MysqlJournalTx } from './mysql-journal-tx.js'
-import { casMergeUndone, checkFulltext, insertMergeRows, selectMerges } from './mysql-merge-rows.js'
-import { encodeFtsText, ftsBooleanQuery, searchTextSql } from './mysql-search.js'
-import type { SqlSession } from './mysql-session.js'
-import { CURRENT_SQL, splitCurrent } from './mysql-session.js'
-import type { MysqlVectorTx } from './mysql-vector-tx.js'
+} from './statements.js'
+import { TransferRows } from './transfer-rows.js'
+
+const HEAD_BASE_COLUMNS = [
+  'memory_id',
+  'scope_id',
+  'version',
+  'kind',
+  'content_hash',
+  'searchable_text',
+] as const
 
 /**
- * Row verbs over one pooled connection inside one transaction (STYLE R3: SQL only, no decision).
- * Per-scope counters (change seq, journal position) are read with `SELECT … FOR UPDATE` and
- * written in the same transaction, so concurrent writers get contiguous numbers: the row lock is
- * held until commit, and a rollback gives the numbers back.
+ * The row verbs of one transaction (STYLE R3: SQL only, no decision), written once for every SQL
+ * dialect over a {@link SqlSession} and the dialect's hooks ({@link SqlDialect}: `IN` lists,
+ * upserts, counters, multi-row inserts, full-text and vector dialects). One instance per
+ * transaction: the scopes it has ensured (and so, on the MySQL family, locked) are remembered.
  */
-export class MysqlDialectTx implements DialectTx {
+export class SqlRows implements DialectTx {
   readonly #sql: SqlSession
-  readonly #ftsProblem: string | null
-  readonly vectors: MysqlVectorTx
-  readonly journal: MysqlJournalTx
-  readonly legacy: LegacyRows
-  readonly pages: TransferRows
-
-  constructor(sql: SqlSession, vectors: MysqlVectorTx, ftsProblem: string | null) {
-    this.#sql = sql
-    this.#ftsProblem = ftsProblem
-    this.vectors = vectors
-    this.journal = new MysqlJournalTx(sql)
-    const session: RowSession = {
-      all: (text, params) => sql.all(text, params),
-      run: async (text, params) => void (await sql.run(text, params)),
-    }
-    this.legacy = new LegacyRows(session)
-    this.pages = new TransferRows(session)
-  }
-
-  /** Scopes whose row this transaction has already ensured (and so locked). */
+  readonly #dialect: SqlDialect
+  readonly #merges: SqlMerges
+  readonly vectors: VectorTx | undefined
+  readonly journal: SqlJournal
+  readonly legacy: LegacyTx
+  readonly pages: TransferTx
+  /** Scopes whose row this transaction has already ensured. */
   readonly #ensured = new Set<string>()
+
+  constructor(sql: SqlSession, dialect: SqlDialect) {
+    this.#sql = sql
+    this.#dialect = dialect
+    this.#merges = new SqlMerges(sql, dialect)
+    this.vectors = dialect.vectors(sql)
+    this.journal = new SqlJournal(sql, dialect)
+    this.legacy = new LegacyRows(sql)
+    this.pages = new TransferRows(sql)
+  }
 
   async #ensureScope(scopeId: string): Promise<void> {
     if (this.#ensured.has(scopeId)) return
     await this.#sql.run(
-      'INSERT INTO scopes (scope_id) VALUES (?) ON DUPLICATE KEY UPDATE scope_id = scope_id',
+      `INSERT INTO scopes (scope_id) VALUES (?) ${this.#dialect.ignoreDuplicate(['scope_id'])}`,
       [scopeId],
     )
     this.#ensured.add(scopeId)
   }
 
-  /** Adds `n` to a scope counter under its row lock; the new value. */
-  async #bump(scopeId: string, column: 'change_seq' | 'source_position', n: number) {
-    const row = await this.#sql.get<{ value: number }>(
-      `SELECT ${column} AS value FROM scopes WHERE scope_id = ? FOR UPDATE`,
-      [scopeId],
-    )
-    if (row === undefined) throw new Error(`scope ${scopeId} has no counter row`)
-    const value = row.value + n
-    await this.#sql.run(`UPDATE scopes SET ${column} = ? WHERE scope_id = ?`, [value, scopeId])
-    return value
+  /** `IN` over a list: the SQL and the bound value. */
+  #in(values: readonly unknown[]): { sql: string; value: unknown } {
+    return { sql: this.#dialect.inList.sql, value: this.#dialect.inList.bind(values) }
   }
 
   async getMemory(memoryId: string): Promise<MemoryRow | undefined> {
@@ -116,7 +115,10 @@ export class MysqlDialectTx implements DialectTx {
   async loadCurrent(memoryIds: readonly string[]): Promise<Map<string, CurrentMemory>> {
     const out = new Map<string, CurrentMemory>()
     if (memoryIds.length === 0) return out
-    for (const r of await this.#sql.all<Record<string, unknown>>(CURRENT_SQL, [memoryIds])) {
+    const rows = await this.#sql.all<Record<string, unknown>>(currentSql(this.#dialect), [
+      this.#dialect.inList.bind(memoryIds),
+    ])
+    for (const r of rows) {
       const current = splitCurrent(r)
       out.set(current.row.memoryId, current)
     }
@@ -132,10 +134,11 @@ export class MysqlDialectTx implements DialectTx {
 
   async missingSources(scopeId: string, sourceIds: readonly string[]): Promise<string[]> {
     if (sourceIds.length === 0) return []
+    const ids = this.#in(sourceIds)
     const found = await this.#sql.all<{ id: string }>(
       `SELECT source_id AS id FROM sources
-       WHERE scope_id = ? AND source_type = 'content' AND source_id IN (?)`,
-      [scopeId, sourceIds],
+       WHERE scope_id = ? AND source_type = 'content' AND source_id IN ${ids.sql}`,
+      [scopeId, ids.value],
     )
     const present = new Set(found.map((r) => r.id))
     return sourceIds.filter((id) => !present.has(id)).sort()
@@ -149,12 +152,19 @@ export class MysqlDialectTx implements DialectTx {
     limit: number
   }): Promise<MemoryRow[]> {
     if (q.states.length === 0 || q.kinds?.length === 0) return []
-    const kinds = q.kinds === undefined ? '' : ' AND kind IN (?)'
+    const states = this.#in(q.states)
+    const kinds = q.kinds === undefined ? undefined : this.#in(q.kinds)
     return this.#sql.all(
       `SELECT ${MEMORY_COLUMNS} FROM memories
-       WHERE scope_id = ? AND memory_id > ? AND state IN (?)${kinds}
+       WHERE scope_id = ? AND memory_id > ? AND state IN ${states.sql}${kinds === undefined ? '' : ` AND kind IN ${kinds.sql}`}
        ORDER BY memory_id LIMIT ?`,
-      [q.scopeId, q.after ?? '', q.states, ...(q.kinds === undefined ? [] : [q.kinds]), q.limit],
+      [
+        q.scopeId,
+        q.after ?? '',
+        states.value,
+        ...(kinds === undefined ? [] : [kinds.value]),
+        q.limit,
+      ],
     )
   }
 
@@ -164,12 +174,13 @@ export class MysqlDialectTx implements DialectTx {
     limit: number
   }): Promise<MemoryRow[]> {
     if (q.scopeIds.length === 0 || q.kinds?.length === 0) return []
-    const kinds = q.kinds === undefined ? '' : ' AND kind IN (?)'
+    const scopes = this.#in(q.scopeIds)
+    const kinds = q.kinds === undefined ? undefined : this.#in(q.kinds)
     return this.#sql.all(
       `SELECT ${MEMORY_COLUMNS} FROM memories
-       WHERE scope_id IN (?) AND state = 'active'${kinds}
+       WHERE scope_id IN ${scopes.sql} AND state = 'active'${kinds === undefined ? '' : ` AND kind IN ${kinds.sql}`}
        ORDER BY updated_at DESC, memory_id DESC LIMIT ?`,
-      [q.scopeIds, ...(q.kinds === undefined ? [] : [q.kinds]), q.limit],
+      [scopes.value, ...(kinds === undefined ? [] : [kinds.value]), q.limit],
     )
   }
 
@@ -201,43 +212,18 @@ export class MysqlDialectTx implements DialectTx {
 
   async countStates(first: string, last: string): Promise<StateCountRow[]> {
     const rows = await this.#sql.all<StateCountRow>(SELECT_STATE_COUNTS, [first, last])
-    // COUNT(*) is a BIGINT, which the driver may hand over as a string.
+    // COUNT(*) is a BIGINT, which a driver may hand over as a string.
     return rows.map((r) => ({ ...r, n: Number(r.n) }))
   }
 
-  /**
-   * FULLTEXT candidates in BOOLEAN MODE: the encoded terms OR-ed, the scope (and kinds) filtered
-   * in SQL, best relevance first, then memory id.
-   * @throws PowerContextError `capability_not_supported` when the startup probe found no usable
-   *   FULLTEXT index (never an empty result instead).
-   */
+  /** The dialect's full-text candidates (see {@link SqlDialect.fullText}). */
   async searchText(q: {
     scopeId: string
     terms: readonly PlannedTerm[]
     kinds: readonly string[] | undefined
     limit: number
   }): Promise<TextHit[]> {
-    if (this.#ftsProblem !== null) {
-      throw new PowerContextError(
-        'capability_not_supported',
-        `full-text search is unavailable: ${this.#ftsProblem}`,
-        { capability: 'fts' },
-      )
-    }
-    if (q.terms.length === 0 || q.kinds?.length === 0) return []
-    const query = ftsBooleanQuery(q.terms)
-    const perTerm = q.terms.map((t) => ftsBooleanQuery([t]))
-    const kinds = q.kinds === undefined ? [] : [q.kinds]
-    const rows = await this.#sql.all<TextHit>(
-      searchTextSql(q.kinds !== undefined, q.terms.length),
-      [...perTerm, query, query, q.scopeId, ...kinds, q.limit],
-    )
-    return rows.map((r) => ({
-      memoryId: r.memoryId,
-      version: r.version,
-      contentHash: r.contentHash,
-      searchableText: r.searchableText,
-    }))
+    return this.#dialect.fullText.searchText(this.#sql, q)
   }
 
   async insertMemory(row: MemoryRow): Promise<void> {
@@ -255,42 +241,42 @@ export class MysqlDialectTx implements DialectTx {
     expected: { version: number; stateVersion: number },
   ): Promise<boolean> {
     const result = await this.#sql.run(CAS_MEMORY.sql, CAS_MEMORY.params({ next, expected }))
-    return result.affectedRows === 1
+    return result.changes === 1
   }
 
   async appendChanges(scopeId: string, rows: readonly NewChangeRow[]): Promise<number[]> {
     if (rows.length === 0) return []
     await this.#ensureScope(scopeId)
-    const first = (await this.#bump(scopeId, 'change_seq', rows.length)) - rows.length + 1
-    await this.#sql.run(
+    const last = await this.#dialect.bumpCounter(this.#sql, 'change_seq', scopeId, rows.length)
+    if (last === undefined) throw new Error(`scope ${scopeId} has no sequence row`)
+    const first = last - rows.length + 1
+    await this.#dialect.insertMany(
+      this.#sql,
       `INSERT INTO memory_changes (scope_id, seq, op, memory_id, from_revision, to_revision,
-         from_state, to_state, reason, operation_id, at) VALUES ?`,
-      [
-        rows.map((r, i) => [
-          scopeId,
-          first + i,
-          r.op,
-          r.memoryId,
-          r.fromRevision,
-          r.toRevision,
-          r.fromState,
-          r.toState,
-          r.reason,
-          r.operationId,
-          r.at,
-        ]),
-      ],
+         from_state, to_state, reason, operation_id, at)`,
+      rows.map((r, i) => [
+        scopeId,
+        first + i,
+        r.op,
+        r.memoryId,
+        r.fromRevision,
+        r.toRevision,
+        r.fromState,
+        r.toState,
+        r.reason,
+        r.operationId,
+        r.at,
+      ]),
     )
     return rows.map((_r, i) => first + i)
   }
 
   async putHead(h: HeadRow): Promise<void> {
+    const fts = this.#dialect.fullText
+    const columns = [...HEAD_BASE_COLUMNS, ...fts.headColumns]
     await this.#sql.run(
-      `INSERT INTO memory_heads (memory_id, scope_id, version, kind, content_hash, searchable_text,
-         fts_text) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON DUPLICATE KEY UPDATE scope_id = VALUES(scope_id), version = VALUES(version),
-         kind = VALUES(kind), content_hash = VALUES(content_hash),
-         searchable_text = VALUES(searchable_text), fts_text = VALUES(fts_text)`,
+      `INSERT INTO memory_heads (${columns.join(', ')}) VALUES (${placeholders(columns.length)})
+       ${this.#dialect.upsert(['memory_id'], columns.slice(1))}`,
       [
         h.memoryId,
         h.scopeId,
@@ -298,34 +284,34 @@ export class MysqlDialectTx implements DialectTx {
         h.kind,
         h.contentHash,
         h.searchableText,
-        encodeFtsText(h.searchableText),
+        ...fts.headValues(h),
       ],
     )
   }
 
   async deleteHead(memoryId: string): Promise<void> {
-    // The vector, when the dialect has one, lives in the same row.
+    if (!this.#dialect.vectorsInHeadRow) await this.vectors?.deleteVector(memoryId)
     await this.#sql.run('DELETE FROM memory_heads WHERE memory_id = ?', [memoryId])
   }
 
-  async insertMerge(m: MergeRecord): Promise<void> {
-    await insertMergeRows(this.#sql, m)
+  insertMerge(merge: MergeRecord): Promise<void> {
+    return this.#merges.insert(merge)
   }
 
   async effectiveMergeOfResult(memoryId: string): Promise<MergeRecord | undefined> {
-    return (await selectMerges(this.#sql, 'effective-result', memoryId))[0]
+    return (await this.#merges.select('effective-result', memoryId))[0]
   }
 
-  async mergesOfMemory(memoryId: string): Promise<MergeRecord[]> {
-    return selectMerges(this.#sql, 'of-memory', memoryId)
+  mergesOfMemory(memoryId: string): Promise<MergeRecord[]> {
+    return this.#merges.select('of-memory', memoryId)
   }
 
-  async casMergeUndone(mergeId: string, at: string, operationId: string): Promise<boolean> {
-    return casMergeUndone(this.#sql, mergeId, at, operationId)
+  casMergeUndone(mergeId: string, at: string, operationId: string): Promise<boolean> {
+    return this.#merges.undo(mergeId, at, operationId)
   }
 
-  async allMerges(): Promise<MergeRecord[]> {
-    return selectMerges(this.#sql, 'all', undefined)
+  allMerges(): Promise<MergeRecord[]> {
+    return this.#merges.select('all', undefined)
   }
 
   async getSource(
@@ -341,26 +327,28 @@ export class MysqlDialectTx implements DialectTx {
 
   async nextSourcePosition(scopeId: string): Promise<number> {
     await this.#ensureScope(scopeId)
-    return this.#bump(scopeId, 'source_position', 1)
+    const position = await this.#dialect.bumpCounter(this.#sql, 'source_position', scopeId, 1)
+    if (position === undefined) throw new Error(`scope ${scopeId} has no journal row`)
+    return position
   }
 
   async insertSource(s: SourceRow): Promise<void> {
     await this.#sql.run(INSERT_SOURCE.sql, INSERT_SOURCE.params(s))
   }
 
-  async allMemories(): Promise<MemoryRow[]> {
+  allMemories(): Promise<MemoryRow[]> {
     return this.#sql.all(SELECT_ALL_MEMORIES)
   }
 
-  async allVersions(): Promise<VersionRow[]> {
+  allVersions(): Promise<VersionRow[]> {
     return this.#sql.all(SELECT_ALL_VERSIONS)
   }
 
-  async allHeads(): Promise<HeadRow[]> {
+  allHeads(): Promise<HeadRow[]> {
     return this.#sql.all(SELECT_ALL_HEADS)
   }
 
-  async allChanges(): Promise<ChangeRow[]> {
+  allChanges(): Promise<ChangeRow[]> {
     return this.#sql.all(SELECT_ALL_CHANGES)
   }
 
@@ -369,13 +357,12 @@ export class MysqlDialectTx implements DialectTx {
     return new Map(rows.map((r) => [r.scopeId, r.seq]))
   }
 
-  /** FULLTEXT consistency (see {@link checkFulltext}). */
-  async checkIndexes(): Promise<string[]> {
-    return checkFulltext(this.#sql, this.#ftsProblem)
+  /** The dialect's index checks (full-text index against the heads). */
+  checkIndexes(): Promise<string[]> {
+    return this.#dialect.fullText.checkIndexes(this.#sql)
   }
 
-  async clearProjections(): Promise<void> {
-    // DELETE, not TRUNCATE: TRUNCATE is DDL and would commit the rebuild half way.
-    await this.#sql.run('DELETE FROM memory_heads')
+  clearProjections(): Promise<void> {
+    return this.#dialect.fullText.clearProjections(this.#sql)
   }
 }

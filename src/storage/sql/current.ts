@@ -1,7 +1,8 @@
-import type { MemoryRow, VersionRow } from '../spi/dialect-tx.js'
+import type { MemoryRow, VersionRow } from '../spi/rows.js'
+import type { SqlDialect } from './dialect.js'
 
-/** Current memory + version in one row, prefixed to keep the two apart. */
-export const CURRENT_SQL = `
+/** Current memory + version in one row, prefixed to keep the two apart; param: the id list. */
+const currentSelect = (inList: string): string => `
   SELECT m.memory_id AS m_memoryId, m.scope_id AS m_scopeId, m.current_version AS m_currentVersion,
     m.state AS m_state, m.state_version AS m_stateVersion, m.merged_into AS m_mergedInto,
     m.kind AS m_kind, m.created_at AS m_createdAt, m.updated_at AS m_updatedAt,
@@ -9,11 +10,23 @@ export const CURRENT_SQL = `
     v.kind, v.text, v.sources_json AS sourcesJson, v.artifacts_json AS artifactsJson,
     v.observed_at AS observedAt, v.content_hash AS contentHash, v.created_at AS createdAt,
     v.operation, v.operation_id AS operationId, v.reason
-  FROM json_each(?) j
-  JOIN memories m ON m.memory_id = j.value
-  JOIN memory_versions v ON v.memory_id = m.memory_id AND v.version = m.current_version`
+  FROM memories m
+  JOIN memory_versions v ON v.memory_id = m.memory_id AND v.version = m.current_version
+  WHERE m.memory_id IN ${inList}`
 
-/** A {@link CURRENT_SQL} row: the memory's columns prefixed `m_`, the version's unprefixed. */
+const CURRENT_SQL = new WeakMap<SqlDialect, string>()
+
+/** The current-row query of a dialect (built once per dialect object, so its text is stable). */
+export function currentSql(dialect: SqlDialect): string {
+  let sql = CURRENT_SQL.get(dialect)
+  if (sql === undefined) {
+    sql = currentSelect(dialect.inList.sql)
+    CURRENT_SQL.set(dialect, sql)
+  }
+  return sql
+}
+
+/** A {@link currentSql} row: the memory's columns prefixed `m_`, the version's unprefixed. */
 type CurrentRow = VersionRow & {
   m_memoryId: string
   m_scopeId: string
@@ -26,7 +39,7 @@ type CurrentRow = VersionRow & {
   m_updatedAt: string
 }
 
-/** Splits a {@link CURRENT_SQL} row into its memory and version rows. */
+/** Splits a {@link currentSql} row into its memory and version rows. */
 export function splitCurrent(r: Record<string, unknown>): { row: MemoryRow; version: VersionRow } {
   const {
     m_memoryId,

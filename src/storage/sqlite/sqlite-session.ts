@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3'
 
+import type { SqlSession } from '../sql/session.js'
+
 /**
  * Prepared statements of one connection, prepared once per SQL text and reused by every verb
  * group (memory rows, journal, vectors) of the adapter.
@@ -32,5 +34,16 @@ export class SqliteStatements {
 
   run(sql: string, ...params: unknown[]): Database.RunResult {
     return this.stmt(sql).run(...params)
+  }
+}
+
+/** The shared SQL verbs' session over the cached statements (better-sqlite3 is synchronous). */
+export function sqliteSession(sql: SqliteStatements): SqlSession {
+  return {
+    all: async <T>(text: string, params: readonly unknown[] = []) => sql.all<T>(text, ...params),
+    get: async <T>(text: string, params: readonly unknown[] = []) => sql.get<T>(text, ...params),
+    run: async (text: string, params: readonly unknown[] = []) => ({
+      changes: sql.run(text, ...params).changes,
+    }),
   }
 }

@@ -1,0 +1,59 @@
+/*
+ * MySQL-family driver wiring for the shared transaction runner: two mysql2 pools, write sessions
+ * SERIALIZABLE (SQLite's serialised writers, across every replica sharing the database) and read
+ * sessions REPEATABLE READ on one consistent snapshot; a connection that failed is destroyed, not
+ * returned to its pool.
+ */
+import type { Pool, PoolConnection } from 'mysql2/promise'
+
+import type { SqlConnection, SqlDriver } from '../sql/transaction-runner.js'
+import { isConnectionError, isRetryable, toStorageError } from './mysql-errors.js'
+import type { MysqlDialect } from './mysql-search.js'
+import { MysqlSession } from './mysql-session.js'
+
+/** What the driver needs: the pools, the product dialect, the password (to redact), a test hook. */
+export interface MysqlDriverSettings {
+  readonly pool: Pool
+  readonly readPool: Pool
+  readonly dialect: MysqlDialect
+  readonly password: string | undefined
+  readonly rewrite: ((sql: string) => string) | undefined
+}
+
+/** The driver of one backend; each new pooled connection is set up once. */
+export function mysqlDriver(s: MysqlDriverSettings): SqlDriver {
+  const initialised = new WeakSet<object>()
+  const checkout = async (write: boolean): Promise<PoolConnection> => {
+    const conn = await (write ? s.pool : s.readPool).getConnection()
+    const core = conn.connection as unknown as object
+    if (!initialised.has(core)) {
+      const level = write ? 'SERIALIZABLE' : 'REPEATABLE READ'
+      try {
+        for (const statement of s.dialect.sessionSetup) await conn.query(statement)
+        await conn.query(`SET SESSION TRANSACTION ISOLATION LEVEL ${level}`)
+      } catch (err) {
+        conn.destroy()
+        throw err
+      }
+      initialised.add(core)
+    }
+    return conn
+  }
+  return {
+    async connect(mode): Promise<SqlConnection> {
+      const write = mode === 'write'
+      const conn = await checkout(write)
+      return {
+        session: new MysqlSession(conn, s.rewrite),
+        begin: async () =>
+          void (await conn.query(write ? 'START TRANSACTION' : s.dialect.beginRead)),
+        commit: async () => void (await conn.query('COMMIT')),
+        rollback: async () => void (await conn.query('ROLLBACK')),
+        release: (broken) => (broken ? conn.destroy() : conn.release()),
+      }
+    },
+    isRetryable: (err) => isRetryable(err, s.dialect.retryableErrnos),
+    isBroken: isConnectionError,
+    toStorageError: (err, exhausted) => toStorageError(err, s.password, exhausted),
+  }
+}

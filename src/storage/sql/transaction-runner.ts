@@ -1,0 +1,146 @@
+/**
+ * The one transaction runner of every SQL adapter (issue 13, STYLE R4; after kysely's runtime
+ * driver owning connection, lock and retry). A unit of work is scoped to a callback: begin, run,
+ * commit; or roll back and rethrow. No handle escapes.
+ *
+ * Retry policy (the same for every adapter): when the adapter classifies a failure as transient
+ * lock contention (SQLite: `SQLITE_BUSY`/`SQLITE_LOCKED`, also from `BEGIN IMMEDIATE`; MySQL
+ * family: deadlock, lock wait timeout, snapshot conflicts), the transaction is rolled back and the
+ * WHOLE unit of work runs again — begin, callback, commit — after an exponential, jittered pause
+ * (≈ 10 ms doubling to ≈ 250 ms), until it commits, `maxAttempts` attempts were made or
+ * `deadlineMs` has passed since the first. Retrying the whole callback is the only safe choice for
+ * a failure inside it: its reads may have come from the rolled-back snapshot. Any other failure,
+ * and the last transient one, is translated by the adapter and thrown; the callback never sees a
+ * retry. Callbacks therefore must not have effects outside the database (the base class only
+ * computes and writes inside them).
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+
+import type { PowerContextError } from '../../core/errors.js'
+import type { AsyncMutex } from './async-mutex.js'
+import type { SqlSession } from './session.js'
+
+/** Read transactions see one consistent snapshot; write transactions are serialisable. */
+export type TransactionMode = 'read' | 'write'
+
+/** One connection checked out for one attempt. */
+export interface SqlConnection {
+  readonly session: SqlSession
+  begin(): Promise<void>
+  commit(): Promise<void>
+  /** Rolls back an open transaction (a no-op when the database already ended it). */
+  rollback(): Promise<void>
+  /** Gives the connection back; `broken` ones are discarded. */
+  release(broken: boolean): void
+}
+
+/** What an adapter supplies: connections, and how to read its driver's failures. */
+export interface SqlDriver {
+  connect(mode: TransactionMode): Promise<SqlConnection>
+  /** Transient lock contention: the whole unit of work may run again. */
+  isRetryable(err: unknown): boolean
+  /** The connection cannot be used again. */
+  isBroken(err: unknown): boolean
+  /** Translates a failure before it leaves the adapter (STYLE R8); `exhausted`: retries ran out. */
+  toStorageError(err: unknown, exhausted: boolean): PowerContextError
+}
+
+/** Bounds of the retry policy (see the file comment). */
+export interface RetryBounds {
+  readonly maxAttempts: number
+  readonly deadlineMs: number
+}
+
+/** The pause before attempt `attempt + 1`: ≈ 10 ms doubling to ≈ 250 ms, ±50 % jitter. */
+export function retryPause(attempt: number): number {
+  return Math.min(5 * 2 ** Math.min(attempt, 6), 250) * (0.5 + Math.random())
+}
+
+/**
+ * Runs `attempt` until it succeeds, a failure is not `retryable`, or the bounds are spent; the last
+ * failure is rethrown as it is. Also used outside transactions (SQLite's open-time pragmas).
+ */
+export async function withRetries<T>(
+  attempt: (n: number) => Promise<T>,
+  retryable: (err: unknown) => boolean,
+  bounds: RetryBounds,
+): Promise<T> {
+  const deadline = Date.now() + bounds.deadlineMs
+  for (let n = 1; ; n += 1) {
+    try {
+      return await attempt(n)
+    } catch (err) {
+      if (!retryable(err) || n >= bounds.maxAttempts || Date.now() >= deadline) throw err
+      await sleep(retryPause(n))
+    }
+  }
+}
+
+/** Runs units of work on an adapter's connections (see the file comment). */
+export class TransactionRunner {
+  readonly #driver: SqlDriver
+  readonly #bounds: RetryBounds
+  readonly #lock: AsyncMutex | undefined
+
+  /** `lock`: serialises every unit of work (one connection, e.g. SQLite); none for a pool. */
+  constructor(driver: SqlDriver, bounds: RetryBounds, lock?: AsyncMutex) {
+    this.#driver = driver
+    this.#bounds = bounds
+    this.#lock = lock
+  }
+
+  /** Runs `work` in one transaction; see the file comment for retries and errors. */
+  run<T>(mode: TransactionMode, work: (session: SqlSession) => Promise<T>): Promise<T> {
+    const all = (): Promise<T> => this.#attempts(mode, work)
+    return this.#lock === undefined ? all() : this.#lock.run(all)
+  }
+
+  /** Runs `work` outside any transaction, after every queued unit of work (e.g. closing). */
+  afterQueued<T>(work: () => Promise<T>): Promise<T> {
+    return this.#lock === undefined ? work() : this.#lock.run(work)
+  }
+
+  async #attempts<T>(mode: TransactionMode, work: (session: SqlSession) => Promise<T>): Promise<T> {
+    const driver = this.#driver
+    let retryable = false
+    try {
+      return await withRetries(
+        async () => {
+          let conn: SqlConnection
+          try {
+            conn = await driver.connect(mode)
+          } catch (err) {
+            throw new NotRetried(err)
+          }
+          let open = false
+          let broken = false
+          try {
+            await conn.begin()
+            open = true
+            const out = await work(conn.session)
+            await conn.commit()
+            open = false
+            return out
+          } catch (err) {
+            if (open) await conn.rollback().catch(() => (broken = true))
+            if (driver.isBroken(err)) broken = true
+            throw err
+          } finally {
+            conn.release(broken)
+          }
+        },
+        (err) => (retryable = !(err instanceof NotRetried) && driver.isRetryable(err)),
+        this.#bounds,
+      )
+    } catch (err) {
+      throw driver.toStorageError(err instanceof NotRetried ? err.cause : err, retryable)
+    }
+  }
+}
+
+/** A failure to get a connection: reported as it is, never retried. */
+class NotRetried extends Error {
+  constructor(cause: unknown) {
+    super('connection failed', { cause })
+  }
+}
