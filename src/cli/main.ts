@@ -7,6 +7,7 @@ import { EXIT_OK, EXIT_USAGE, printError, PROCESS_IO } from './cli-io.js'
 import { createRunners } from './cli-runners.js'
 import { registerContextCommand } from './context-command.js'
 import { registerDoctorCommand } from './doctor-command.js'
+import { registerGitCaptureCommand } from './git-capture-command.js'
 import { registerMcpCommand } from './mcp-command.js'
 import { registerMemoryCommands } from './memory-commands.js'
 import { registerMergeCommands } from './merge-commands.js'
@@ -43,6 +44,7 @@ export async function main(argv: readonly string[], io: CliIo = PROCESS_IO): Pro
   registerMergeCommands(program, io, runMemory)
   registerContextCommand(program, io, runMemory)
   registerSourceCommands(program, io, runMemory)
+  registerGitCaptureCommand(program, io, runMemory)
   registerAdminCommands(program, io, runLocal)
   registerDoctorCommand(program, io, setExit)
   registerServerCommands(program, io, setExit)

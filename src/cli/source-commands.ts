@@ -59,7 +59,8 @@ export function registerSourceCommands(program: Command, io: CliIo, run: RunWith
   program
     .command('capture')
     .description('persist a source (evidence) in the scope journal; never creates memory')
-    .requiredOption('--scope <id>', 'scope id')
+    // Not a required option: `capture git` (a subcommand) resolves the project scope without it.
+    .option('--scope <id>', 'scope id (required, except for `capture git`)')
     .option(
       '--source-id <id>',
       'source id (default: generated); same id + same payload = same position',
@@ -68,8 +69,9 @@ export function registerSourceCommands(program: Command, io: CliIo, run: RunWith
     .option('--metadata <json>', 'metadata, a JSON object')
     .option('--occurred-at <time>', 'RFC 3339 time the content was produced')
     .argument('[content...]', 'the content; read from stdin when absent or "-"')
-    .action(async (words: string[], o, cmd: Command) =>
-      run(cmd, async (ops, json) => {
+    .action(async (words: string[], o, cmd: Command) => {
+      if (o.scope === undefined) cmd.error("error: required option '--scope <id>' not specified")
+      return run(cmd, async (ops, json) => {
         const content =
           words.length === 0 || (words.length === 1 && words[0] === '-')
             ? readFileSync(0, 'utf8')
@@ -87,8 +89,8 @@ export function registerSourceCommands(program: Command, io: CliIo, run: RunWith
           { status: r.status, source: toWireSourceRef(r.source), position: r.position },
           () => [`accepted: ${r.source.sourceId} at position ${r.position}`],
         )
-      }),
-    )
+      })
+    })
 
   const flush = program
     .command('flush')
