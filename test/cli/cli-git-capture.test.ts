@@ -12,10 +12,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 
 import { resolveScope } from '../../integrations/shared/scope.mjs'
 import { gitCaptureStatePath } from '../../src/cli/git-capture-state.js'
-import { main } from '../../src/cli/main.js'
 import { GIT_CHANGE_MEDIA_TYPE, GIT_CHANGE_SCHEMA } from '../../src/core/git-change.js'
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
+import { runCli as cli } from '../support/cli-run.js'
 
 const dirs: string[] = []
 const tempDir = (): string => {
@@ -36,16 +36,6 @@ beforeEach(() => {
   vi.stubEnv('POWERCONTEXT_SCOPE_ID', '')
   return () => vi.unstubAllEnvs()
 })
-
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const code = await main(['node', 'powercontext', ...args], {
-    out: (t) => (out += t.endsWith('\n') ? t : `${t}\n`),
-    err: (t) => (err += t.endsWith('\n') ? t : `${t}\n`),
-  })
-  return { code, out, err }
-}
 
 const GIT_ENV = {
   ...process.env,
@@ -78,6 +68,20 @@ interface Wire {
   last_commit: string | null
   remaining: number
 }
+/** `capture --scope SCOPE git --repo REPO …` into this test's data directory (or `where`). */
+let dataDir = ''
+const gitArgs = (scope: string, repo: string, ...more: string[]): string[] => [
+  ...(more[0] === '--server-url' ? more.splice(0, 2) : ['--data-dir', dataDir]),
+  'capture',
+  '--scope',
+  scope,
+  'git',
+  '--repo',
+  repo,
+  ...more,
+]
+const capture = (scope: string, repo: string, ...more: string[]): Promise<Wire> =>
+  json(...gitArgs(scope, repo, ...more))
 const json = async (...args: string[]): Promise<Wire> => {
   const r = await cli('--json', ...args)
   expect(r.err).toBe('')
@@ -96,49 +100,22 @@ async function sourcesOf(dataDir: string, scopeId: string, ids: string[]) {
 
 describe('capture git into a data directory', () => {
   it('captures each commit once, oldest first, and a rerun captures nothing', async () => {
-    const dataDir = tempDir()
+    dataDir = tempDir()
     const repo = repoWith(3)
     const scope = 'git-test:rerun'
-    const first = await json(
-      '--data-dir',
-      dataDir,
-      'capture',
-      '--scope',
-      scope,
-      'git',
-      '--repo',
-      repo,
-    )
+    const first = await capture(scope, repo)
     const log = git(repo, 'rev-list', '--reverse', 'HEAD').split('\n')
     expect(first.captured.map((c) => c.commit)).toEqual(log)
     expect(first.captured.map((c) => c.position)).toEqual([1, 2, 3])
     expect(first.captured.every((c) => c.created)).toBe(true)
     expect(first.last_commit).toBe(log[2])
 
-    const again = await json(
-      '--data-dir',
-      dataDir,
-      'capture',
-      '--scope',
-      scope,
-      'git',
-      '--repo',
-      repo,
-    )
+    const again = await capture(scope, repo)
     expect(again.captured).toEqual([])
     expect(again.last_commit).toBe(log[2])
 
     const fourth = commit(repo, 'src/a.ts', 'export const a = 1\n', 'feat: add a\n\nWhy: because.')
-    const next = await json(
-      '--data-dir',
-      dataDir,
-      'capture',
-      '--scope',
-      scope,
-      'git',
-      '--repo',
-      repo,
-    )
+    const next = await capture(scope, repo)
     expect(next.captured.map((c) => [c.commit, c.position])).toEqual([[fourth, 4]])
 
     const [source] = await sourcesOf(dataDir, scope, [`git-change:${fourth}`])
@@ -165,21 +142,11 @@ describe('capture git into a data directory', () => {
   })
 
   it('a lost state file only repeats captures (same positions), never duplicates them', async () => {
-    const dataDir = tempDir()
+    dataDir = tempDir()
     const repo = repoWith(2)
-    const args = [
-      '--data-dir',
-      dataDir,
-      'capture',
-      '--scope',
-      'git-test:lost',
-      'git',
-      '--repo',
-      repo,
-    ]
-    const first = await json(...args)
+    const first = await capture('git-test:lost', repo)
     rmSync(gitCaptureStatePath(join(repo, '.git')))
-    const again = await json(...args)
+    const again = await capture('git-test:lost', repo)
     expect(again.captured.map((c) => [c.position, c.created])).toEqual([
       [1, false],
       [2, false],
@@ -188,14 +155,13 @@ describe('capture git into a data directory', () => {
   })
 
   it('--since, --limit with what remains, renames, binaries, merges and an empty repository', async () => {
-    const dataDir = tempDir()
+    dataDir = tempDir()
     const repo = repoWith(4)
     const log = git(repo, 'rev-list', '--reverse', 'HEAD').split('\n')
-    const base = ['--data-dir', dataDir, 'capture', '--scope', 'git-test:since', 'git']
-    const a = await json(...base, '--repo', repo, '--since', log[0] as string, '--limit', '2')
+    const a = await capture('git-test:since', repo, '--since', log[0] as string, '--limit', '2')
     expect(a.captured.map((c) => c.commit)).toEqual(log.slice(1, 3))
     expect(a.remaining).toBe(1)
-    const b = await json(...base, '--repo', repo)
+    const b = await capture('git-test:since', repo)
     expect(b.captured.map((c) => c.commit)).toEqual([log[3]])
     expect(b.remaining).toBe(0)
 
@@ -207,7 +173,7 @@ describe('capture git into a data directory', () => {
     commit(repo, 'side.txt', 's\n', 'side work')
     git(repo, 'checkout', '-q', 'main')
     git(repo, 'merge', '-q', '--no-ff', '-m', 'merge side', 'side')
-    const c = await json(...base, '--repo', repo)
+    const c = await capture('git-test:since', repo)
     expect(c.captured).toHaveLength(3)
     const ids = c.captured.map((x) => `git-change:${x.commit}`)
     const sources = await sourcesOf(dataDir, 'git-test:since', ids)
@@ -233,7 +199,7 @@ describe('capture git into a data directory', () => {
   })
 
   it('withholds a message that carries a secret and says so', async () => {
-    const dataDir = tempDir()
+    dataDir = tempDir()
     const repo = repoWith(0)
     const token = `ghp_${'A1b2C3d4'.repeat(5)}`
     const sha = commit(repo, 'config.txt', 'x\n', `add deploy key ${token}`)
@@ -261,13 +227,13 @@ describe('capture git into a data directory', () => {
   })
 
   it('caps a long message and many paths', async () => {
-    const dataDir = tempDir()
+    dataDir = tempDir()
     const repo = repoWith(0)
     for (let i = 0; i < 310; i++) writeFileSync(join(repo, `p${i}.txt`), `${i}\n`)
     git(repo, 'add', '-A')
     git(repo, 'commit', '-q', '-m', `big\n\n${'word '.repeat(3000)}`)
     const sha = git(repo, 'rev-parse', 'HEAD')
-    await json('--data-dir', dataDir, 'capture', '--scope', 'git-test:caps', 'git', '--repo', repo)
+    await capture('git-test:caps', repo)
     const [source] = await sourcesOf(dataDir, 'git-test:caps', [`git-change:${sha}`])
     const body = JSON.parse(source?.content ?? '{}') as Record<string, never>
     expect(body['changed_paths']).toHaveLength(300)
@@ -277,7 +243,7 @@ describe('capture git into a data directory', () => {
   })
 
   it('uses the project scope of the hooks when --scope is absent, and reports git errors', async () => {
-    const dataDir = tempDir()
+    dataDir = tempDir()
     const repo = repoWith(1)
     git(repo, 'remote', 'add', 'origin', 'git@github.com:acme/widgets.git')
     const expected = resolveScope({ cwd: repo, env: {} }).scope_id
@@ -286,30 +252,10 @@ describe('capture git into a data directory', () => {
     expect(r.scope_id).toBe(expected)
 
     const notRepo = tempDir()
-    const bad = await cli(
-      '--data-dir',
-      dataDir,
-      'capture',
-      '--scope',
-      's',
-      'git',
-      '--repo',
-      notRepo,
-    )
+    const bad = await cli(...gitArgs('s', notRepo))
     expect(bad.code).toBe(1)
     expect(bad.err).toMatch(/^error: invalid_request: git rev-parse: fatal: not a git repository/)
-    const since = await cli(
-      '--data-dir',
-      dataDir,
-      'capture',
-      '--scope',
-      's',
-      'git',
-      '--repo',
-      repo,
-      '--since',
-      'nope',
-    )
+    const since = await cli(...gitArgs('s', repo, '--since', 'nope'))
     expect(since.code).toBe(1)
     expect(since.err).toContain('invalid_request')
     const noScope = await cli('--data-dir', dataDir, 'capture', 'hello')
@@ -322,50 +268,15 @@ describe('capture git through --server-url', () => {
   it('captures into the server and keeps its state apart from a data directory', async () => {
     const repo = repoWith(2)
     const scope = 'git-test:remote'
-    const remote = await json(
-      '--server-url',
-      server.url,
-      'capture',
-      '--scope',
-      scope,
-      'git',
-      '--repo',
-      repo,
-    )
+    const remote = await capture(scope, repo, '--server-url', server.url)
     expect(remote.captured.map((c) => c.position)).toEqual([1, 2])
-    const again = await json(
-      '--server-url',
-      server.url,
-      'capture',
-      '--scope',
-      scope,
-      'git',
-      '--repo',
-      repo,
-    )
+    const again = await capture(scope, repo, '--server-url', server.url)
     expect(again.captured).toEqual([])
     // Another store has seen nothing: it gets every commit.
-    const local = await json(
-      '--data-dir',
-      tempDir(),
-      'capture',
-      '--scope',
-      scope,
-      'git',
-      '--repo',
-      repo,
-    )
+    dataDir = tempDir()
+    const local = await capture(scope, repo)
     expect(local.captured).toHaveLength(2)
-    const text = await cli(
-      '--server-url',
-      server.url,
-      'capture',
-      '--scope',
-      scope,
-      'git',
-      '--repo',
-      repo,
-    )
+    const text = await cli(...gitArgs(scope, repo, '--server-url', server.url))
     expect(text.out).toBe(
       `nothing new in ${git(repo, 'rev-parse', '--show-toplevel')} for scope ${scope}\n`,
     )
