@@ -122,9 +122,29 @@ export default tseslint.config(
     files: ['src/runtime/**/*.ts'],
     rules: restrict([...SURFACES.flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*']),
   },
+  // wire (the one surface call path) ← surfaces; no surface imports another's internals: mcp/
+  // never imports http/ or cli/; http/ imports mcp/ only in server-run.ts, the composition root
+  // that mounts the MCP plugin (STYLE R1); cli/ composes them all.
   {
-    files: ['src/cli/**/*.ts', 'src/http/**/*.ts', 'src/mcp/**/*.ts'],
+    files: ['src/wire/**/*.ts'],
+    rules: restrict([...SURFACES.flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*']),
+  },
+  {
+    files: ['src/cli/**/*.ts'],
     rules: restrict(['better-sqlite3', 'mysql2', 'mysql2/*']),
+  },
+  {
+    files: ['src/http/**/*.ts'],
+    ignores: ['src/http/server-run.ts'],
+    rules: restrict([...['mcp', 'cli'].flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*']),
+  },
+  {
+    files: ['src/http/server-run.ts'],
+    rules: restrict([...layer('cli'), 'better-sqlite3', 'mysql2', 'mysql2/*']),
+  },
+  {
+    files: ['src/mcp/**/*.ts'],
+    rules: restrict([...['http', 'cli'].flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*']),
   },
   {
     // STYLE R16: the client imports only the generated contract (no runtime, no driver).

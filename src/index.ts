@@ -21,11 +21,14 @@ export type {
   Memory,
   MemoryChange,
   MemoryState,
+  MergeRecord,
+  MergeState,
   SourceRef,
 } from './core/memory-model.js'
-export { CHANGE_OPS, MEMORY_STATES } from './core/memory-model.js'
+export { CHANGE_OPS, MEMORY_STATES, MERGE_STATES } from './core/memory-model.js'
 export { KNOWN_KINDS, MAX_REASON_CODE_POINTS, MAX_TEXT_BYTES } from './core/text-rules.js'
 export type { GenerationSettings } from './runtime/chat-model.js'
+export type { PrepareContextCommand, PrepareContextResult } from './runtime/context-preparer.js'
 export { DATABASE_FILE, resolveDataDir } from './runtime/data-dir.js'
 export type { EmbeddingSettings, OpenAiEmbedderSettings } from './runtime/embedder.js'
 export { DeterministicEmbedder, OpenAiCompatibleEmbedder } from './runtime/embedder.js'
@@ -40,6 +43,16 @@ export type {
   SkippedSource,
 } from './storage/spi/flush-types.js'
 export type {
+  GetSourcesCommand,
+  GetSourcesResult,
+  ListScopesCommand,
+  ListScopesResult,
+  ListSourcesCommand,
+  ListSourcesResult,
+  ScopeSummary,
+  SourceView,
+} from './storage/spi/listing-types.js'
+export type {
   BackendCapabilities,
   CaptureSourceCommand,
   CaptureSourceResult,
@@ -51,15 +64,24 @@ export type {
   GetResult,
   HistoryCommand,
   HistoryResult,
+  LegacyCitationInput,
   ListCommand,
   ListResult,
   MemoryBackend,
+  MergeCommand,
+  MergeResult,
+  PlanRef,
   RebuildReport,
+  RecentCommand,
+  RecentResult,
   ReindexReport,
   RememberCommand,
   RememberEntry,
   RememberResult,
   RestoreCommand,
+  RestorePlanView,
+  RestorePreviewCommand,
+  RestorePreviewResult,
   RestoreResult,
   SearchCommand,
   SearchHit,

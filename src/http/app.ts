@@ -7,24 +7,26 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
   LogController,
+  type RouteHandlerMethod,
 } from 'fastify'
 
 import { OPENAPI_DOCUMENT } from '../contract/openapi-document.js'
 import { OPERATIONS } from '../contract/operations.js'
 import { PowerContextError } from '../core/errors.js'
-import type { MemoryRuntime } from '../runtime/memory-runtime.js'
+import { ContractValidator } from '../wire/contract-validator.js'
 import { toWireError } from '../wire/memory-wire.js'
-import { MAX_BODY_BYTES, OPERATION_HANDLERS } from '../wire/operation-handlers.js'
+import {
+  isRuntimeOperation,
+  MAX_BODY_BYTES,
+  type SurfaceOperationId,
+} from '../wire/operation-handlers.js'
+import { REQUEST_ID_HEADER, requestIdFor } from '../wire/request-id.js'
+import { invokeOperation, type RuntimeSlot } from '../wire/surface-call.js'
 import { bearerMatches } from './auth.js'
 import { consolePlugin, PUBLIC_ROUTE } from './console-plugin.js'
 import { toErrorResponse } from './error-response.js'
-import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js'
-import { ContractValidator } from './schema-validator.js'
 
-/** Holds the runtime the app serves; unbound until the runtime is open (remote RFC assembly). */
-export interface RuntimeSlot {
-  current: MemoryRuntime | undefined
-}
+export type { RuntimeSlot } from '../wire/surface-call.js'
 
 export interface AppOptions {
   readonly slot: RuntimeSlot
@@ -203,43 +205,32 @@ export function buildApp(options: AppOptions): FastifyInstance {
     void reply.code(allowed.length > 0 ? 405 : 404).send(body)
   })
 
-  app.get('/health/live', async () => ({ status: 'ok' }))
+  // The operations the app answers itself (exhaustive over SURFACE_OPERATIONS).
+  const own = {
+    live: async () => ({ status: 'ok' }),
+    ready: async (_req, reply) => {
+      const runtime = options.slot.current
+      if (runtime === undefined)
+        return reply.code(503).send({ status: 'not_ready', checks: { runtime: 'not_ready' } })
+      const readiness = await runtime.readiness()
+      return reply.code(readiness.status === 'not_ready' ? 503 : 200).send(readiness)
+    },
+    // The contract itself (public, like the health routes: it holds no data).
+    openapiDocument: async () => OPENAPI_DOCUMENT,
+  } satisfies Record<SurfaceOperationId, RouteHandlerMethod>
 
-  app.get('/health/ready', async (_req, reply) => {
-    const runtime = options.slot.current
-    if (runtime === undefined)
-      return reply.code(503).send({ status: 'not_ready', checks: { runtime: 'not_ready' } })
-    const readiness = await runtime.readiness()
-    return reply.code(readiness.status === 'not_ready' ? 503 : 200).send(readiness)
-  })
-
-  // The contract itself (public, like the health routes: it holds no data).
-  app.get('/openapi.json', async () => OPENAPI_DOCUMENT)
-
+  const call = { slot: options.slot, validator, bodyName: 'request' } as const
   for (const op of OPERATIONS) {
-    const handler = OPERATION_HANDLERS[op.operationId]
-    if (handler === undefined) continue
+    const id = op.operationId
+    if (!isRuntimeOperation(id)) {
+      app.route({ method: op.method, url: op.path, handler: own[id] })
+      continue
+    }
     app.route({
       method: op.method,
       url: op.path,
-      handler: async (req, reply) => {
-        let body: Record<string, unknown> = {}
-        if (op.requestSchema !== null) {
-          const errors = validator.check(op.requestSchema, req.body)
-          if (errors.length > 0) {
-            throw new PowerContextError(
-              'invalid_request',
-              `request does not match ${op.requestSchema}: ${errors[0]?.field} ${errors[0]?.message}`,
-              { errors },
-            )
-          }
-          body = req.body as Record<string, unknown>
-        }
-        const runtime = options.slot.current
-        if (runtime === undefined)
-          throw new PowerContextError('runtime_not_ready', 'the runtime is not open yet')
-        return reply.code(op.successStatus).send(await handler(runtime, body))
-      },
+      handler: async (req, reply) =>
+        reply.code(op.successStatus).send(await invokeOperation(id, req.body, call)),
     })
   }
 

@@ -1,8 +1,10 @@
-import type { FastifyBaseLogger } from 'fastify'
-
 import type { ErrorCode } from '../core/errors.js'
-import { PowerContextError } from '../core/errors.js'
-import { toWireError } from '../wire/memory-wire.js'
+import {
+  type ErrorEnvelope,
+  errorEnvelope,
+  type ErrorLog,
+  reportedError,
+} from '../wire/error-envelope.js'
 
 /** The one status table (STYLE R9): exhaustive over the error codes. */
 export const HTTP_STATUS = {
@@ -24,31 +26,15 @@ export const HTTP_STATUS = {
 } as const satisfies Record<ErrorCode, number>
 
 /**
- * Turns anything thrown into the error envelope. A `PowerContextError` keeps its code; anything else
- * is our bug: logged once with its stack, answered as `internal_error` without internals.
+ * Turns anything thrown into the error envelope (the one the MCP tools send too) and its HTTP
+ * status: `status` when given, else the code's entry in {@link HTTP_STATUS}.
  */
 export function toErrorResponse(
   err: unknown,
   requestId: string,
-  log: FastifyBaseLogger,
+  log: ErrorLog,
   status?: number,
-): { status: number; body: ReturnType<typeof toWireError> } {
-  let e: PowerContextError
-  if (err instanceof PowerContextError) e = err
-  else {
-    log.error({ err, request_id: requestId }, 'unexpected error')
-    e = new PowerContextError('internal_error', 'internal error')
-  }
-  if (e.code === 'internal_error' && err instanceof PowerContextError) {
-    log.error({ err: e.cause ?? e, request_id: requestId }, e.message)
-  }
-  const body = toWireError(
-    {
-      code: e.code,
-      message: e.code === 'internal_error' ? 'internal error' : e.message,
-      details: e.details,
-    },
-    requestId,
-  )
-  return { status: status ?? HTTP_STATUS[e.code], body }
+): { status: number; body: ErrorEnvelope } {
+  const e = reportedError(err, requestId, log)
+  return { status: status ?? HTTP_STATUS[e.code], body: errorEnvelope(e, requestId) }
 }

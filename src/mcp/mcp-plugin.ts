@@ -4,9 +4,9 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { FastifyInstance, FastifyReply } from 'fastify'
 
 import { OPENAPI_DOCUMENT } from '../contract/openapi-document.js'
-import type { RuntimeSlot } from '../http/app.js'
-import { REQUEST_ID_HEADER } from '../http/request-id.js'
-import { ContractValidator } from '../http/schema-validator.js'
+import { ContractValidator } from '../wire/contract-validator.js'
+import { REQUEST_ID_HEADER } from '../wire/request-id.js'
+import type { RuntimeSlot } from '../wire/surface-call.js'
 import { callTool, type ToolCallContext } from './tool-calls.js'
 import { MCP_TOOLS } from './tool-definitions.js'
 

@@ -1,18 +1,17 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import type { FastifyBaseLogger } from 'fastify'
 
 import { PowerContextError } from '../core/errors.js'
-import type { RuntimeSlot } from '../http/app.js'
-import { toErrorResponse } from '../http/error-response.js'
-import type { ContractValidator } from '../http/schema-validator.js'
-import { OPERATION_HANDLERS } from '../wire/operation-handlers.js'
+import type { ContractValidator } from '../wire/contract-validator.js'
+import { errorEnvelope, type ErrorLog, reportedError } from '../wire/error-envelope.js'
+import { isRuntimeOperation } from '../wire/operation-handlers.js'
+import { invokeOperation, type RuntimeSlot } from '../wire/surface-call.js'
 import { findMcpTool } from './tool-definitions.js'
 
 /** What one `tools/call` needs from the HTTP request that carries it. */
 export interface ToolCallContext {
   readonly slot: RuntimeSlot
   readonly validator: ContractValidator
-  readonly log: FastifyBaseLogger
+  readonly log: ErrorLog
   readonly requestId: string
 }
 
@@ -22,7 +21,7 @@ export interface ToolCallContext {
  * it is logged with its stack and reported as `internal_error` without internals.
  */
 export function toolError(err: unknown, ctx: Pick<ToolCallContext, 'log' | 'requestId'>) {
-  const { body } = toErrorResponse(err, ctx.requestId, ctx.log)
+  const body = errorEnvelope(reportedError(err, ctx.requestId, ctx.log), ctx.requestId)
   return {
     isError: true,
     content: [{ type: 'text', text: `${body.error.code}: ${body.error.message}` }],
@@ -31,8 +30,8 @@ export function toolError(err: unknown, ctx: Pick<ToolCallContext, 'log' | 'requ
 }
 
 /**
- * Runs one allow-listed tool: validates the arguments against the operation's request schema,
- * then calls the same wire-level handler the HTTP route uses. Never throws: every failure is a
+ * Runs one allow-listed tool through the call path HTTP routes use too (`invokeOperation`:
+ * validate, runtime slot, handler). Never throws: every failure is a
  * tool result with `isError` (`invalid_request` for an unknown tool or bad arguments,
  * `runtime_not_ready` while the runtime is unbound, and any code the operation raises).
  */
@@ -42,23 +41,11 @@ export async function callTool(
   ctx: ToolCallContext,
 ): Promise<CallToolResult> {
   try {
-    const binding = findMcpTool(name)
-    const handler = binding === undefined ? undefined : OPERATION_HANDLERS[binding.operationId]
-    if (binding === undefined || handler === undefined)
+    const id = findMcpTool(name)?.operationId
+    if (id === undefined || !isRuntimeOperation(id))
       throw new PowerContextError('invalid_request', `unknown tool ${name}`)
-    const body = args ?? {}
-    const errors = ctx.validator.check(binding.requestSchema, body)
-    if (errors.length > 0) {
-      throw new PowerContextError(
-        'invalid_request',
-        `arguments do not match ${binding.requestSchema}: ${errors[0]?.field} ${errors[0]?.message}`,
-        { errors },
-      )
-    }
-    const runtime = ctx.slot.current
-    if (runtime === undefined)
-      throw new PowerContextError('runtime_not_ready', 'the runtime is not open yet')
-    const wire = (await handler(runtime, body)) as Record<string, unknown>
+    const call = { slot: ctx.slot, validator: ctx.validator, bodyName: 'arguments' } as const
+    const wire = (await invokeOperation(id, args ?? {}, call)) as Record<string, unknown>
     return { content: [{ type: 'text', text: JSON.stringify(wire) }], structuredContent: wire }
   } catch (err) {
     return toolError(err, ctx)

@@ -43,6 +43,25 @@ import * as req from './request-mapper.js'
 /** Largest accepted request body, in bytes (HTTP 413 `payload_too_large` above it). */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024
 
+/**
+ * The contract operations a surface answers itself, without the runtime's handler table: liveness,
+ * readiness (its own 503 report) and the contract document.
+ */
+export const SURFACE_OPERATIONS = [
+  'live',
+  'ready',
+  'openapiDocument',
+] as const satisfies readonly OperationId[]
+/** An operation a surface answers itself. */
+export type SurfaceOperationId = (typeof SURFACE_OPERATIONS)[number]
+/** An operation answered by the runtime through {@link OPERATION_HANDLERS}. */
+export type RuntimeOperationId = Exclude<OperationId, SurfaceOperationId>
+
+const SURFACE_ONLY: ReadonlySet<OperationId> = new Set(SURFACE_OPERATIONS)
+/** True for the operations {@link OPERATION_HANDLERS} answers. */
+export const isRuntimeOperation = (id: OperationId): id is RuntimeOperationId =>
+  !SURFACE_ONLY.has(id)
+
 type Body = Record<string, unknown>
 /** A runtime-backed operation: validated wire body in, wire response out. */
 export type OperationHandler = (runtime: MemoryRuntime, body: Body) => Promise<unknown>
@@ -73,9 +92,10 @@ export function wireCapabilities(runtime: MemoryRuntime) {
 
 /**
  * One handler per runtime-backed contract operation: the thin wire ↔ domain mapping every surface
- * (HTTP routes, MCP tools) calls. Adding an operation = a contract entry + one line here.
+ * (HTTP routes, MCP tools) calls through `invokeOperation`. Exhaustive: a contract operation
+ * without a handler here (and not in {@link SURFACE_OPERATIONS}) does not compile.
  */
-export const OPERATION_HANDLERS: Partial<Record<OperationId, OperationHandler>> = {
+export const OPERATION_HANDLERS = {
   capabilities: async (rt) => wireCapabilities(rt),
   captureContent: async (rt, b) => {
     const r = await rt.captureSource(req.fromWireCapture(b))
@@ -116,4 +136,4 @@ export const OPERATION_HANDLERS: Partial<Record<OperationId, OperationHandler>> 
     toWireListSources(await rt.listSources(fromWireListSourcesRequest(b))),
   flushRecords: async (rt, b) =>
     toWireFlushRecords(await rt.flushRecords(fromWireFlushRecordsRequest(b))),
-}
+} as const satisfies Record<RuntimeOperationId, OperationHandler>

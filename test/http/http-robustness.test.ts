@@ -19,10 +19,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { OPENAPI_DOCUMENT } from '../../src/contract/openapi-document.js'
 import { type OperationId, OPERATIONS } from '../../src/contract/operations.js'
-import { ContractValidator } from '../../src/http/schema-validator.js'
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import { SqliteMemoryBackend } from '../../src/storage/sqlite/index.js'
+import { ContractValidator } from '../../src/wire/contract-validator.js'
 import { MAX_BODY_BYTES } from '../../src/wire/operation-handlers.js'
 import { assertErrorEnvelope, assertMatchesContract } from '../support/contract-assert.js'
 
