@@ -225,6 +225,8 @@ describe('startup probes and capabilities', () => {
     await databases.admin((c) => c.query(`UPDATE \`${name}\`.schema_version SET version = 99`))
     const err = await expectCode(openMysqlBackend({ url }), 'internal_error')
     expect(err.message).toContain('newer than this version')
+    expect(err.message).toMatch(/upgrade PowerContext to open it$/)
+    expect(err.details).toMatchObject({ reason: 'schema_newer', stored_schema: 99 })
   })
 })
 

@@ -147,7 +147,7 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
       throw new PowerContextError(
         'internal_error',
         `cannot open database ${redactDatabaseUrl(options.url)}: ${message}`,
-        undefined,
+        err instanceof PowerContextError ? err.details : undefined,
         { cause: sanitizedCause(err, settings.password) },
       )
     }

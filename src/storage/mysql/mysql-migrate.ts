@@ -1,3 +1,4 @@
+import { schemaNewerError } from '../sql/schema-version.js'
 import type { SqlSession } from '../sql/session.js'
 import {
   MYSQL_MIGRATIONS,
@@ -51,16 +52,15 @@ export async function withSchemaLock<T>(
  * Applies the migrations the database lacks (call inside {@link withSchemaLock}). Statements are
  * idempotent, so a migration interrupted half way is completed by the next open; opening an
  * up-to-date database reads one row.
- * @throws Error when the stored schema is newer than this code.
+ * @throws PowerContextError `internal_error` (`details.reason` `schema_newer`) when the stored
+ *   schema is newer than this code.
  */
 export async function migrateMysql(sql: SqlSession, dialect: MysqlDialect): Promise<number> {
   await sql.run(schemaVersionTableSql(dialect))
   const row = await sql.get<{ version: number }>('SELECT version FROM schema_version WHERE id = 1')
   const from = row?.version ?? 0
   if (from > MYSQL_SCHEMA_VERSION) {
-    throw new Error(
-      `database schema ${from} is newer than this version of PowerContext (${MYSQL_SCHEMA_VERSION})`,
-    )
+    throw schemaNewerError(from, MYSQL_SCHEMA_VERSION)
   }
   const opts = tableOptions(dialect)
   for (let v = from; v < MYSQL_SCHEMA_VERSION; v += 1) {

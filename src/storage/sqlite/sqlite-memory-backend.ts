@@ -16,6 +16,7 @@ import { ANN_DEFAULTS } from './sqlite-ann-types.js'
 import { loadHnswlib } from './sqlite-ann-types.js'
 import { sqliteDialect } from './sqlite-dialect.js'
 import { isBusy, SQLITE_RETRY, sqliteDriver } from './sqlite-driver.js'
+import { checkExistingFile, createDatabaseFile, requirePowerContextSchema } from './sqlite-file.js'
 import { migrate } from './sqlite-schema.js'
 import { sqliteSession, SqliteStatements } from './sqlite-session.js'
 import { loadSqliteVectorIndex } from './sqlite-vector.js'
@@ -106,14 +107,24 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
   /**
    * Opens (creating if needed) a database and applies missing migrations. Opening an up-to-date
    * database reads one row: no index is rebuilt at startup.
-   * @throws PowerContextError `internal_error` when the file cannot be opened or is newer.
+   * Only a missing file creates a database; an existing file that is empty, not SQLite, not a
+   * PowerContext database or of a newer schema is refused and left untouched.
+   * @throws PowerContextError `internal_error` when the file cannot be opened, with
+   *   `details.reason` `empty_file`, `not_a_database`, `foreign_database` or `schema_newer` when
+   *   the file is refused.
    */
   static async open(options: SqliteBackendOptions): Promise<SqliteMemoryBackend> {
     const path = options.database
     let db: Database.Database | undefined
     try {
-      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-      db = new Database(path)
+      const file = path !== ':memory:'
+      let existing = false
+      if (file) {
+        mkdirSync(dirname(path), { recursive: true })
+        existing = checkExistingFile(path)
+        if (!existing) createDatabaseFile(path, migrate)
+      }
+      db = new Database(path, { fileMustExist: file })
       db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`)
       db.pragma('foreign_keys = ON')
       // Setting `synchronous` loads the schema: a read, busy while another process creates the file.
@@ -124,6 +135,7 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
       }
       const backend = SqliteMemoryBackend.#create(db, options)
       await backend.#runner.run('write', async () => {
+        if (existing) requirePowerContextSchema(db as Database.Database, path)
         migrate(db as Database.Database)
         backend.#vectors.prepareIndex()
       })
@@ -132,10 +144,13 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
       return backend
     } catch (err) {
       db?.close()
+      const known = err instanceof PowerContextError ? err : undefined
+      if (known !== undefined && known.code !== 'internal_error') throw known
+      if (known?.message.startsWith('cannot open SQLite database') === true) throw known
       throw new PowerContextError(
         'internal_error',
         `cannot open SQLite database ${path}: ${(err as Error).message}`,
-        undefined,
+        known?.details,
         { cause: err },
       )
     }

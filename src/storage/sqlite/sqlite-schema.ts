@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3'
 
+import { schemaNewerError } from '../sql/schema-version.js'
+
 /** Keeps the full-text index in step when a head row is deleted (re-created by `rebuild`). */
 export const HEAD_DELETE_TRIGGER = `CREATE TRIGGER memory_heads_ad AFTER DELETE ON memory_heads BEGIN
     INSERT INTO memory_fts (memory_fts, rowid, scope_key, searchable_text)
@@ -277,9 +279,7 @@ export function storedSchemaVersion(db: Database.Database): number {
 export function migrate(db: Database.Database): void {
   const from = storedSchemaVersion(db)
   if (from > SQLITE_SCHEMA_VERSION) {
-    throw new Error(
-      `database schema ${from} is newer than this version of PowerContext (${SQLITE_SCHEMA_VERSION})`,
-    )
+    throw schemaNewerError(from, SQLITE_SCHEMA_VERSION)
   }
   for (let v = from; v < SQLITE_SCHEMA_VERSION; v += 1) db.exec(SQLITE_MIGRATIONS[v] ?? '')
   db.prepare(

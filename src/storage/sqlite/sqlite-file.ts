@@ -1,0 +1,133 @@
+/*
+ * The database file itself: only a missing file creates a store, and it appears whole (created
+ * under a temporary name, migrated, then linked into place), so an existing file — even a 0-byte
+ * one — is always somebody's data and is refused unless it is a PowerContext database.
+ */
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs'
+
+import Database from 'better-sqlite3'
+
+import { PowerContextError } from '../../core/errors.js'
+
+/** Why a file is not opened (`details.reason` of the open error). */
+export type RefusedFileReason =
+  'empty_file' | 'not_a_database' | 'foreign_database' | 'schema_newer'
+
+/** The 16 bytes every SQLite 3 database file starts with. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1')
+
+/** An open refused for a reason a person must act on; the message says what to do. */
+export function refusedFile(
+  path: string,
+  reason: RefusedFileReason,
+  message: string,
+): PowerContextError {
+  return new PowerContextError(
+    'internal_error',
+    `cannot open SQLite database ${path}: ${message}`,
+    { reason },
+  )
+}
+
+/**
+ * Checks an existing file before SQLite touches it: SQLite would treat a 0-byte file as a new
+ * empty database and silently start over (issue 12).
+ * @returns false when the file does not exist (the caller creates it).
+ * @throws PowerContextError (`details.reason` `empty_file` or `not_a_database`).
+ */
+export function checkExistingFile(path: string): boolean {
+  let size: number
+  try {
+    size = statSync(path).size
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false
+    throw err
+  }
+  if (size === 0) {
+    throw refusedFile(
+      path,
+      'empty_file',
+      'the file is empty (0 bytes), not a PowerContext database; it may be a truncated copy — ' +
+        'restore it from a backup, or remove it to start a new empty store',
+    )
+  }
+  const head = Buffer.alloc(SQLITE_HEADER.length)
+  const fd = openSync(path, 'r')
+  try {
+    readSync(fd, head, 0, head.length, 0)
+  } finally {
+    closeSync(fd)
+  }
+  if (!head.equals(SQLITE_HEADER)) {
+    throw refusedFile(
+      path,
+      'not_a_database',
+      'the file is not a SQLite database (unexpected header); point the data directory elsewhere',
+    )
+  }
+  return true
+}
+
+/**
+ * Refuses a SQLite database that PowerContext did not create (no `schema_version` row). Run on
+ * an existing file only, inside the write transaction that would migrate it.
+ */
+export function requirePowerContextSchema(db: Database.Database, path: string): void {
+  const table = db
+    .prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_version'")
+    .get()
+  const row =
+    table === undefined
+      ? undefined
+      : (db.prepare('SELECT version FROM schema_version WHERE id = 1').get() as
+          { version: number } | undefined)
+  if (row === undefined || row.version < 1) {
+    throw refusedFile(
+      path,
+      'foreign_database',
+      'the file is a SQLite database but not a PowerContext one (no schema version); ' +
+        'point the data directory elsewhere',
+    )
+  }
+}
+
+/**
+ * Creates a new database at `path` whole: `init` runs in one transaction on a temporary file,
+ * which is then hard-linked into place. When another process creates `path` first, its file wins
+ * and ours is discarded.
+ */
+export function createDatabaseFile(path: string, init: (db: Database.Database) => void): void {
+  const temporary = `${path}.creating-${process.pid}-${Date.now()}`
+  try {
+    const db = new Database(temporary)
+    try {
+      db.pragma('journal_mode = WAL')
+      db.exec('BEGIN IMMEDIATE')
+      init(db)
+      db.exec('COMMIT')
+    } finally {
+      db.close()
+    }
+    try {
+      linkSync(temporary, path)
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      if (code === 'EEXIST') return
+      // A file system without hard links: rename, which cannot refuse an existing file.
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw err
+      if (!existsSync(path)) renameSync(temporary, path)
+    }
+  } finally {
+    for (const suffix of ['', '-wal', '-shm', '-journal'])
+      rmSync(temporary + suffix, { force: true })
+  }
+}
