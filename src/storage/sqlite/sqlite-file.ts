@@ -78,18 +78,24 @@ export function checkExistingFile(path: string): boolean {
 }
 
 /**
- * Refuses a SQLite database that PowerContext did not create (no `schema_version` row). Run on
- * an existing file only, inside the write transaction that would migrate it.
+ * Refuses a SQLite database of another program. Accepted: one PowerContext created (a
+ * `schema_version` row), the Python reference's (`pc_artifacts`: the in-place upgrade of
+ * docs/upgrade.md adds this runtime's tables beside it), and one without any table. Run on an
+ * existing file only, inside the write transaction that would migrate it.
  */
 export function requirePowerContextSchema(db: Database.Database, path: string): void {
-  const table = db
-    .prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_version'")
-    .get()
-  const row =
-    table === undefined
-      ? undefined
-      : (db.prepare('SELECT version FROM schema_version WHERE id = 1').get() as
-          { version: number } | undefined)
+  const tables = new Set(
+    (
+      db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as {
+        name: string
+      }[]
+    ).map((t) => t.name),
+  )
+  if (tables.size === 0 || tables.has('pc_artifacts')) return
+  const row = tables.has('schema_version')
+    ? (db.prepare('SELECT version FROM schema_version WHERE id = 1').get() as
+        { version: number } | undefined)
+    : undefined
   if (row === undefined || row.version < 1) {
     throw refusedFile(
       path,
