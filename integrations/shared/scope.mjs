@@ -1,10 +1,11 @@
 // The project scope of a working directory, shared by every agent hook and the CLI: the same
 // checkout gives the same scope id as the Python reference's plugins (reference facts §9), so a
 // repository bound by either lands in one project memory. Only node: built-ins (hooks start fast).
-import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { readFileSync, realpathSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+
+import { gitOutput } from './git.mjs'
 
 /** Longest scope id taken as it is (in code points); longer ids are replaced by a sha256 form. */
 export const MAX_SCOPE_LENGTH = 256
@@ -158,16 +159,9 @@ function gitLocations(cwd, env) {
 }
 
 function gitValue(cwd, env, args) {
-  const run = spawnSync('git', args, {
-    cwd,
-    env,
-    encoding: 'utf8',
-    timeout: GIT_TIMEOUT_MS,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  })
-  if (run.error !== undefined || run.status !== 0) return undefined
-  const out = pyStrip(run.stdout)
-  return out === '' ? undefined : out
+  const out = gitOutput(cwd, env, args, GIT_TIMEOUT_MS)
+  const value = out === undefined ? '' : pyStrip(out)
+  return value === '' ? undefined : value
 }
 
 function readBinding(gitDir) {

@@ -1,82 +1,14 @@
 /**
  * Admission rule of the memory-family spec, checked in code: candidates must not carry secrets
  * (API keys, tokens, private keys, passwords). Applied to every candidate a flush produces, with
- * or without a model. The rules are deliberately specific (known token shapes, key blocks, and
- * credential assignments whose value looks like a credential) so that ordinary prose about
- * passwords or keys is not refused. A match never echoes the secret itself.
+ * or without a model, and by the agent hooks before they capture anything. The rules live once,
+ * in the dependency-free `integrations/shared/secret-rules.mjs`, so that the hooks (which import
+ * only `node:` built-ins) and the server apply the same list; this module is their typed entry
+ * for the server.
  */
-
-/** One rule: a name callers can report and a test on the text. */
-export interface SecretRule {
-  readonly name: string
-  readonly test: (text: string) => boolean
-}
-
-/** What matched (the rule name only; the secret is never returned). */
-export interface SecretMatch {
-  readonly rule: string
-}
-
-const pattern =
-  (re: RegExp) =>
-  (text: string): boolean =>
-    re.test(text)
-
-/** True when a credential value looks like one: long enough, no spaces, mixed characters. */
-function credentialLike(value: string): boolean {
-  if (value.length < 8) return false
-  // References to where a secret lives are not secrets: ${VAR}, process.env.X, os.environ['X'].
-  if (/[$({[<]|env\b|environ/i.test(value)) return false
-  // Paths to key files are not keys.
-  if (/^[~.]?\//.test(value)) return false
-  const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((re) => re.test(value)).length
-  return classes >= 2 && !/^[a-z]+$/i.test(value)
-}
-
-const ASSIGNMENT =
-  /\b(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|access[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key)\b["']?\s*(?:[:=]|=>|\bis\b)\s*["'`]?([^\s"'`,;]+)/gi
-
-function credentialAssignment(text: string): boolean {
-  for (const m of text.matchAll(ASSIGNMENT)) if (credentialLike(m[1] ?? '')) return true
-  return false
-}
-
-/** The rules, most specific first. */
-export const SECRET_RULES: readonly SecretRule[] = [
-  {
-    name: 'private_key',
-    test: pattern(/-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/),
-  },
-  { name: 'aws_access_key_id', test: pattern(/\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/) },
-  { name: 'github_token', test: pattern(/\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{20,})/) },
-  { name: 'gitlab_token', test: pattern(/\bglpat-[A-Za-z0-9_-]{20,}/) },
-  { name: 'openai_api_key', test: pattern(/\bsk-(?:proj-|ant-|live-)?[A-Za-z0-9_-]{20,}/) },
-  { name: 'slack_token', test: pattern(/\bxox[abposr]-[A-Za-z0-9-]{10,}/) },
-  { name: 'google_api_key', test: pattern(/\bAIza[0-9A-Za-z_-]{35}\b/) },
-  { name: 'stripe_key', test: pattern(/\b[rsp]k_(?:live|test)_[0-9A-Za-z]{16,}/) },
-  {
-    name: 'jwt',
-    test: pattern(/\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/),
-  },
-  {
-    name: 'authorization_header',
-    test: pattern(/\bauthorization\s*:\s*(?:bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{12,}/i),
-  },
-  { name: 'bearer_token', test: pattern(/\bbearer\s+[A-Za-z0-9._~+/-]{24,}=*/i) },
-  {
-    name: 'url_credentials',
-    test: pattern(/\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:[^\s/@]{3,}@[^\s/]+/i),
-  },
-  { name: 'credential_assignment', test: credentialAssignment },
-]
-
-/** The first secret rule the text matches, or undefined. */
-export function findSecret(text: string): SecretMatch | undefined {
-  for (const rule of SECRET_RULES) if (rule.test(text)) return { rule: rule.name }
-  return undefined
-}
-
-/** True when the text looks like it carries a secret (see {@link SECRET_RULES}). */
-export function looksLikeSecret(text: string): boolean {
-  return findSecret(text) !== undefined
-}
+export type { SecretMatch, SecretRule } from '../../integrations/shared/secret-rules.mjs'
+export {
+  findSecret,
+  looksLikeSecret,
+  SECRET_RULES,
+} from '../../integrations/shared/secret-rules.mjs'

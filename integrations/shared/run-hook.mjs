@@ -1,0 +1,69 @@
+// The one entry of every hook program: read the host's JSON payload from stdin, run the event's
+// handler within the whole-hook budget, print the host's output (if any) on stdout, and exit 0 —
+// on every failure too (fail open), with at most one JSON diagnostic line on stderr.
+import { Diagnostics, HookFailure } from './diagnostics.mjs'
+import { EVENT_HANDLERS, normaliseEvent } from './events.mjs'
+import { readSettings } from './settings.mjs'
+
+/** Largest stdin payload read (a prompt is at most 200,000 characters). */
+export const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
+const EVENT_NAMES = {
+  sessionstart: 'SessionStart',
+  userpromptsubmit: 'UserPromptSubmit',
+  stop: 'Stop',
+  precompact: 'PreCompact',
+}
+
+/**
+ * Runs one hook for a host and exits the process with 0.
+ * @param {{host: 'claude-code' | 'codex', component: string, origin: string, displayName: string,
+ *   promptSourcePrefix: string, sessionKeys: string[], turnKeys: string[], turnMetaKey: string}} profile
+ */
+export async function runHook(profile, io = process) {
+  const started = Date.now()
+  const env = io.env
+  const diag = new Diagnostics({ component: profile.component, event: 'unknown', started })
+  const done = () => {
+    diag.flush(io.stderr)
+    io.exit(0)
+  }
+  try {
+    const settings = readSettings(env, profile.host)
+    const deadline = started + settings.budgetMs
+    // The safety net: whatever is still running at the budget's end, the hook ends, exit 0.
+    setTimeout(() => {
+      diag.step('budget', 'timeout')
+      done()
+    }, settings.budgetMs + 50).unref()
+    const payload = await readPayload(io.stdin)
+    const key = normaliseEvent(payload.hook_event_name)
+    const handler = EVENT_HANDLERS[key]
+    if (handler === undefined) return done()
+    diag.run.event = EVENT_NAMES[key]
+    const output = await handler({ profile, payload, settings, env, deadline, diag })
+    if (output !== undefined) io.stdout.write(`${JSON.stringify(output)}\n`)
+  } catch (err) {
+    diag.fail('hook', err)
+  }
+  done()
+}
+
+async function readPayload(stdin) {
+  const chunks = []
+  let size = 0
+  for await (const chunk of stdin) {
+    size += chunk.length
+    if (size > MAX_PAYLOAD_BYTES) throw new HookFailure('invalid_payload')
+    chunks.push(chunk)
+  }
+  let payload
+  try {
+    payload = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+  } catch {
+    throw new HookFailure('invalid_payload')
+  }
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+    throw new HookFailure('invalid_payload')
+  }
+  return payload
+}
