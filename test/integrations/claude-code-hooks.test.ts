@@ -318,7 +318,7 @@ describe('fails open: exit 0, nothing injected, one diagnostic without prompt or
     await probe.close()
   })
   const payload = () => prompt(`How do refunds reach the PSP? ${MARKER}`)
-  const cases: [string, () => Record<string, string>, string, number | undefined][] = [
+  const cases: [string, () => Record<string, string | undefined>, string, number | undefined][] = [
     ['server down', () => envFor(closedUrl), 'server_unavailable', undefined],
     ['401 without the token', () => envFor(authServer.url), 'authentication_failed', 401],
     [
