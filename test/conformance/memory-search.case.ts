@@ -102,6 +102,37 @@ export function searchArea(suite: ConformanceSuite): void {
         const [one, both] = await many(scopeId, ['kiwi banana smoothie', 'kiwi mango smoothie'])
         expect(await searchIds(t.backend, scopeId, 'mango kiwi')).toEqual([both, one])
       })
+
+      t.test('a short memory sharing only a common word ranks below the answer', async () => {
+        // Issue 17, in a database of its own (statistics are the index's). SQLite's FTS5 order
+        // (k1 1.2, b 0.75) puts the short one above the answer
+        // (test/storage/sqlite-bm25.test.ts); BM25 with k1 0.9, b 0.4 does not.
+        const backend = await t.open()
+        const scopeId = newScope()
+        const words = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima'
+        const w = words.split(' ')
+        const fill = (i: number, n: number) =>
+          Array.from({ length: n }, (_, k) => w[(i * 7 + k) % w.length]).join(' ')
+        const texts = [
+          'Thanks, quokka!',
+          `${fill(1, 24)} quokka sanctuary ${fill(2, 6)}`,
+          `sanctuary ${fill(3, 3)}`,
+          ...[4, 5, 6].map((i) => `quokka ${fill(i, 3)}`),
+          ...Array.from({ length: 14 }, (_, i) => fill(10 + i, 4)),
+        ]
+        const { results } = await backend.remember({
+          scopeId,
+          entries: texts.map((text) => ({ kind: 'fact', text })),
+        })
+        const ids = results.map((r) => r.memory.memoryRef.artifactId)
+        const hits = await searchIds(backend, scopeId, 'Where is the quokka sanctuary?')
+        const rank = (i: number) => hits.indexOf(ids[i]!)
+        expect(rank(1)).toBeGreaterThanOrEqual(0)
+        expect(rank(1)).toBeLessThan(rank(0))
+        for (const filler of [3, 4, 5]) expect(rank(1)).toBeLessThan(rank(filler))
+        // Only the order moves: the hits are the memories sharing a query word.
+        expect([...hits].sort(byId)).toEqual(ids.slice(0, 6).sort(byId))
+      })
     })
 
     t.group('admission', () => {

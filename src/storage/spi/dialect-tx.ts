@@ -1,3 +1,4 @@
+import type { Bm25Statistics } from '../../core/bm25.js'
 import type { MemoryState, MergeRecord, SourceType } from '../../core/memory-model.js'
 import type { PlannedTerm } from '../../core/query-plan.js'
 import type { JournalTx } from './journal-tx.js'
@@ -74,6 +75,12 @@ export interface DialectTx {
     kinds: readonly string[] | undefined
     limit: number
   }): Promise<TextHit[]>
+  /**
+   * The full-text index's BM25 statistics for planned terms (N, mean length, each term's
+   * document frequency), read in this transaction; `undefined` when the backend keeps its
+   * native candidate order (issue 17, docs/search.md).
+   */
+  textStatistics(terms: readonly PlannedTerm[]): Promise<Bm25Statistics | undefined>
 
   insertMemory(row: MemoryRow): Promise<void>
   insertVersion(row: VersionRow): Promise<void>

@@ -3,6 +3,7 @@
  * what differs between SQLite and the MySQL family. Every verb in `storage/sql/` is written once
  * over {@link SqlSession} and these hooks; an adapter supplies one {@link SqlDialect} object.
  */
+import type { Bm25Statistics } from '../../core/bm25.js'
 import type { PlannedTerm } from '../../core/query-plan.js'
 import type { HeadRow, TextHit } from '../spi/rows.js'
 import type { VectorTx } from '../spi/vector-tx.js'
@@ -27,6 +28,11 @@ export interface FullTextDialect {
   headValues(head: HeadRow): readonly unknown[]
   /** Raw candidates, best first (DialectTx.searchText). */
   searchText(session: SqlSession, q: TextQuery): Promise<TextHit[]>
+  /**
+   * BM25 statistics of the index for planned terms (DialectTx.textStatistics); absent when the
+   * dialect keeps its native candidate order.
+   */
+  statistics?(session: SqlSession, terms: readonly PlannedTerm[]): Promise<Bm25Statistics>
   /** Index consistency problems (DialectTx.checkIndexes). */
   checkIndexes(session: SqlSession): Promise<string[]>
   /** Drops every projection row and index entry, vectors included (DialectTx.clearProjections). */

@@ -1,3 +1,4 @@
+import type { Bm25Statistics } from '../../core/bm25.js'
 import type { MemoryState, MergeRecord, SourceType } from '../../core/memory-model.js'
 import type { PlannedTerm } from '../../core/query-plan.js'
 import type { DialectTx } from '../spi/dialect-tx.js'
@@ -224,6 +225,11 @@ export class SqlRows implements DialectTx {
     limit: number
   }): Promise<TextHit[]> {
     return this.#dialect.fullText.searchText(this.#sql, q)
+  }
+
+  /** The dialect's BM25 statistics, or undefined when it keeps its native order. */
+  async textStatistics(terms: readonly PlannedTerm[]): Promise<Bm25Statistics | undefined> {
+    return this.#dialect.fullText.statistics?.(this.#sql, terms)
   }
 
   async insertMemory(row: MemoryRow): Promise<void> {

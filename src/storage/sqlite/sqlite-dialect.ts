@@ -15,6 +15,7 @@ import {
   scopeToken,
 } from './sqlite-search.js'
 import type { SqliteStatements } from './sqlite-session.js'
+import { SqliteTextStatistics } from './sqlite-text-stats.js'
 import type { SqliteVectorTx } from './sqlite-vector-tx.js'
 
 /** True for a primary or unique key violation (a concurrent writer won). */
@@ -25,9 +26,11 @@ export function isSqliteUniqueViolation(err: unknown): boolean {
 
 /**
  * FTS5 over the heads (`memory_fts`, kept by triggers): each head carries its scope token
- * (`scope_key`) so MATCH filters the scope; checks run FTS5's own integrity check.
+ * (`scope_key`) so MATCH filters the scope; BM25 statistics from FTS5's own records
+ * (`sqlite-text-stats.ts`); checks run FTS5's own integrity check.
  */
 function fts5(sql: SqliteStatements, vectors: SqliteVectorTx): FullTextDialect {
+  const statistics = new SqliteTextStatistics(sql)
   return {
     headColumns: ['scope_key'],
     headValues: (h) => [scopeToken(h.scopeId)],
@@ -37,6 +40,7 @@ function fts5(sql: SqliteStatements, vectors: SqliteVectorTx): FullTextDialect {
         ? sql.all(FTS_CANDIDATES_SQL, match, q.limit)
         : sql.all(FTS_CANDIDATES_BY_KIND_SQL, match, JSON.stringify(q.kinds), q.limit)
     },
+    statistics: async (_s, terms) => statistics.read(terms),
     async checkIndexes(): Promise<string[]> {
       const problems: string[] = []
       try {

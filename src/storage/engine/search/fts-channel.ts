@@ -4,6 +4,7 @@ import type { ChannelHit } from '../../../core/search-rules.js'
 import { candidatePoolSize } from '../../../core/search-rules.js'
 import type { CurrentMemory, DialectTx, TextHit } from '../../spi/dialect-tx.js'
 import { versionRowProblems } from '../version-codec.js'
+import { bm25Rerank } from './bm25-rerank.js'
 
 /** The full-text channel's admitted hits in channel order, with each memory's kind and text. */
 export interface FtsChannelResult {
@@ -15,7 +16,8 @@ export interface FtsChannelResult {
  * DESIGN §5 full-text candidates: the query is planned (`planQuery`: stop words dropped, English
  * stem prefixes), the adapter returns up to `max(limit * 4, 32)` candidates best bm25 first, each
  * with its head's Analyzer v1 tokens, and admission runs on those tokens, so rejected candidates
- * are never loaded. The result is in channel order and still needs {@link recheckFts}.
+ * are never loaded; two or more admitted candidates are then ordered by BM25 over their tokens
+ * ({@link bm25Rerank}). The result is in channel order and still needs {@link recheckFts}.
  */
 export async function ftsCandidates(
   tx: DialectTx,
@@ -25,7 +27,7 @@ export async function ftsCandidates(
     readonly limit: number
     readonly kinds: readonly string[] | undefined
   },
-): Promise<TextHit[]> {
+): Promise<readonly TextHit[]> {
   const plan = planQuery(analyzeTokens(q.query))
   if (plan.terms.length === 0) return []
   const raw = await tx.searchText({
@@ -34,7 +36,8 @@ export async function ftsCandidates(
     kinds: q.kinds,
     limit: candidatePoolSize(q.limit),
   })
-  return raw.filter((h) => admits(plan, h.searchableText.split(' ')))
+  const admitted = raw.filter((h) => admits(plan, h.searchableText.split(' ')))
+  return bm25Rerank(tx, plan, admitted)
 }
 
 /**
