@@ -113,10 +113,11 @@ export function vectorArea(suite: ConformanceSuite): void {
           async () => {
             const scopeId = newScope()
             // 4 query terms: FTS needs 2 shared; cosine ≈ shared / √(4 · terms of the memory).
+            // ftsOnly shares as many terms as `both` in 100× the length: second in BM25 order.
             const [both, vectorOnly, ftsOnly] = await ids(scopeId, [
               'alpha beta',
               'gamma',
-              `alpha beta gamma delta ${FILLER}`,
+              `alpha delta ${FILLER}`,
             ])
             const res = await search(t.backend, scopeId, 'alpha beta gamma delta', 'hybrid')
             expect(res.mode).toBe('hybrid')
