@@ -147,6 +147,34 @@ export default tseslint.config(
     rules: restrict([...['http', 'cli'].flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*']),
   },
   {
+    // Issue 12 item 19: --help, --version and --server-url commands load no driver or server, so
+    // the CLI imports the runtime, the HTTP server, the stdio proxy and storage only with import().
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '**/runtime/memory-runtime.js',
+                '**/http/**',
+                '**/mcp/stdio-proxy.js',
+                '**/mcp/mcp-plugin.js',
+                ...['sqlite', 'mysql', 'engine', 'sql'].flatMap((d) => layer(`storage/${d}`)),
+                'fastify',
+                '@modelcontextprotocol/*',
+                'pino',
+              ],
+              allowTypeImports: true,
+              message: 'load it lazily (await import) so the CLI starts fast (docs/development.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // STYLE R16: the client imports only the generated contract (no runtime, no driver).
     files: ['src/client/**/*.ts'],
     rules: restrict([

@@ -1,8 +1,7 @@
 import type { Command } from 'commander'
 
 import { createPowerContextClient } from '../client/index.js'
-import type { RuntimeOptions } from '../runtime/memory-runtime.js'
-import { MemoryRuntime } from '../runtime/memory-runtime.js'
+import type { MemoryRuntime, RuntimeOptions } from '../runtime/memory-runtime.js'
 import type { CliIo } from './cli-io.js'
 import { CliUsageError, printError } from './cli-io.js'
 import type { MemoryOperations } from './memory-operations.js'
@@ -64,6 +63,8 @@ export function createRunners(
     }
     let runtime: MemoryRuntime | undefined
     try {
+      // Loaded here, not at the top: --help, --version and --server-url never load a driver.
+      const { MemoryRuntime } = await import('../runtime/memory-runtime.js')
       runtime = await MemoryRuntime.open({
         ...options?.(),
         ...(dataDir === undefined ? {} : { dataDir }),

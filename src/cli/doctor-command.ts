@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 
 import type { PowerContextClient } from '../client/index.js'
 import { createPowerContextClient, PowerContextClientError } from '../client/index.js'
-import { PRODUCT_VERSION } from '../runtime/memory-runtime.js'
+import { PRODUCT_VERSION } from '../core/product-version.js'
 import type { CliIo } from './cli-io.js'
 import { EXIT_FAILURE, EXIT_OK, printError } from './cli-io.js'
 import { clientToken, remoteSettings } from './remote-settings.js'

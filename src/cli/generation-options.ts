@@ -1,7 +1,6 @@
 import type { Command } from 'commander'
 
 import type { GenerationSettings } from '../runtime/chat-model.js'
-import { GENERATION_API_KEY_ENV } from '../runtime/chat-model.js'
 import type { ExtractionOptions } from '../runtime/extraction.js'
 import { CliUsageError } from './cli-io.js'
 
@@ -55,7 +54,7 @@ export function generationSettings(flags: GenerationFlags): GenerationSettings |
   return {
     url,
     model,
-    apiKeyEnv: GENERATION_API_KEY_ENV,
+    apiKeyEnv: `${ENV}API_KEY`,
     timeoutMs: envInteger(`${ENV}TIMEOUT_MS`),
     maxRequests: envInteger(`${ENV}MAX_REQUESTS`),
   }

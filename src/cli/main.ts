@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander'
 
-import { PRODUCT_VERSION } from '../runtime/memory-runtime.js'
+import { PRODUCT_VERSION } from '../core/product-version.js'
 import { registerAdminCommands } from './admin-commands.js'
 import type { CliIo } from './cli-io.js'
 import { EXIT_OK, EXIT_USAGE, printError, PROCESS_IO } from './cli-io.js'

@@ -1,6 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander'
 
-import { runStdioProxy } from '../mcp/stdio-proxy.js'
 import type { CliIo } from './cli-io.js'
 import { EXIT_USAGE } from './cli-io.js'
 
@@ -63,6 +62,7 @@ export function registerMcpCommand(
       process.once('SIGINT', stop)
       process.once('SIGTERM', stop)
       try {
+        const { runStdioProxy } = await import('../mcp/stdio-proxy.js')
         await runStdioProxy({
           serverUrl,
           token: o.token ?? env('API_TOKEN'),

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 
-import { startServer } from '../http/server-run.js'
+import type { RunningServer } from '../http/server-run.js'
 import type { CliIo } from './cli-io.js'
 import { CliUsageError, EXIT_FAILURE, parseInteger, printError } from './cli-io.js'
 import type { EmbeddingFlags } from './embedding-options.js'
@@ -86,7 +86,7 @@ export function registerServerCommands(
       databaseFlag ?? (dataDirFlag === undefined ? env('DATABASE_URL') : undefined)
     const dataDir = dataDirFlag ?? (databaseUrl === undefined ? env('DATA_DIR') : undefined)
     const authToken = env('AUTH_TOKEN')
-    let running
+    let running: RunningServer
     try {
       if (dataDirFlag !== undefined && databaseFlag !== undefined) {
         throw new CliUsageError('use either --data-dir or --database, not both')
@@ -94,6 +94,7 @@ export function registerServerCommands(
       const embedding = embeddingSettings(o)
       const schedule = o.scheduleSeconds ?? envWholeNumber('SCHEDULE_SECONDS')
       const graphMin = o.vectorGraphMin ?? envWholeNumber('VECTOR_GRAPH_MIN')
+      const { startServer } = await import('../http/server-run.js')
       running = await startServer({
         extraction: extractionOptions(o),
         ...(schedule === undefined || schedule === 0 ? {} : { scheduleSeconds: schedule }),

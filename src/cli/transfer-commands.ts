@@ -4,7 +4,6 @@ import { createInterface } from 'node:readline'
 
 import type { Command } from 'commander'
 
-import { parseExportLine } from '../storage/engine/maintenance/row-transfer.js'
 import type { ExportRecord } from '../storage/spi/export-types.js'
 import type { CliIo } from './cli-io.js'
 import { EXIT_FAILURE, EXIT_OK } from './cli-io.js'
@@ -24,6 +23,7 @@ function summary(counts: Readonly<Record<string, number>>): string {
 /** The export's records, parsed line by line as the file streams in (never held whole). */
 async function* readRecords(file: string): AsyncGenerator<ExportRecord> {
   const input = file === '-' ? process.stdin : createReadStream(file, { encoding: 'utf8' })
+  const { parseExportLine } = await import('../storage/engine/maintenance/row-transfer.js')
   let lineNo = 0
   for await (const line of createInterface({ input, crlfDelay: Infinity })) {
     lineNo += 1

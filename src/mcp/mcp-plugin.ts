@@ -3,21 +3,14 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 
-import { OPENAPI_DOCUMENT } from '../contract/openapi-document.js'
 import { ContractValidator } from '../wire/contract-validator.js'
 import { REQUEST_ID_HEADER } from '../wire/request-id.js'
 import type { RuntimeSlot } from '../wire/surface-call.js'
+import { MCP_PATH, MCP_SERVER_INFO } from './mcp-identity.js'
 import { callTool, type ToolCallContext } from './tool-calls.js'
 import { MCP_TOOLS } from './tool-definitions.js'
 
-/** Where the MCP Streamable HTTP endpoint is mounted. */
-export const MCP_PATH = '/mcp'
-
-/** Server identity announced in `initialize`. */
-export const MCP_SERVER_INFO = Object.freeze({
-  name: 'powercontext',
-  version: OPENAPI_DOCUMENT.info.version,
-})
+export { MCP_PATH, MCP_SERVER_INFO }
 
 /**
  * An MCP server exposing the allow-listed tools over one request context. Built with the low-level

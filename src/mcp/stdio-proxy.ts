@@ -19,7 +19,7 @@ import {
 
 import type { ErrorCode } from '../core/errors.js'
 import { toWireError } from '../wire/memory-wire.js'
-import { MCP_PATH, MCP_SERVER_INFO } from './mcp-plugin.js'
+import { MCP_PATH, MCP_SERVER_INFO } from './mcp-identity.js'
 import { MCP_TOOLS } from './tool-definitions.js'
 
 /** Settings of `powercontext mcp`. */

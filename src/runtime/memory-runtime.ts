@@ -1,4 +1,5 @@
 import type { Embedder, EmbeddingProfile } from '../core/embedding.js'
+import { PRODUCT_VERSION } from '../core/product-version.js'
 import type { ExportRecord } from '../storage/spi/export-types.js'
 import type { ImportReport } from '../storage/spi/export-types.js'
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/spi/flush-types.js'
@@ -64,8 +65,7 @@ export interface Capabilities {
   readonly extraction: ExtractionCapabilities
 }
 
-/** Product version reported by capabilities and the CLI. */
-export const PRODUCT_VERSION = '0.1.0'
+export { PRODUCT_VERSION }
 
 /**
  * The memory runtime: the one object every surface (CLI, HTTP, MCP) calls. It owns the backend's
