@@ -379,6 +379,10 @@ export const OPENAPI_DOCUMENT = {
           "memory"
         ],
         "summary": "The plan a restore would apply now, and a token binding it. Changes nothing.",
+        "x-mcp-tool": {
+          "name": "preview_restore",
+          "read_only": true
+        },
         "parameters": [
           {
             "$ref": "#/components/parameters/RequestId"
@@ -423,6 +427,10 @@ export const OPENAPI_DOCUMENT = {
           "memory"
         ],
         "summary": "Merge two or more active memories into a new one; the inputs become `merged`.",
+        "x-mcp-tool": {
+          "name": "merge_memories",
+          "read_only": false
+        },
         "parameters": [
           {
             "$ref": "#/components/parameters/RequestId"
@@ -1042,7 +1050,7 @@ export const OPENAPI_DOCUMENT = {
     "schemas": {
       "ScopeId": {
         "type": "string",
-        "description": "Opaque partition id; printable ASCII without spaces, case-sensitive.",
+        "description": "Opaque partition id, chosen by the integration (e.g. `git:github.com/acme/api` for a repository, `user:<name>` for one person); printable ASCII without spaces, case-sensitive.",
         "minLength": 1,
         "maxLength": 128,
         "pattern": "^[\\x21-\\x7E]+$"
@@ -1056,12 +1064,14 @@ export const OPENAPI_DOCUMENT = {
       },
       "SourceId": {
         "type": "string",
+        "description": "Id of a captured source (evidence) of the same scope; printable ASCII.",
         "minLength": 1,
         "maxLength": 128,
         "pattern": "^[\\x21-\\x7E]+$"
       },
       "Revision": {
         "type": "integer",
+        "description": "A version number of one memory (1, 2, 3…); every change of content writes the next one.",
         "minimum": 1,
         "maximum": 9007199254740991
       },
@@ -1093,6 +1103,7 @@ export const OPENAPI_DOCUMENT = {
       },
       "MemoryState": {
         "type": "string",
+        "description": "`active` (searchable), `forgotten` or `merged` (restorable), `retired` (terminal).",
         "enum": [
           "active",
           "forgotten",
@@ -1114,6 +1125,7 @@ export const OPENAPI_DOCUMENT = {
       },
       "SearchMode": {
         "type": "string",
+        "description": "`auto` (default: hybrid with an embedding model, else full-text), `fts`, `vector` or `hybrid`; `vector` and `hybrid` need an embedding model.",
         "enum": [
           "auto",
           "fts",
@@ -1123,7 +1135,7 @@ export const OPENAPI_DOCUMENT = {
       },
       "ArtifactRef": {
         "type": "object",
-        "description": "Exact reference to one memory version.",
+        "description": "Exact reference to one memory version (a `memory_ref`, as search hits and memories carry it), e.g. `{\"artifact_id\": \"mem_01J…\", \"revision\": 2}`.",
         "additionalProperties": false,
         "required": [
           "artifact_id",
@@ -1131,7 +1143,8 @@ export const OPENAPI_DOCUMENT = {
         ],
         "properties": {
           "artifact_id": {
-            "$ref": "#/components/schemas/MemoryId"
+            "$ref": "#/components/schemas/MemoryId",
+            "description": "The memory id (`mem_…`)."
           },
           "revision": {
             "$ref": "#/components/schemas/Revision"
@@ -1140,6 +1153,7 @@ export const OPENAPI_DOCUMENT = {
       },
       "SourceRef": {
         "type": "object",
+        "description": "Reference to a captured source (evidence).",
         "additionalProperties": false,
         "required": [
           "name",
@@ -1150,7 +1164,8 @@ export const OPENAPI_DOCUMENT = {
             "type": "string",
             "enum": [
               "content"
-            ]
+            ],
+            "description": "The source kind; always `content`."
           },
           "source_id": {
             "$ref": "#/components/schemas/SourceId"
@@ -1159,6 +1174,7 @@ export const OPENAPI_DOCUMENT = {
       },
       "SourceRefList": {
         "type": "array",
+        "description": "Evidence, sources captured in the same scope (at most 100).",
         "maxItems": 100,
         "items": {
           "$ref": "#/components/schemas/SourceRef"
@@ -1166,6 +1182,7 @@ export const OPENAPI_DOCUMENT = {
       },
       "KindList": {
         "type": "array",
+        "description": "Only memories of these kinds (1–32 kinds).",
         "minItems": 1,
         "maxItems": 32,
         "items": {
@@ -1656,6 +1673,7 @@ export const OPENAPI_DOCUMENT = {
       },
       "RememberEntry": {
         "type": "object",
+        "description": "One memory to add.",
         "additionalProperties": false,
         "required": [
           "kind",
@@ -1672,6 +1690,7 @@ export const OPENAPI_DOCUMENT = {
             "$ref": "#/components/schemas/SourceRefList"
           },
           "observed_at": {
+            "description": "When the fact became true (RFC 3339), or null.",
             "oneOf": [
               {
                 "$ref": "#/components/schemas/Timestamp"
@@ -1699,6 +1718,7 @@ export const OPENAPI_DOCUMENT = {
           },
           "entries": {
             "type": "array",
+            "description": "1–100 memories to add, each one independently understandable statement.",
             "minItems": 1,
             "maxItems": 100,
             "items": {
@@ -1749,16 +1769,20 @@ export const OPENAPI_DOCUMENT = {
             "$ref": "#/components/schemas/ScopeId"
           },
           "memory_ref": {
-            "$ref": "#/components/schemas/ArtifactRef"
+            "$ref": "#/components/schemas/ArtifactRef",
+            "description": "The memory and the revision this change is based on (its current one); a stale revision fails with `revision_conflict`."
           },
           "text": {
-            "$ref": "#/components/schemas/MemoryText"
+            "$ref": "#/components/schemas/MemoryText",
+            "description": "The new text; absent keeps the current text."
           },
           "kind": {
-            "$ref": "#/components/schemas/Kind"
+            "$ref": "#/components/schemas/Kind",
+            "description": "The new kind; absent keeps the current kind."
           },
           "sources": {
-            "$ref": "#/components/schemas/SourceRefList"
+            "$ref": "#/components/schemas/SourceRefList",
+            "description": "More evidence; added to the current version's sources."
           },
           "observed_at": {
             "description": "Absent keeps the previous value; null clears it.",
@@ -1810,7 +1834,8 @@ export const OPENAPI_DOCUMENT = {
             "$ref": "#/components/schemas/MemoryId"
           },
           "expected_revision": {
-            "$ref": "#/components/schemas/Revision"
+            "$ref": "#/components/schemas/Revision",
+            "description": "When given, the memory must still be at this revision (else `revision_conflict`)."
           },
           "reason": {
             "$ref": "#/components/schemas/Reason"
@@ -1851,7 +1876,8 @@ export const OPENAPI_DOCUMENT = {
             "$ref": "#/components/schemas/MemoryId"
           },
           "to_revision": {
-            "$ref": "#/components/schemas/Revision"
+            "$ref": "#/components/schemas/Revision",
+            "description": "After restoring, write a new version carrying this old version's content."
           },
           "preview_token": {
             "type": "string",
@@ -1878,7 +1904,8 @@ export const OPENAPI_DOCUMENT = {
             "$ref": "#/components/schemas/MemoryId"
           },
           "to_revision": {
-            "$ref": "#/components/schemas/Revision"
+            "$ref": "#/components/schemas/Revision",
+            "description": "Preview restoring and then writing a new version with this old version's content."
           }
         }
       },
@@ -1985,6 +2012,7 @@ export const OPENAPI_DOCUMENT = {
           },
           "inputs": {
             "type": "array",
+            "description": "2–100 active memories of the scope, each at its current revision (exact `memory_ref`s); a stale one fails with `revision_conflict`.",
             "minItems": 2,
             "maxItems": 100,
             "items": {
@@ -1992,10 +2020,12 @@ export const OPENAPI_DOCUMENT = {
             }
           },
           "kind": {
-            "$ref": "#/components/schemas/Kind"
+            "$ref": "#/components/schemas/Kind",
+            "description": "Kind of the merged memory."
           },
           "text": {
-            "$ref": "#/components/schemas/MemoryText"
+            "$ref": "#/components/schemas/MemoryText",
+            "description": "Text of the merged memory, written to replace all the inputs."
           },
           "reason": {
             "$ref": "#/components/schemas/Reason"
@@ -2133,7 +2163,8 @@ export const OPENAPI_DOCUMENT = {
                 "$ref": "#/components/schemas/ScopeId"
               },
               "memory_ref": {
-                "$ref": "#/components/schemas/ArtifactRef"
+                "$ref": "#/components/schemas/ArtifactRef",
+                "description": "An exact version to read (e.g. a search hit's or a citation's `memory_ref`)."
               }
             }
           },
@@ -2149,7 +2180,8 @@ export const OPENAPI_DOCUMENT = {
                 "$ref": "#/components/schemas/ScopeId"
               },
               "memory_id": {
-                "$ref": "#/components/schemas/MemoryId"
+                "$ref": "#/components/schemas/MemoryId",
+                "description": "A memory id; reads its current version."
               }
             }
           },
@@ -2183,6 +2215,7 @@ export const OPENAPI_DOCUMENT = {
         "properties": {
           "memory_ref": {
             "type": "object",
+            "description": "The reference's Memory artifact reference.",
             "additionalProperties": false,
             "required": [
               "artifact_id",
@@ -2193,21 +2226,26 @@ export const OPENAPI_DOCUMENT = {
                 "type": "string",
                 "enum": [
                   "memory"
-                ]
+                ],
+                "description": "Always `memory`."
               },
               "artifact_id": {
-                "$ref": "#/components/schemas/MemoryId"
+                "$ref": "#/components/schemas/MemoryId",
+                "description": "The reference's Memory artifact id."
               },
               "revision": {
-                "$ref": "#/components/schemas/Revision"
+                "$ref": "#/components/schemas/Revision",
+                "description": "The reference's Memory revision."
               }
             }
           },
           "entry_id": {
-            "$ref": "#/components/schemas/MemoryId"
+            "$ref": "#/components/schemas/MemoryId",
+            "description": "The reference's entry id."
           },
           "entry_version_id": {
-            "$ref": "#/components/schemas/MemoryId"
+            "$ref": "#/components/schemas/MemoryId",
+            "description": "The reference's entry version id."
           }
         }
       },
@@ -2300,6 +2338,7 @@ export const OPENAPI_DOCUMENT = {
           },
           "states": {
             "type": "array",
+            "description": "Only memories in these states (default `[\"active\"]`).",
             "minItems": 1,
             "maxItems": 4,
             "items": {
@@ -2311,12 +2350,14 @@ export const OPENAPI_DOCUMENT = {
           },
           "limit": {
             "type": "integer",
+            "description": "Page size, 1–500 (default 100).",
             "minimum": 1,
             "maximum": 500,
             "default": 100
           },
           "after": {
-            "$ref": "#/components/schemas/MemoryId"
+            "$ref": "#/components/schemas/MemoryId",
+            "description": "The previous page's `next_after`; the page starts after this memory id."
           }
         }
       },
@@ -2354,11 +2395,13 @@ export const OPENAPI_DOCUMENT = {
           },
           "query": {
             "type": "string",
+            "description": "What to look for, in words (a question or keywords), 1–8,192 characters.",
             "minLength": 1,
             "maxLength": 8192
           },
           "limit": {
             "type": "integer",
+            "description": "Most hits to return, 1–50 (default 8).",
             "minimum": 1,
             "maximum": 50,
             "default": 8

@@ -115,7 +115,10 @@ export const OPERATIONS = [
     "requestSchema": "RestorePreviewRequest",
     "successStatus": 200,
     "public": false,
-    "mcpTool": null
+    "mcpTool": {
+      "name": "preview_restore",
+      "readOnly": true
+    }
   },
   {
     "operationId": "merge",
@@ -125,7 +128,10 @@ export const OPERATIONS = [
     "requestSchema": "MergeRequest",
     "successStatus": 200,
     "public": false,
-    "mcpTool": null
+    "mcpTool": {
+      "name": "merge_memories",
+      "readOnly": false
+    }
   },
   {
     "operationId": "get",

@@ -417,8 +417,9 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Exact reference to one memory version. */
+        /** @description Exact reference to one memory version (a `memory_ref`, as search hits and memories carry it), e.g. `{"artifact_id": "mem_01J…", "revision": 2}`. */
         ArtifactRef: {
+            /** @description The memory id (`mem_…`). */
             artifact_id: components["schemas"]["MemoryId"];
             revision: components["schemas"]["Revision"];
         };
@@ -560,6 +561,7 @@ export interface components {
             status: "idle" | "processed";
         };
         ForgetRequest: {
+            /** @description When given, the memory must still be at this revision (else `revision_conflict`). */
             expected_revision?: components["schemas"]["Revision"];
             memory_id: components["schemas"]["MemoryId"];
             reason?: components["schemas"]["Reason"];
@@ -571,9 +573,11 @@ export interface components {
             status: "forgotten" | "unchanged";
         };
         GetRequest: {
+            /** @description An exact version to read (e.g. a search hit's or a citation's `memory_ref`). */
             memory_ref: components["schemas"]["ArtifactRef"];
             scope_id: components["schemas"]["ScopeId"];
         } | {
+            /** @description A memory id; reads its current version. */
             memory_id: components["schemas"]["MemoryId"];
             scope_id: components["schemas"]["ScopeId"];
         } | {
@@ -606,24 +610,38 @@ export interface components {
         };
         /** @description Open string; known kinds fact, preference, decision, constraint, working_note. */
         Kind: string;
+        /** @description Only memories of these kinds (1–32 kinds). */
         KindList: components["schemas"]["Kind"][];
         /** @description An entry citation of the Python reference (its `MemoryCitation`, as a Handoff stored it). After `powercontext admin upgrade-from-reference`, `get` with it returns the exact memory version the cited entry version became. */
         LegacyCitation: {
+            /** @description The reference's entry id. */
             entry_id: components["schemas"]["MemoryId"];
+            /** @description The reference's entry version id. */
             entry_version_id: components["schemas"]["MemoryId"];
+            /** @description The reference's Memory artifact reference. */
             memory_ref: {
+                /** @description The reference's Memory artifact id. */
                 artifact_id: components["schemas"]["MemoryId"];
-                /** @enum {string} */
+                /**
+                 * @description Always `memory`.
+                 * @enum {string}
+                 */
                 family?: "memory";
+                /** @description The reference's Memory revision. */
                 revision: components["schemas"]["Revision"];
             };
         };
         ListRequest: {
+            /** @description The previous page's `next_after`; the page starts after this memory id. */
             after?: components["schemas"]["MemoryId"];
             kinds?: components["schemas"]["KindList"];
-            /** @default 100 */
+            /**
+             * @description Page size, 1–500 (default 100).
+             * @default 100
+             */
             limit?: number;
             scope_id: components["schemas"]["ScopeId"];
+            /** @description Only memories in these states (default `["active"]`). */
             states?: components["schemas"]["MemoryState"][];
         };
         ListResponse: {
@@ -688,7 +706,10 @@ export interface components {
         };
         /** @description `mem_` + ULID for memories this server created; printable ASCII. */
         MemoryId: string;
-        /** @enum {string} */
+        /**
+         * @description `active` (searchable), `forgotten` or `merged` (restorable), `retired` (terminal).
+         * @enum {string}
+         */
         MemoryState: "active" | "forgotten" | "merged" | "retired";
         /** @description NFC-normalised and trimmed by the server; then non-empty and at most 8192 UTF-8 bytes. */
         MemoryText: string;
@@ -705,10 +726,13 @@ export interface components {
             undone_operation_id: string | null;
         };
         MergeRequest: {
+            /** @description 2–100 active memories of the scope, each at its current revision (exact `memory_ref`s); a stale one fails with `revision_conflict`. */
             inputs: components["schemas"]["ArtifactRef"][];
+            /** @description Kind of the merged memory. */
             kind: components["schemas"]["Kind"];
             reason?: components["schemas"]["Reason"];
             scope_id: components["schemas"]["ScopeId"];
+            /** @description Text of the merged memory, written to replace all the inputs. */
             text: components["schemas"]["MemoryText"];
         };
         MergeResponse: {
@@ -771,14 +795,17 @@ export interface components {
         };
         /** @description Audit note; trimmed, blank becomes null, at most 512 characters. */
         Reason: string | null;
+        /** @description One memory to add. */
         RememberEntry: {
             kind: components["schemas"]["Kind"];
+            /** @description When the fact became true (RFC 3339), or null. */
             observed_at?: components["schemas"]["Timestamp"] | null;
             reason?: components["schemas"]["Reason"];
             sources?: components["schemas"]["SourceRefList"];
             text: components["schemas"]["MemoryText"];
         };
         RememberRequest: {
+            /** @description 1–100 memories to add, each one independently understandable statement. */
             entries: components["schemas"]["RememberEntry"][];
             scope_id: components["schemas"]["ScopeId"];
         };
@@ -792,6 +819,7 @@ export interface components {
         RestorePreviewRequest: {
             memory_id: components["schemas"]["MemoryId"];
             scope_id: components["schemas"]["ScopeId"];
+            /** @description Preview restoring and then writing a new version with this old version's content. */
             to_revision?: components["schemas"]["Revision"];
         };
         RestorePreviewResponse: {
@@ -816,6 +844,7 @@ export interface components {
             preview_token?: string;
             reason?: components["schemas"]["Reason"];
             scope_id: components["schemas"]["ScopeId"];
+            /** @description After restoring, write a new version carrying this old version's content. */
             to_revision?: components["schemas"]["Revision"];
         };
         RestoreResponse: {
@@ -825,8 +854,9 @@ export interface components {
             /** @enum {string} */
             status: "restored" | "unchanged";
         };
+        /** @description A version number of one memory (1, 2, 3…); every change of content writes the next one. */
         Revision: number;
-        /** @description Opaque partition id; printable ASCII without spaces, case-sensitive. */
+        /** @description Opaque partition id, chosen by the integration (e.g. `git:github.com/acme/api` for a repository, `user:<name>` for one person); printable ASCII without spaces, case-sensitive. */
         ScopeId: string;
         ScopeSummary: {
             /** @description Memories of the scope in each state. */
@@ -854,13 +884,20 @@ export interface components {
             score: number;
             text: string;
         };
-        /** @enum {string} */
+        /**
+         * @description `auto` (default: hybrid with an embedding model, else full-text), `fts`, `vector` or `hybrid`; `vector` and `hybrid` need an embedding model.
+         * @enum {string}
+         */
         SearchMode: "auto" | "fts" | "vector" | "hybrid";
         SearchRequest: {
             kinds?: components["schemas"]["KindList"];
-            /** @default 8 */
+            /**
+             * @description Most hits to return, 1–50 (default 8).
+             * @default 8
+             */
             limit?: number;
             mode?: components["schemas"]["SearchMode"];
+            /** @description What to look for, in words (a question or keywords), 1–8,192 characters. */
             query: string;
             scope_id: components["schemas"]["ScopeId"];
         };
@@ -880,6 +917,7 @@ export interface components {
             seq: number;
             source: components["schemas"]["SourceRef"];
         };
+        /** @description Id of a captured source (evidence) of the same scope; printable ASCII. */
         SourceId: string;
         /** @description What one processed source contributed. */
         SourceOutcome: {
@@ -895,11 +933,16 @@ export interface components {
             }[];
             source: components["schemas"]["SourceRef"];
         };
+        /** @description Reference to a captured source (evidence). */
         SourceRef: {
-            /** @enum {string} */
+            /**
+             * @description The source kind; always `content`.
+             * @enum {string}
+             */
             name: "content";
             source_id: components["schemas"]["SourceId"];
         };
+        /** @description Evidence, sources captured in the same scope (at most 100). */
         SourceRefList: components["schemas"]["SourceRef"][];
         SourceView: {
             captured_at: string;
@@ -930,13 +973,17 @@ export interface components {
         /** @description RFC 3339 with a time zone; returned as UTC `YYYY-MM-DDTHH:MM:SS.sssZ`. */
         Timestamp: string;
         UpdateRequest: {
+            /** @description The new kind; absent keeps the current kind. */
             kind?: components["schemas"]["Kind"];
+            /** @description The memory and the revision this change is based on (its current one); a stale revision fails with `revision_conflict`. */
             memory_ref: components["schemas"]["ArtifactRef"];
             /** @description Absent keeps the previous value; null clears it. */
             observed_at?: components["schemas"]["Timestamp"] | null;
             reason?: components["schemas"]["Reason"];
             scope_id: components["schemas"]["ScopeId"];
+            /** @description More evidence; added to the current version's sources. */
             sources?: components["schemas"]["SourceRefList"];
+            /** @description The new text; absent keeps the current text. */
             text?: components["schemas"]["MemoryText"];
         };
         UpdateResponse: {

@@ -9,6 +9,7 @@ import type { RuntimeSlot } from '../wire/surface-call.js'
 import { MCP_PATH, MCP_SERVER_INFO } from './mcp-identity.js'
 import { callTool, type ToolCallContext } from './tool-calls.js'
 import { MCP_TOOLS } from './tool-definitions.js'
+import { MCP_INSTRUCTIONS } from './tool-descriptions.js'
 
 export { MCP_PATH, MCP_SERVER_INFO }
 
@@ -17,7 +18,10 @@ export { MCP_PATH, MCP_SERVER_INFO }
  * `Server` so the contract's JSON schemas are listed as they are (no zod duplicates).
  */
 export function createMcpServer(ctx: ToolCallContext): Server {
-  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} } })
+  const server = new Server(MCP_SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions: MCP_INSTRUCTIONS,
+  })
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: MCP_TOOLS.map((b) => b.tool),
   }))

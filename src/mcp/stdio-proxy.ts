@@ -21,6 +21,7 @@ import type { ErrorCode } from '../core/errors.js'
 import { toWireError } from '../wire/memory-wire.js'
 import { MCP_PATH, MCP_SERVER_INFO } from './mcp-identity.js'
 import { MCP_TOOLS } from './tool-definitions.js'
+import { MCP_INSTRUCTIONS } from './tool-descriptions.js'
 
 /** Settings of `powercontext mcp`. */
 export interface StdioProxyOptions {
@@ -149,7 +150,10 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const stdin = options.stdin ?? process.stdin
   const stdout = options.stdout ?? process.stdout
   const remote = new RemoteMcpTools(mcpEndpoint(options.serverUrl), options.token, options.log)
-  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} } })
+  const server = new Server(MCP_SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions: MCP_INSTRUCTIONS,
+  })
   server.setRequestHandler(ListToolsRequestSchema, (req) => remote.listTools(req.params))
   server.setRequestHandler(CallToolRequestSchema, (req) => remote.callTool(req.params))
   const closed = new Promise<void>((resolve) => {

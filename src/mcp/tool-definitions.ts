@@ -2,6 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 
 import { OPENAPI_DOCUMENT } from '../contract/openapi-document.js'
 import { type ContractOperation, type OperationId, OPERATIONS } from '../contract/operations.js'
+import { type McpToolName, TOOL_GUIDES } from './tool-descriptions.js'
 
 type JsonObject = Record<string, unknown>
 
@@ -114,7 +115,7 @@ function bindings(): readonly McpToolBinding[] {
         requestSchema: op.requestSchema,
         tool: {
           name: op.mcpTool.name,
-          description: op.summary,
+          description: `${op.summary} ${TOOL_GUIDES[op.mcpTool.name as McpToolName]}`,
           inputSchema: toolInputSchema(op.requestSchema),
           annotations: annotationsFor(op.mcpTool.readOnly),
         },
@@ -126,7 +127,8 @@ function bindings(): readonly McpToolBinding[] {
 
 /**
  * The MCP allow-list (DESIGN §7): exactly the contract operations marked `x-mcp-tool`, in contract
- * order. Name, description (the operation summary) and input schema all come from the contract.
+ * order. Name and input schema come from the contract; the description is the operation summary
+ * followed by the tool's guide for a model (`TOOL_GUIDES`).
  */
 export const MCP_TOOLS: readonly McpToolBinding[] = bindings()
 

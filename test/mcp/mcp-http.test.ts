@@ -89,6 +89,8 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
       'get_memory',
       'list_memories',
       'memory_history',
+      'merge_memories',
+      'preview_restore',
       'remember_memory',
       'restore_memory',
       'search_memory',
@@ -101,11 +103,12 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
       'get_memory',
       'list_memories',
       'memory_history',
+      'preview_restore',
       'search_memory',
     ])
     for (const tool of tools) {
       const op = OPERATIONS.find((o) => o.mcpTool?.name === tool.name)!
-      expect(tool.description).toBe(op.summary)
+      expect(tool.description?.startsWith(`${op.summary} `)).toBe(true)
       expect(tool.inputSchema.type).toBe('object')
       expect(tool.inputSchema.required).toContain('scope_id')
       expect(JSON.stringify(tool.inputSchema)).not.toContain('$ref')

@@ -15,6 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { OPERATIONS } from '../../src/contract/operations.js'
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
+import { MCP_TOOLS } from '../../src/mcp/tool-definitions.js'
+import { MCP_INSTRUCTIONS } from '../../src/mcp/tool-descriptions.js'
 
 const BIN = fileURLToPath(new URL('../../bin/powercontext.js', import.meta.url))
 const BUILT = ['../../dist/cli/main.js', '../../dist/cli/mcp-command.js', '../../dist/mcp/index.js']
@@ -89,6 +91,8 @@ describe('powercontext mcp (stdio proxy)', () => {
     const { tools } = await p.client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual(ALLOW_LIST)
     expect(tools.find((t) => t.name === 'search_memory')?.annotations?.readOnlyHint).toBe(true)
+    expect(tools).toEqual(MCP_TOOLS.map((b) => b.tool))
+    expect(p.client.getInstructions()).toBe(MCP_INSTRUCTIONS)
 
     const scope_id = 'stdio-proxy'
     const remembered = await call(p.client, 'remember_memory', {
@@ -121,7 +125,8 @@ describe('powercontext mcp (stdio proxy)', () => {
     const url = `http://127.0.0.1:${await deadPort()}`
     const p = await proxy(['--server-url', url])
     const { tools } = await p.client.listTools()
-    expect(tools.map((t) => t.name).sort()).toEqual(ALLOW_LIST)
+    expect(tools).toEqual(MCP_TOOLS.map((b) => b.tool))
+    expect(p.client.getInstructions()).toBe(MCP_INSTRUCTIONS)
     for (let i = 0; i < 2; i++) {
       const r = await call(p.client, 'search_memory', { scope_id: 's', query: 'q' })
       expect(r.isError).toBe(true)

@@ -15,7 +15,7 @@ CONTRACT_VERSION = "0.1.0"
 
 @dataclass(frozen=True)
 class ArtifactRef(Model):
-    "Exact reference to one memory version."
+    "Exact reference to one memory version (a `memory_ref`, as search hits and memories carry it), e.g. `{\"artifact_id\": \"mem_01J…\", \"revision\": 2}`."
 
     artifact_id: str
     revision: int
@@ -27,7 +27,7 @@ class ArtifactRef(Model):
 
 @dataclass(frozen=True)
 class SourceRef(Model):
-    "The `SourceRef` shape of the contract."
+    "Reference to a captured source (evidence)."
 
     name: str
     source_id: str
@@ -273,7 +273,7 @@ class CaptureContentResponse(Model):
 
 @dataclass(frozen=True)
 class RememberEntry(Model):
-    "The `RememberEntry` shape of the contract."
+    "One memory to add."
 
     kind: str
     text: str
@@ -547,7 +547,7 @@ class RestoreResponse(Model):
 
 @dataclass(frozen=True)
 class LegacyCitationMemoryRef(Model):
-    "The `LegacyCitationMemoryRef` shape of the contract."
+    "The reference's Memory artifact reference."
 
     artifact_id: str
     revision: int
