@@ -10,12 +10,8 @@ import type { FullTextDialect, SqlDialect } from '../sql/dialect.js'
 import { bumpWithLockedRead } from '../sql/dialect.js'
 import type { SqlSession } from '../sql/session.js'
 import { ER_DUP_ENTRY } from './mysql-errors.js'
-import {
-  encodeFtsText,
-  FTS_EVERY_HEAD_TOKEN,
-  ftsBooleanQuery,
-  searchTextSql,
-} from './mysql-search.js'
+import { fulltextIndexGap } from './mysql-fts-repair.js'
+import { encodeFtsText, ftsBooleanQuery, FULLTEXT_TABLE, searchTextSql } from './mysql-search.js'
 import type { VectorColumnState } from './mysql-vector-tx.js'
 import { MysqlVectorTx } from './mysql-vector-tx.js'
 
@@ -50,17 +46,23 @@ async function checkFulltext(sql: SqlSession, ftsProblem: string | null): Promis
     if (last === undefined) break
     after = last.id
   }
-  if (ftsProblem !== null) return problems
-  const counts = await sql.get<{ total: number; indexed: number }>(
-    `SELECT (SELECT COUNT(*) FROM memory_heads) AS total,
-       (SELECT COUNT(*) FROM memory_heads WHERE MATCH (fts_text) AGAINST (? IN BOOLEAN MODE)) AS indexed`,
-    [FTS_EVERY_HEAD_TOKEN],
+  const stale = await sql.get<{ n: number }>(
+    `SELECT COUNT(*) AS n FROM memory_heads h LEFT JOIN ${FULLTEXT_TABLE} f ON f.memory_id = h.memory_id
+     WHERE f.memory_id IS NULL OR f.fts_text <> h.fts_text`,
   )
-  if (counts !== undefined && counts.total !== counts.indexed) {
-    problems.push(
-      `full-text index finds ${counts.indexed} of ${counts.total} head rows (run rebuild)`,
-    )
+  if (Number(stale?.n ?? 0) > 0) {
+    problems.push(`${stale?.n} head rows have no matching full-text row (run rebuild)`)
   }
+  const orphans = await sql.get<{ n: number }>(
+    `SELECT COUNT(*) AS n FROM ${FULLTEXT_TABLE} f LEFT JOIN memory_heads h ON h.memory_id = f.memory_id
+     WHERE h.memory_id IS NULL AND f.fts_text <> ''`,
+  )
+  if (Number(orphans?.n ?? 0) > 0) {
+    problems.push(`${orphans?.n} full-text rows belong to no head (run rebuild)`)
+  }
+  if (ftsProblem !== null) return problems
+  const missing = await fulltextIndexGap(sql)
+  if (missing !== null) problems.push(missing)
   return problems
 }
 
@@ -105,10 +107,22 @@ function fulltext(ftsProblem: string | null): FullTextDialect {
         searchableText: r.searchableText,
       }))
     },
+    // Index rows are rewritten in place and emptied, never deleted (see FULLTEXT_INDEX).
+    async putIndexRow(sql, head): Promise<void> {
+      await sql.run(
+        `INSERT INTO ${FULLTEXT_TABLE} (memory_id, fts_text) VALUES (?, ?)
+         ON DUPLICATE KEY UPDATE fts_text = VALUES(fts_text)`,
+        [head.memoryId, encodeFtsText(head.searchableText)],
+      )
+    },
+    async dropIndexRow(sql, memoryId): Promise<void> {
+      await sql.run(`UPDATE ${FULLTEXT_TABLE} SET fts_text = '' WHERE memory_id = ?`, [memoryId])
+    },
     checkIndexes: (sql) => checkFulltext(sql, ftsProblem),
     async clearProjections(sql): Promise<void> {
       // DELETE, not TRUNCATE: TRUNCATE is DDL and would commit the rebuild half way.
       await sql.run('DELETE FROM memory_heads')
+      await sql.run(`UPDATE ${FULLTEXT_TABLE} SET fts_text = '' WHERE fts_text <> ''`)
     },
   }
 }

@@ -3,15 +3,23 @@ import mysql from 'mysql2/promise'
 
 import { PowerContextError } from '../../core/errors.js'
 import type { DatabaseBackendOptions } from '../engine/database-memory-backend.js'
-import type { BackendCapabilities } from '../spi/memory-backend.js'
+import type { BackendCapabilities, RebuildReport, VerifyReport } from '../spi/memory-backend.js'
 import { SqlMemoryBackend } from '../sql/sql-memory-backend.js'
 import { TransactionRunner } from '../sql/transaction-runner.js'
 import { mysqlSqlDialect } from './mysql-dialect.js'
 import { mysqlDriver } from './mysql-driver.js'
 import { sanitizedCause } from './mysql-errors.js'
+import {
+  emptyFulltextRows,
+  FULLTEXT_GAP_PREFIX,
+  fulltextIndexGap,
+  fulltextMisses,
+  refillFulltextRows,
+} from './mysql-fts-repair.js'
 import { migrateMysql, withSchemaLock } from './mysql-migrate.js'
 import type { ServerProbe } from './mysql-probe.js'
 import { ensureFulltext, ensureVectorColumn, probeServer } from './mysql-probe.js'
+import { FULLTEXT_INDEX, FULLTEXT_TABLE, fulltextIndexSql } from './mysql-search.js'
 import { MysqlSession } from './mysql-session.js'
 import type { MysqlConnectionSettings } from './mysql-url.js'
 import { parseDatabaseUrl, redactDatabaseUrl, redactSecret } from './mysql-url.js'
@@ -41,6 +49,13 @@ export interface MysqlStorageStatus {
   readonly ftsProblem: string | null
   /** Null when the vector column and index can be used, else why not. */
   readonly vectorProblem: string | null
+  /**
+   * Null when the FULLTEXT index finds every head (checked at open, by `verify` and after
+   * `rebuild`), else what is missing; readiness reports it.
+   */
+  readonly ftsGap: string | null
+  /** Index rows the last repair rewrote (at open: heads a database crash had left unsearchable). */
+  readonly ftsRewritten: number
 }
 
 /**
@@ -56,7 +71,10 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
   readonly #pool: Pool
   /** Read transactions: every session REPEATABLE READ (a consistent snapshot, no locks). */
   readonly #readPool: Pool
-  readonly #status: MysqlStorageStatus
+  #status: MysqlStorageStatus
+  readonly #rewrite: ((sql: string) => string) | undefined
+  readonly #runner: TransactionRunner
+  readonly #database: string
 
   private constructor(
     pools: { write: Pool; read: Pool },
@@ -76,14 +94,18 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
       maxAttempts: options.maxAttempts ?? MAX_ATTEMPTS_DEFAULT,
       deadlineMs: RETRY_DEADLINE_MS,
     }
+    const runner = new TransactionRunner(driver, bounds)
     super(options, {
-      runner: new TransactionRunner(driver, bounds),
+      runner,
       dialect: mysqlSqlDialect(status.ftsProblem, vectorState),
     })
     this.name = status.server.dialect.name
     this.#pool = pools.write
     this.#readPool = pools.read
     this.#status = status
+    this.#runner = runner
+    this.#rewrite = options.rewriteSql
+    this.#database = settings.database
   }
 
   /**
@@ -132,13 +154,20 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
             return { ftsProblem, vectorState }
           },
         )
-        const status = { server, ftsProblem, vectorProblem: vectorState.problem }
+        const status = {
+          server,
+          ftsProblem,
+          vectorProblem: vectorState.problem,
+          ftsGap: null,
+          ftsRewritten: 0,
+        }
         const pools = { write: pool, read: readPool }
         backend = new MysqlMemoryBackend(pools, settings, status, vectorState, options)
       } finally {
         conn.release()
       }
       await backend.initVectors()
+      await backend.#repairFulltext(false)
       return backend
     } catch (err) {
       await Promise.all([pool.end(), readPool.end()]).catch(() => undefined)
@@ -163,10 +192,78 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
     return this.#status
   }
 
-  /** Readiness checks of the database's own capabilities (`full_text`: ready or why not). */
+  /**
+   * Readiness checks of the database's own capabilities: `full_text` is `ready`, `unavailable: …`
+   * (the probe failed) or `incomplete: …` (the index misses heads: run `admin rebuild`).
+   */
   storageChecks(): Readonly<Record<string, string>> {
-    const fts = this.#status.ftsProblem
-    return { full_text: fts === null ? 'ready' : `unavailable: ${fts}` }
+    const { ftsProblem, ftsGap } = this.#status
+    if (ftsProblem !== null) return { full_text: `unavailable: ${ftsProblem}` }
+    return { full_text: ftsGap === null ? 'ready' : `incomplete: ${ftsGap}` }
+  }
+
+  /** The base class's checks; what they find about the FULLTEXT index also feeds readiness. */
+  override async verify(): Promise<VerifyReport> {
+    const report = await super.verify()
+    if (this.#status.ftsProblem === null) {
+      const gap = report.problems.find((p) => p.startsWith(FULLTEXT_GAP_PREFIX)) ?? null
+      this.#status = { ...this.#status, ftsGap: gap }
+    }
+    return report
+  }
+
+  /**
+   * Rebuilds the projections (base class), then makes the FULLTEXT index find every head (see
+   * {@link MysqlMemoryBackend.repairFulltext}, with the index recreated when rewriting rows is
+   * not enough).
+   */
+  override async rebuild(): Promise<RebuildReport> {
+    const report = await super.rebuild()
+    await this.#repairFulltext(true)
+    return report
+  }
+
+  /**
+   * Makes the FULLTEXT index find every head again after a database crash (mysql-fts-repair.ts):
+   * the heads it misses have their index rows rewritten in one transaction. Runs at open; call it
+   * again after the database server restarted under a running process.
+   * @returns the rows rewritten and what is still missing (null: nothing).
+   */
+  async repairFulltext(): Promise<{ rewritten: number; gap: string | null }> {
+    return this.#repairFulltext(false)
+  }
+
+  async #repairFulltext(recreate: boolean): Promise<{ rewritten: number; gap: string | null }> {
+    if (this.#status.ftsProblem !== null) return { rewritten: 0, gap: null }
+    const misses = await this.#runner.run('read', (sql) => fulltextMisses(sql))
+    let rewritten = 0
+    if (misses.length > 0) {
+      await this.#runner.run('write', (sql) => emptyFulltextRows(sql, misses))
+      rewritten = await this.#runner.run('write', (sql) => refillFulltextRows(sql, misses))
+    }
+    // Only when something was missing: the check reads every head's marker (≈ one search).
+    let gap = misses.length === 0 ? null : await this.#indexGap()
+    if (gap !== null && recreate) {
+      // The index itself is damaged (rows rewritten and still not found): DDL, outside any
+      // transaction, under the schema lock so that replicas do not rebuild it at once.
+      const conn = await this.#pool.getConnection()
+      try {
+        const sql = new MysqlSession(conn, this.#rewrite)
+        await withSchemaLock(sql, this.#database, async () => {
+          await sql.run(`ALTER TABLE ${FULLTEXT_TABLE} DROP INDEX ${FULLTEXT_INDEX}`)
+          await sql.run(fulltextIndexSql(this.#status.server.dialect))
+        })
+      } finally {
+        conn.release()
+      }
+      gap = await this.#indexGap()
+    }
+    this.#status = { ...this.#status, ftsGap: gap, ftsRewritten: rewritten }
+    return { rewritten, gap }
+  }
+
+  #indexGap(): Promise<string | null> {
+    return this.#runner.run('read', (sql) => fulltextIndexGap(sql))
   }
 
   /** Ends every pooled connection (after the transactions in flight). Idempotent. */

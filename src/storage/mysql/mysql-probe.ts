@@ -16,7 +16,9 @@ import {
   encodeFtsText,
   ftsBooleanQuery,
   FULLTEXT_INDEX,
+  FULLTEXT_TABLE,
   fulltextIndexSql,
+  LEGACY_FULLTEXT_INDEX,
   MYSQL_DIALECTS,
   VECTOR_INDEX,
 } from './mysql-search.js'
@@ -131,35 +133,44 @@ async function indexExists(sql: SqlSession, table: string, index: string): Promi
 const FTS_PROBE_TEXT = 'a of www the 中文 café painted 5 snake_case'
 /** Queries that must find the probe row: exact short/stop/CJK/accented tokens and a stem prefix. */
 const FTS_PROBE_QUERIES = ['a', 'the', 'www', '中', 'café', 'painting', '5']
+/** The probe table's one row (rewritten by every open, never deleted). */
+const FTS_PROBE_ID = 'probe'
 
 /**
- * Ensures the heads table's FULLTEXT index (created here, not in a migration, because it depends
- * on the server) and proves search works with the encoded tokens: a probe row is written,
- * searched for every kind of token InnoDB would otherwise drop (and a stem prefix), and removed.
+ * Ensures the FULLTEXT index on `memory_fts` (created here, not in a migration, because it depends
+ * on the server; the heads table's index of schema ≤ 2 is dropped) and proves search works with
+ * the encoded tokens: the one probe row is rewritten in place with a fresh nonce, then searched for
+ * every kind of token InnoDB would otherwise drop (and a stem prefix). The probe row is never
+ * deleted, for the reason `memory_fts` rows never are (see FULLTEXT_INDEX): a deleted row's
+ * document id can come back after a crash and hide the next probe row, which is what made the
+ * first opens after a database crash fail their probe.
  * @returns null when full-text search works, else the reason it is unavailable.
  */
 export async function ensureFulltext(sql: SqlSession, probe: ServerProbe): Promise<string | null> {
   if (probe.versionProblem !== null) return probe.versionProblem
   const dialect = probe.dialect
   try {
-    if (!(await indexExists(sql, 'memory_heads', FULLTEXT_INDEX))) {
+    if (await indexExists(sql, 'memory_heads', LEGACY_FULLTEXT_INDEX)) {
+      await sql.run(`ALTER TABLE memory_heads DROP INDEX ${LEGACY_FULLTEXT_INDEX}`)
+    }
+    if (!(await indexExists(sql, FULLTEXT_TABLE, FULLTEXT_INDEX))) {
       await sql.run(fulltextIndexSql(dialect))
     }
     await sql.run(ftsProbeTableSql(dialect))
   } catch (err) {
     return `cannot create the FULLTEXT index: ${(err as Error).message}`
   }
-  const id = `probe_${randomUUID()}`
   try {
-    await sql.run('INSERT INTO fts_probe (probe_id, fts_text) VALUES (?, ?)', [
-      id,
-      encodeFtsText(analyzeText(FTS_PROBE_TEXT)),
-    ])
+    await sql.run(
+      `INSERT INTO fts_probe (probe_id, fts_text) VALUES (?, ?)
+       ON DUPLICATE KEY UPDATE fts_text = VALUES(fts_text)`,
+      [FTS_PROBE_ID, encodeFtsText(analyzeText(`${FTS_PROBE_TEXT} n${randomUUID()}`))],
+    )
     for (const query of FTS_PROBE_QUERIES) {
       const against = ftsBooleanQuery(planQuery(analyzeText(query).split(' ')).terms)
       const hit = await sql.get(
         `SELECT probe_id FROM fts_probe WHERE MATCH (fts_text) AGAINST (? IN BOOLEAN MODE) AND probe_id = ?`,
-        [against, id],
+        [against, FTS_PROBE_ID],
       )
       if (hit === undefined) {
         return `full-text probe: ${JSON.stringify(query)} (searched as ${against}) finds nothing; check the FULLTEXT parser and token size settings (innodb_ft_min_token_size ≤ 3)`
@@ -168,8 +179,6 @@ export async function ensureFulltext(sql: SqlSession, probe: ServerProbe): Promi
     return null
   } catch (err) {
     return `full-text probe failed: ${(err as Error).message}`
-  } finally {
-    await sql.run('DELETE FROM fts_probe WHERE probe_id = ?', [id]).catch(() => undefined)
   }
 }
 

@@ -235,6 +235,20 @@ export const MYSQL_MIGRATIONS: readonly (readonly ((opts: string) => string)[])[
       FOREIGN KEY (scope_id, source_type, source_id) REFERENCES sources (scope_id, source_type, source_id)
     ) ${o}`,
   ],
+  // 3: the FULLTEXT index moves to `memory_fts`, whose rows are never deleted (see FULLTEXT_INDEX
+  // in mysql-search.ts: InnoDB hands out the document ids of deleted rows again after a crash).
+  // The old probe table, whose rows were deleted after each probe, is dropped and made again.
+  [
+    (o) => `CREATE TABLE IF NOT EXISTS memory_fts (
+      memory_id ${ID} NOT NULL,
+      fts_text ${MEDIUM} NOT NULL,
+      PRIMARY KEY (memory_id)
+    ) ${o}`,
+    () => `INSERT INTO memory_fts (memory_id, fts_text)
+      SELECT memory_id, fts_text FROM memory_heads
+      ON DUPLICATE KEY UPDATE fts_text = VALUES(fts_text)`,
+    () => 'DROP TABLE IF EXISTS fts_probe',
+  ],
 ]
 
 /** The schema version this code writes and reads. */

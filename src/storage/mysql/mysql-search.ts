@@ -57,8 +57,19 @@ export interface MysqlDialect {
 
 /** The heads table's vector index name. */
 export const VECTOR_INDEX = 'memory_heads_embedding'
-/** The heads table's FULLTEXT index name. */
-export const FULLTEXT_INDEX = 'memory_heads_fts'
+/**
+ * The FULLTEXT index name. It lives on `memory_fts`, not on the heads table (schema 3): InnoDB
+ * recomputes its next FULLTEXT document id after a crash as the largest id still in the table + 1,
+ * so ids of rows deleted before the crash are handed out again and the index's deleted-id list hides
+ * the new rows from `MATCH` (verified: an emptied table's next row after `kill -9` gets id 1 and is
+ * never found). `memory_fts` rows are never deleted — a removed head's row is emptied in place — so
+ * the largest id always belongs to a row still there and no id can come back.
+ */
+export const FULLTEXT_INDEX = 'memory_fts_fts'
+/** The heads table's FULLTEXT index before schema 3 (dropped at open when present). */
+export const LEGACY_FULLTEXT_INDEX = 'memory_heads_fts'
+/** The table of the FULLTEXT index. */
+export const FULLTEXT_TABLE = 'memory_fts'
 
 const OCEANBASE_VECTOR: VectorDialect = {
   addColumnSql: (dimension) =>
@@ -170,9 +181,9 @@ export function ftsBooleanQuery(terms: readonly PlannedTerm[]): string {
     .join(' ')
 }
 
-/** `ALTER TABLE` adding the FULLTEXT index over the encoded column, in the dialect's parser. */
-export function fulltextIndexSql(dialect: MysqlDialect, table = 'memory_heads'): string {
-  const name = table === 'memory_heads' ? FULLTEXT_INDEX : `${table}_fts`
+/** `ALTER TABLE` adding the FULLTEXT index over the encoded column (`memory_fts` unless told), in the dialect's parser. */
+export function fulltextIndexSql(dialect: MysqlDialect, table = FULLTEXT_TABLE): string {
+  const name = `${table}_fts`
   return `ALTER TABLE ${table} ADD FULLTEXT INDEX ${name} (fts_text)${dialect.fulltextParser}`
 }
 
@@ -187,14 +198,14 @@ export function fulltextIndexSql(dialect: MysqlDialect, table = 'memory_heads'):
 export function searchTextSql(withKinds: boolean, terms = 1): string {
   const matched = Array.from(
     { length: terms },
-    () => '(MATCH (fts_text) AGAINST (? IN BOOLEAN MODE) > 0)',
+    () => '(MATCH (f.fts_text) AGAINST (? IN BOOLEAN MODE) > 0)',
   ).join(' + ')
-  return `SELECT memory_id AS memoryId, version, content_hash AS contentHash,
-      searchable_text AS searchableText, ${matched} AS matched,
-      MATCH (fts_text) AGAINST (? IN BOOLEAN MODE) AS relevance
-    FROM memory_heads
-    WHERE MATCH (fts_text) AGAINST (? IN BOOLEAN MODE) AND scope_id = ?${withKinds ? ' AND kind IN (?)' : ''}
-    ORDER BY matched DESC, relevance DESC, memory_id
+  return `SELECT h.memory_id AS memoryId, h.version, h.content_hash AS contentHash,
+      h.searchable_text AS searchableText, ${matched} AS matched,
+      MATCH (f.fts_text) AGAINST (? IN BOOLEAN MODE) AS relevance
+    FROM ${FULLTEXT_TABLE} f JOIN memory_heads h ON h.memory_id = f.memory_id
+    WHERE MATCH (f.fts_text) AGAINST (? IN BOOLEAN MODE) AND h.scope_id = ?${withKinds ? ' AND h.kind IN (?)' : ''}
+    ORDER BY matched DESC, relevance DESC, h.memory_id
     LIMIT ?`
 }
 

@@ -26,6 +26,10 @@ export interface FullTextDialect {
   readonly headColumns: readonly string[]
   /** Their values for one head, in {@link headColumns} order. */
   headValues(head: HeadRow): readonly unknown[]
+  /** Writes the index row of a head just written, when the index lives in its own table. */
+  putIndexRow?(session: SqlSession, head: HeadRow): Promise<void>
+  /** Removes a deleted head from such an index (its own rule for how: MySQL empties the row). */
+  dropIndexRow?(session: SqlSession, memoryId: string): Promise<void>
   /** Raw candidates, best first (DialectTx.searchText). */
   searchText(session: SqlSession, q: TextQuery): Promise<TextHit[]>
   /**

@@ -293,11 +293,13 @@ export class SqlRows implements DialectTx {
         ...fts.headValues(h),
       ],
     )
+    await fts.putIndexRow?.(this.#sql, h)
   }
 
   async deleteHead(memoryId: string): Promise<void> {
     if (!this.#dialect.vectorsInHeadRow) await this.vectors?.deleteVector(memoryId)
     await this.#sql.run('DELETE FROM memory_heads WHERE memory_id = ?', [memoryId])
+    await this.#dialect.fullText.dropIndexRow?.(this.#sql, memoryId)
   }
 
   insertMerge(merge: MergeRecord): Promise<void> {
