@@ -15,6 +15,7 @@ export const CONTRACT_ERROR_CODES = [
   "inference_unavailable",
   "invalid_inference_output",
   "runtime_not_ready",
+  "storage_unavailable",
   "internal_error"
 ] as const
 

@@ -1399,6 +1399,7 @@ export const OPENAPI_DOCUMENT = {
                   "inference_unavailable",
                   "invalid_inference_output",
                   "runtime_not_ready",
+                  "storage_unavailable",
                   "internal_error"
                 ]
               },
@@ -1409,7 +1410,7 @@ export const OPENAPI_DOCUMENT = {
                 "type": "string"
               },
               "details": {
-                "description": "`invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`.",
+                "description": "`invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection), `read_only`, `io_error` or `corrupt`.",
                 "type": [
                   "object",
                   "null"

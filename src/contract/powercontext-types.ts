@@ -497,8 +497,8 @@ export interface components {
         ErrorResponse: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "capability_not_supported" | "memory_not_found" | "source_not_found" | "revision_conflict" | "state_conflict" | "preview_stale" | "source_conflict" | "unauthorized" | "payload_too_large" | "inference_timeout" | "inference_unavailable" | "invalid_inference_output" | "runtime_not_ready" | "internal_error";
-                /** @description `invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`. */
+                code: "invalid_request" | "capability_not_supported" | "memory_not_found" | "source_not_found" | "revision_conflict" | "state_conflict" | "preview_stale" | "source_conflict" | "unauthorized" | "payload_too_large" | "inference_timeout" | "inference_unavailable" | "invalid_inference_output" | "runtime_not_ready" | "storage_unavailable" | "internal_error";
+                /** @description `invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection), `read_only`, `io_error` or `corrupt`. */
                 details: {
                     [key: string]: unknown;
                 } | null;

@@ -22,6 +22,7 @@ export const HTTP_STATUS = {
   inference_unavailable: 503,
   invalid_inference_output: 502,
   runtime_not_ready: 503,
+  storage_unavailable: 503,
   internal_error: 500,
 } as const satisfies Record<ErrorCode, number>
 

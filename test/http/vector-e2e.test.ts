@@ -89,7 +89,12 @@ describe('vector search over HTTP and MCP', () => {
     expect(ready.status).toBe(200)
     expect(ready.json).toEqual({
       status: 'ready',
-      checks: { runtime: 'ready', database: 'ready', 'inference.embedding': 'ready' },
+      checks: {
+        runtime: 'ready',
+        database: 'ready',
+        storage: 'ready',
+        'inference.embedding': 'ready',
+      },
     })
     expect(embeddings.authorization).toBe(`Bearer ${API_KEY}`)
   })

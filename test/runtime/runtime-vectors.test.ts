@@ -35,7 +35,12 @@ describe('runtime with an embedding model', () => {
     })
     expect(await rt.readiness()).toEqual({
       status: 'ready',
-      checks: { runtime: 'ready', database: 'ready', 'inference.embedding': 'ready' },
+      checks: {
+        runtime: 'ready',
+        database: 'ready',
+        storage: 'ready',
+        'inference.embedding': 'ready',
+      },
     })
   })
 
@@ -57,6 +62,7 @@ describe('runtime with an embedding model', () => {
       checks: {
         runtime: 'ready',
         database: 'ready',
+        storage: 'ready',
         'inference.embedding': 'ready',
         vector_index: 'unavailable: vector extension disabled',
       },

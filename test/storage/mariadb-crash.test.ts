@@ -117,7 +117,7 @@ describe.skipIf(unavailable !== null)(
         const reopened = await open()
         try {
           expect(reopened.capabilities.fts, JSON.stringify(reopened.storageChecks())).toBe(true)
-          expect(reopened.storageChecks()).toEqual({ full_text: 'ready' })
+          expect(reopened.storageChecks()).toEqual({ storage: 'ready', full_text: 'ready' })
           rewrittenAtOpen += reopened.storageStatus.ftsRewritten
           const report = await reopened.verify()
           expect(report.problems).toEqual([])
@@ -172,7 +172,7 @@ describe.skipIf(unavailable !== null)(
         })
         const lost = made.results[0]!.memory.memoryRef.artifactId
         await db!.query('DELETE FROM pc_crash.memory_fts WHERE memory_id = ?', [lost])
-        expect(backend.storageChecks()).toEqual({ full_text: 'ready' })
+        expect(backend.storageChecks()).toEqual({ storage: 'ready', full_text: 'ready' })
         const report = await backend.verify()
         expect(report.ok).toBe(false)
         expect(report.problems).toContain(
@@ -186,7 +186,7 @@ describe.skipIf(unavailable !== null)(
         ).toEqual([])
 
         await backend.rebuild()
-        expect(backend.storageChecks()).toEqual({ full_text: 'ready' })
+        expect(backend.storageChecks()).toEqual({ storage: 'ready', full_text: 'ready' })
         expect((await backend.verify()).problems).toEqual([])
         const hits = (await backend.search({ scopeId: 'proj:gap', query: 'zebra', mode: 'fts' }))
           .hits

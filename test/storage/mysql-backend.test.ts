@@ -165,7 +165,8 @@ describe('database URL', () => {
       sql: 'SELECT secret text',
     })
     const err = toStorageError(raw, SECRET)
-    expect(err.code).toBe('internal_error')
+    expect(err.code).toBe('storage_unavailable')
+    expect(err.details).toEqual({ reason: 'unavailable' })
     expectNoSecret(err)
     expect(JSON.stringify((err as { cause?: unknown }).cause)).not.toContain('secret text')
     const dup = toStorageError(Object.assign(new Error('Duplicate entry'), { errno: 1062 }), SECRET)
@@ -187,7 +188,7 @@ describe('startup probes and capabilities', () => {
       state: 'unavailable',
       reason: 'MariaDB has no VECTOR type',
     })
-    expect(backend.storageChecks()).toEqual({ full_text: 'ready' })
+    expect(backend.storageChecks()).toEqual({ storage: 'ready', full_text: 'ready' })
     await backend.remember({ scopeId: 's', entries: [{ kind: 'fact', text: 'probe me' }] })
     await expectCode(
       backend.search({ scopeId: 's', query: 'probe', mode: 'vector' }),

@@ -1101,7 +1101,7 @@ class OpenApiDocument(Model):
     )
 
 
-CONTRACT_ERROR_CODES: Tuple[str, ...] = ("invalid_request", "capability_not_supported", "memory_not_found", "source_not_found", "revision_conflict", "state_conflict", "preview_stale", "source_conflict", "unauthorized", "payload_too_large", "inference_timeout", "inference_unavailable", "invalid_inference_output", "runtime_not_ready", "internal_error",)
+CONTRACT_ERROR_CODES: Tuple[str, ...] = ("invalid_request", "capability_not_supported", "memory_not_found", "source_not_found", "revision_conflict", "state_conflict", "preview_stale", "source_conflict", "unauthorized", "payload_too_large", "inference_timeout", "inference_unavailable", "invalid_inference_output", "runtime_not_ready", "storage_unavailable", "internal_error",)
 
 
 class InvalidRequestError(PowerContextError):
@@ -1188,6 +1188,12 @@ class RuntimeNotReadyError(PowerContextError):
     code_name = "runtime_not_ready"
 
 
+class StorageUnavailableError(PowerContextError):
+    "The server answered `storage_unavailable`."
+
+    code_name = "storage_unavailable"
+
+
 class InternalError(PowerContextError):
     "The server answered `internal_error`."
 
@@ -1195,7 +1201,7 @@ class InternalError(PowerContextError):
 
 
 #: Error class of each contract code.
-ERROR_CLASSES: Dict[str, type] = {"invalid_request": InvalidRequestError, "capability_not_supported": CapabilityNotSupportedError, "memory_not_found": MemoryNotFoundError, "source_not_found": SourceNotFoundError, "revision_conflict": RevisionConflictError, "state_conflict": StateConflictError, "preview_stale": PreviewStaleError, "source_conflict": SourceConflictError, "unauthorized": UnauthorizedError, "payload_too_large": PayloadTooLargeError, "inference_timeout": InferenceTimeoutError, "inference_unavailable": InferenceUnavailableError, "invalid_inference_output": InvalidInferenceOutputError, "runtime_not_ready": RuntimeNotReadyError, "internal_error": InternalError}
+ERROR_CLASSES: Dict[str, type] = {"invalid_request": InvalidRequestError, "capability_not_supported": CapabilityNotSupportedError, "memory_not_found": MemoryNotFoundError, "source_not_found": SourceNotFoundError, "revision_conflict": RevisionConflictError, "state_conflict": StateConflictError, "preview_stale": PreviewStaleError, "source_conflict": SourceConflictError, "unauthorized": UnauthorizedError, "payload_too_large": PayloadTooLargeError, "inference_timeout": InferenceTimeoutError, "inference_unavailable": InferenceUnavailableError, "invalid_inference_output": InvalidInferenceOutputError, "runtime_not_ready": RuntimeNotReadyError, "storage_unavailable": StorageUnavailableError, "internal_error": InternalError}
 
 #: Every operation of the contract: method, path, request model, declared statuses with bodies.
 OPERATIONS: Dict[str, Operation] = {
@@ -1621,5 +1627,6 @@ __all__ = [
     "InferenceUnavailableError",
     "InvalidInferenceOutputError",
     "RuntimeNotReadyError",
+    "StorageUnavailableError",
     "InternalError",
 ]

@@ -3,6 +3,7 @@
  * `storage/mysql/` knows mysql2's error shapes, and no message or cause carries the password.
  */
 import { PowerContextError } from '../../core/errors.js'
+import { storageUnavailable } from '../sql/storage-health.js'
 import { redactSecret } from './mysql-url.js'
 
 interface DriverError {
@@ -15,6 +16,13 @@ interface DriverError {
 
 /** Duplicate key (a concurrent writer inserted the same version, source or cursor first). */
 export const ER_DUP_ENTRY = 1062
+
+/** Disk full (1021 `ER_DISK_FULL`), table full (1114 `ER_RECORD_FILE_FULL`). */
+const DISK_FULL_ERRNOS = new Set([1021, 1114])
+/** `Got error N from storage engine` (1030); N = 28 is ENOSPC. */
+const ER_GET_ERRNO = 1030
+/** `--read-only` server (1290 `ER_OPTION_PREVENTS_STATEMENT`). */
+const ER_READ_ONLY = 1290
 
 /** Socket-level failures and server answers that mean "no usable connection". */
 const CONNECTION_CODES = new Set([
@@ -70,8 +78,9 @@ export function sanitizedCause(err: unknown, password: string | undefined): Erro
 
 /**
  * Translates a failure of a transaction: domain errors pass through; a duplicate key becomes
- * `revision_conflict` (a concurrent writer won); connection failures and everything else become
- * `internal_error`, with the password removed from the message and the cause.
+ * `revision_conflict` (a concurrent writer won); connection failures, a full disk and a read-only
+ * server become `storage_unavailable` (`details.reason` `unavailable`, `disk_full`, `read_only`);
+ * everything else `internal_error`, with the password removed from the message and the cause.
  */
 export function toStorageError(
   err: unknown,
@@ -101,12 +110,16 @@ export function toStorageError(
   }
   if (isConnectionError(err)) {
     const what = typeof e.code === 'string' ? e.code : 'connection failed'
-    return new PowerContextError(
-      'internal_error',
-      `database connection failed: ${what}: ${cause.message}`,
-      undefined,
-      { cause },
-    )
+    return storageUnavailable('unavailable', `database connection failed: ${what}`, cause)
+  }
+  if (typeof e.errno === 'number' && DISK_FULL_ERRNOS.has(e.errno)) {
+    return storageUnavailable('disk_full', 'the database server is out of disk space', cause)
+  }
+  if (e.errno === ER_GET_ERRNO && /\b28\b/.test(cause.message)) {
+    return storageUnavailable('disk_full', 'the database server is out of disk space', cause)
+  }
+  if (e.errno === ER_READ_ONLY) {
+    return storageUnavailable('read_only', 'the database server is read-only', cause)
   }
   return new PowerContextError('internal_error', 'storage failure', undefined, { cause })
 }

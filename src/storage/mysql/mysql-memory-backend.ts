@@ -196,10 +196,11 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
    * Readiness checks of the database's own capabilities: `full_text` is `ready`, `unavailable: …`
    * (the probe failed) or `incomplete: …` (the index misses heads: run `admin rebuild`).
    */
-  storageChecks(): Readonly<Record<string, string>> {
+  override storageChecks(): Readonly<Record<string, string>> {
     const { ftsProblem, ftsGap } = this.#status
-    if (ftsProblem !== null) return { full_text: `unavailable: ${ftsProblem}` }
-    return { full_text: ftsGap === null ? 'ready' : `incomplete: ${ftsGap}` }
+    const storage = super.storageChecks()
+    if (ftsProblem !== null) return { ...storage, full_text: `unavailable: ${ftsProblem}` }
+    return { ...storage, full_text: ftsGap === null ? 'ready' : `incomplete: ${ftsGap}` }
   }
 
   /** The base class's checks; what they find about the FULLTEXT index also feeds readiness. */

@@ -3,6 +3,7 @@ import { DatabaseMemoryBackend } from '../engine/database-memory-backend.js'
 import type { DialectTx } from '../spi/dialect-tx.js'
 import type { SqlDialect } from './dialect.js'
 import { SqlRows } from './sql-rows.js'
+import { StorageHealth } from './storage-health.js'
 import type { TransactionMode, TransactionRunner } from './transaction-runner.js'
 
 /** What an SQL adapter hands the shared base: its transaction runner and its dialect hooks. */
@@ -19,6 +20,7 @@ export interface SqlEngine {
  */
 export abstract class SqlMemoryBackend extends DatabaseMemoryBackend {
   readonly #engine: SqlEngine
+  readonly #health = new StorageHealth()
 
   constructor(options: DatabaseBackendOptions, engine: SqlEngine) {
     super(options)
@@ -31,7 +33,24 @@ export abstract class SqlMemoryBackend extends DatabaseMemoryBackend {
     work: (tx: DialectTx) => Promise<T>,
   ): Promise<T> {
     const { runner, dialect } = this.#engine
-    return runner.run(mode, (session) => work(new SqlRows(session, dialect)))
+    return runner.run(mode, (session) => work(new SqlRows(session, dialect))).then(
+      (out) => {
+        this.#health.observe(mode)
+        return out
+      },
+      (err: unknown) => {
+        this.#health.observe(mode, err)
+        throw err
+      },
+    )
+  }
+
+  /**
+   * Readiness checks of the database: `storage` is `unavailable: <reason>` after a
+   * `storage_unavailable` failure (disk full, connection lost, …) until a write commits again.
+   */
+  storageChecks(): Readonly<Record<string, string>> {
+    return { storage: this.#health.check() }
   }
 
   protected override inWriteTransaction<T>(work: (tx: DialectTx) => Promise<T>): Promise<T> {

@@ -7,6 +7,8 @@ import type Database from 'better-sqlite3'
 
 import { PowerContextError } from '../../core/errors.js'
 import type { SqlSession } from '../sql/session.js'
+import type { StorageFailureReason } from '../sql/storage-health.js'
+import { storageUnavailable } from '../sql/storage-health.js'
 import type { RetryBounds, SqlConnection, SqlDriver } from '../sql/transaction-runner.js'
 import { isSqliteUniqueViolation } from './sqlite-dialect.js'
 
@@ -40,7 +42,32 @@ export function toSqliteStorageError(err: unknown): PowerContextError {
       cause: err,
     })
   }
+  const unavailable = storageFailure(err)
+  if (unavailable !== undefined) return unavailable
   return new PowerContextError('internal_error', 'storage failure', undefined, { cause: err })
+}
+
+/** SQLite result codes (primary code of an extended one) that mean the file cannot be written. */
+const FAILURE_REASONS: Readonly<Record<string, [StorageFailureReason, string]>> = {
+  SQLITE_FULL: ['disk_full', 'the disk holding the database is full'],
+  SQLITE_READONLY: ['read_only', 'the database file cannot be written (read-only)'],
+  SQLITE_IOERR: ['io_error', 'the database file could not be read or written (I/O error)'],
+  SQLITE_CANTOPEN: ['unavailable', 'the database file cannot be opened'],
+  SQLITE_CORRUPT: ['corrupt', 'the database file is damaged; run `powercontext admin verify`'],
+  SQLITE_NOTADB: ['corrupt', 'the database file is damaged; run `powercontext admin verify`'],
+}
+
+/** A failure of the file itself as `storage_unavailable`, else undefined. */
+export function storageFailure(err: unknown): PowerContextError | undefined {
+  const code = (err as { code?: unknown } | null)?.code
+  if (typeof code !== 'string') return undefined
+  // An I/O error caused by a full disk (e.g. growing the WAL) is a full disk.
+  let primary = code.split('_').slice(0, 2).join('_')
+  if (primary === 'SQLITE_IOERR' && /disk is full/i.test(String((err as Error).message))) {
+    primary = 'SQLITE_FULL'
+  }
+  const known = FAILURE_REASONS[primary]
+  return known === undefined ? undefined : storageUnavailable(known[0], known[1], err)
 }
 
 /** The driver of one connection; reads and writes differ only in how they begin. */

@@ -1,0 +1,54 @@
+/*
+ * Failures of the database itself — disk full, no connection, read-only or damaged file — are not
+ * bugs and not the caller's fault: they are `storage_unavailable` (503) with a `details.reason`,
+ * and readiness is degraded while they last (issue 12 item 4).
+ */
+import { PowerContextError } from '../../core/errors.js'
+
+/** Why the database cannot take a request (`details.reason` of `storage_unavailable`). */
+export const STORAGE_FAILURE_REASONS = [
+  'disk_full',
+  'unavailable',
+  'read_only',
+  'io_error',
+  'corrupt',
+] as const
+export type StorageFailureReason = (typeof STORAGE_FAILURE_REASONS)[number]
+
+/** The typed error of a database that cannot take the request now. */
+export function storageUnavailable(
+  reason: StorageFailureReason,
+  message: string,
+  cause: unknown,
+): PowerContextError {
+  return new PowerContextError('storage_unavailable', message, { reason }, { cause })
+}
+
+/** The reason of a `storage_unavailable` error, else undefined. */
+function failureReason(err: unknown): string | undefined {
+  if (!(err instanceof PowerContextError) || err.code !== 'storage_unavailable') return undefined
+  const reason = err.details?.['reason']
+  return typeof reason === 'string' ? reason : 'unavailable'
+}
+
+/**
+ * The last storage failure a transaction met, until a write commits again (a read succeeding
+ * says nothing about a full disk). Readiness reports it as the `storage` check.
+ */
+export class StorageHealth {
+  #failure: string | undefined
+
+  /** Records the outcome of one unit of work. */
+  observe(mode: 'read' | 'write', err?: unknown): void {
+    if (err === undefined) {
+      if (mode === 'write') this.#failure = undefined
+      return
+    }
+    this.#failure = failureReason(err) ?? this.#failure
+  }
+
+  /** `ready`, or `unavailable: <reason>` since the last storage failure. */
+  check(): string {
+    return this.#failure === undefined ? 'ready' : `unavailable: ${this.#failure}`
+  }
+}
