@@ -33,16 +33,18 @@ export abstract class SqlMemoryBackend extends DatabaseMemoryBackend {
     work: (tx: DialectTx) => Promise<T>,
   ): Promise<T> {
     const { runner, dialect } = this.#engine
-    return runner.run(mode, (session) => work(new SqlRows(session, dialect))).then(
-      (out) => {
-        this.#health.observe(mode)
-        return out
-      },
-      (err: unknown) => {
-        this.#health.observe(mode, err)
-        throw err
-      },
-    )
+    return runner
+      .run(mode, (session) => work(new SqlRows(session, dialect)))
+      .then(
+        (out) => {
+          this.#health.observe(mode)
+          return out
+        },
+        (err: unknown) => {
+          this.#health.observe(mode, err)
+          throw err
+        },
+      )
   }
 
   /**
