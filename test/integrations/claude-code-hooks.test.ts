@@ -6,16 +6,16 @@
  * malformed, redirect, bad payload) must exit 0, inject nothing and write one diagnostic line
  * that holds no prompt or memory text.
  */
-import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { type RunningServer, startServer } from '../../src/http/server-run.js'
+import type { RunningServer } from '../../src/http/server-run.js'
+import { type HookFixture, startHookFixture } from '../support/hook-fixture.js'
 import { diagnosticOf, runHookProcess, startMisbehavingServer } from '../support/hook-harness.js'
 
 const HOOK = fileURLToPath(
@@ -27,16 +27,11 @@ const MEMORY = 'Refunds go through the ledger service, never straight to the PSP
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'pc-claude-hooks-')))
 const repo = join(base, 'payments')
+let fx: HookFixture
 let server: RunningServer
 let authServer: RunningServer
-let bad: Awaited<ReturnType<typeof startMisbehavingServer>>
+let bad: HookFixture['bad']
 
-const baseEnv = () => ({ PATH: process.env.PATH, HOME: base, GIT_CONFIG_NOSYSTEM: '1' })
-const envFor = (url: string, extra: Record<string, string> = {}) => ({
-  ...baseEnv(),
-  POWERCONTEXT_CLIENT_SERVER_URL: url,
-  ...extra,
-})
 const prompt = (text: string, extra: Record<string, unknown> = {}) => ({
   session_id: 'sess-1',
   transcript_path: join(base, 'transcript.jsonl'),
@@ -48,69 +43,30 @@ const prompt = (text: string, extra: Record<string, unknown> = {}) => ({
 })
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex')
 
-async function sources(): Promise<
-  {
-    source: { source_id: string }
-    position: number
-    content: string
-    media_type: string
-    metadata: Record<string, unknown>
-  }[]
-> {
-  const res = await fetch(`${server.url}/v1/sources/list`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ scope_id: SCOPE, limit: 100 }),
-  })
-  return ((await res.json()) as { sources: never[] }).sources
-}
-
 beforeAll(async () => {
-  mkdirSync(repo)
-  execFileSync('git', ['init', '-q', repo], { env: baseEnv() })
-  execFileSync('git', ['remote', 'add', 'origin', 'git@github.com:acme/payments.git'], {
-    cwd: repo,
-    env: baseEnv(),
-  })
-  server = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: join(base, 'data'),
-    logLevel: 'silent',
-  })
-  authServer = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: join(base, 'data-auth'),
-    logLevel: 'silent',
+  fx = await startHookFixture({
+    base,
+    repo,
+    origin: 'git@github.com:acme/payments.git',
+    scopeId: SCOPE,
     authToken: 'right-token-0123456789',
+    memories: [
+      { kind: 'decision', text: MEMORY },
+      { kind: 'constraint', text: 'Never log card numbers; mask all but the last four digits.' },
+      { kind: 'fact', text: 'The PSP sandbox resets every night at 02:00 UTC.' },
+    ],
   })
-  bad = await startMisbehavingServer(server.url)
-  const res = await fetch(`${server.url}/v1/memory/remember`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      scope_id: SCOPE,
-      entries: [
-        { kind: 'decision', text: MEMORY },
-        { kind: 'constraint', text: 'Never log card numbers; mask all but the last four digits.' },
-        { kind: 'fact', text: 'The PSP sandbox resets every night at 02:00 UTC.' },
-      ],
-    }),
-  })
-  expect(res.status).toBe(200)
+  ;({ server, authServer, bad } = fx)
 })
 afterAll(async () => {
-  await server?.stop()
-  await authServer?.stop()
-  await bad?.close()
+  await fx?.close()
   rmSync(base, { recursive: true, force: true })
 })
 
 describe('UserPromptSubmit', () => {
   it('injects the recall as hookSpecificOutput.additionalContext and captures the prompt once', async () => {
     const payload = prompt(`How do refunds reach the PSP? ${MARKER}`, { prompt_id: 'p-1' })
-    const run = await runHookProcess(HOOK, payload, envFor(server.url))
+    const run = await runHookProcess(HOOK, payload, fx.envFor(server.url))
     expect(run).toMatchObject({ code: 0, stderr: '' })
     const out = JSON.parse(run.stdout) as {
       hookSpecificOutput: { hookEventName: string; additionalContext: string }
@@ -122,7 +78,7 @@ describe('UserPromptSubmit', () => {
     expect(context).not.toContain(MARKER) // the prompt is not part of its own recall
 
     const id = `claude-code-user-prompt:${sha256([SCOPE, 'sess-1', 'p-1', payload.prompt].join('\0'))}`
-    const first = (await sources()).filter((s) => s.source.source_id === id)
+    const first = (await fx.sources()).filter((s) => s.source.source_id === id)
     expect(first).toHaveLength(1)
     expect(first[0]).toMatchObject({
       content: payload.prompt,
@@ -135,29 +91,29 @@ describe('UserPromptSubmit', () => {
       },
     })
     // A rerun of the same payload (a retried hook) is the same source, not a new one.
-    const before = (await sources()).length
-    const again = await runHookProcess(HOOK, payload, envFor(server.url))
+    const before = (await fx.sources()).length
+    const again = await runHookProcess(HOOK, payload, fx.envFor(server.url))
     expect(again).toMatchObject({ code: 0, stderr: '' })
-    const after = await sources()
+    const after = await fx.sources()
     expect(after).toHaveLength(before)
     expect(after.find((s) => s.source.source_id === id)?.position).toBe(first[0]!.position)
   })
 
   it('nothing to recall: no output, the prompt is still captured, no diagnostic', async () => {
-    const run = await runHookProcess(HOOK, prompt(`quokka ${MARKER} 1`), envFor(server.url))
+    const run = await runHookProcess(HOOK, prompt(`quokka ${MARKER} 1`), fx.envFor(server.url))
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' })
-    expect((await sources()).some((s) => s.content === `quokka ${MARKER} 1`)).toBe(true)
+    expect((await fx.sources()).some((s) => s.content === `quokka ${MARKER} 1`)).toBe(true)
   })
 
   it('a prompt carrying a secret is recalled for but never captured', async () => {
     const text = `How do refunds reach the PSP? password is Winter2024x`
-    const run = await runHookProcess(HOOK, prompt(text), envFor(server.url))
+    const run = await runHookProcess(HOOK, prompt(text), fx.envFor(server.url))
     expect(run.code).toBe(0)
     expect(JSON.parse(run.stdout).hookSpecificOutput.additionalContext).toContain(MEMORY)
     const diag = diagnosticOf(run)
     expect(diag).toMatchObject({ event: 'UserPromptSubmit', outcome: 'secret_withheld' })
     expect(run.stderr).not.toMatch(/refunds|Winter2024x|ledger/i)
-    expect((await sources()).some((s) => s.content.includes('Winter2024x'))).toBe(false)
+    expect((await fx.sources()).some((s) => s.content.includes('Winter2024x'))).toBe(false)
   })
 
   it('POWERCONTEXT_HOOKS_CAPTURE=off captures nothing; recall still works', async () => {
@@ -165,11 +121,11 @@ describe('UserPromptSubmit', () => {
     const run = await runHookProcess(
       HOOK,
       prompt(text),
-      envFor(server.url, { POWERCONTEXT_HOOKS_CAPTURE: 'off' }),
+      fx.envFor(server.url, { POWERCONTEXT_HOOKS_CAPTURE: 'off' }),
     )
     expect(run).toMatchObject({ code: 0, stderr: '' })
     expect(run.stdout).toContain('additionalContext')
-    expect((await sources()).some((s) => s.content === text)).toBe(false)
+    expect((await fx.sources()).some((s) => s.content === text)).toBe(false)
   })
 })
 
@@ -184,7 +140,7 @@ describe('SessionStart', () => {
         hook_event_name: 'SessionStart',
         source: 'startup',
       },
-      envFor(server.url),
+      fx.envFor(server.url),
     )
     expect(run).toMatchObject({ code: 0, stderr: '' })
     const out = JSON.parse(run.stdout)
@@ -249,9 +205,9 @@ describe('Stop and PreCompact', () => {
       stop_hook_active: false,
       last_assistant_message: 'Refunds now carry an idempotency key; retries reuse it.',
     }
-    const run = await runHookProcess(HOOK, payload, envFor(server.url))
+    const run = await runHookProcess(HOOK, payload, fx.envFor(server.url))
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' })
-    const outcomes = (await sources()).filter(
+    const outcomes = (await fx.sources()).filter(
       (s) => s.media_type === 'application/vnd.powercontext.task-outcome+json',
     )
     expect(outcomes).toHaveLength(1)
@@ -267,13 +223,15 @@ describe('Stop and PreCompact', () => {
       event: 'stop',
       session_id: 'sess-3',
     })
-    await runHookProcess(HOOK, payload, envFor(server.url))
-    expect((await sources()).filter((s) => s.media_type.includes('task-outcome'))).toHaveLength(1)
+    await runHookProcess(HOOK, payload, fx.envFor(server.url))
+    expect((await fx.sources()).filter((s) => s.media_type.includes('task-outcome'))).toHaveLength(
+      1,
+    )
     // A Stop that Claude Code re-ran after a blocking hook captures nothing.
     const active = await runHookProcess(
       HOOK,
       { ...payload, stop_hook_active: true, last_assistant_message: 'other' },
-      envFor(server.url),
+      fx.envFor(server.url),
     )
     expect(active).toEqual({ code: 0, stdout: '', stderr: '' })
   })
@@ -289,10 +247,10 @@ describe('Stop and PreCompact', () => {
         trigger: 'auto',
         custom_instructions: '',
       },
-      envFor(server.url),
+      fx.envFor(server.url),
     )
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' })
-    const compact = (await sources()).filter((s) =>
+    const compact = (await fx.sources()).filter((s) =>
       s.source.source_id.startsWith('claude-code-pre-compact:'),
     )
     expect(compact).toHaveLength(1)
@@ -319,32 +277,32 @@ describe('fails open: exit 0, nothing injected, one diagnostic without prompt or
   })
   const payload = () => prompt(`How do refunds reach the PSP? ${MARKER}`)
   const cases: [string, () => Record<string, string | undefined>, string, number | undefined][] = [
-    ['server down', () => envFor(closedUrl), 'server_unavailable', undefined],
-    ['401 without the token', () => envFor(authServer.url), 'authentication_failed', 401],
+    ['server down', () => fx.envFor(closedUrl), 'server_unavailable', undefined],
+    ['401 without the token', () => fx.envFor(authServer.url), 'authentication_failed', 401],
     [
       '401 with a wrong token',
-      () => envFor(authServer.url, { POWERCONTEXT_CLIENT_API_TOKEN: 'wrong-token-0123456789' }),
+      () => fx.envFor(authServer.url, { POWERCONTEXT_CLIENT_API_TOKEN: 'wrong-token-0123456789' }),
       'authentication_failed',
       401,
     ],
-    ['404 (no such API)', () => envFor(`${server.url}/nope`), 'version_mismatch', 404],
+    ['404 (no such API)', () => fx.envFor(`${server.url}/nope`), 'version_mismatch', 404],
     [
       'slow past the budget',
       () =>
-        envFor(`${bad.url}/slow`, {
+        fx.envFor(`${bad.url}/slow`, {
           POWERCONTEXT_HOOKS_REQUEST_TIMEOUT_MS: '400',
           POWERCONTEXT_HOOKS_BUDGET_MS: '1500',
         }),
       'timeout',
       undefined,
     ],
-    ['oversized response', () => envFor(`${bad.url}/big`), 'response_too_large', undefined],
-    ['malformed envelope', () => envFor(`${bad.url}/bad`), 'invalid_response', undefined],
-    ['not JSON', () => envFor(`${bad.url}/html`), 'invalid_response', undefined],
-    ['a redirect', () => envFor(`${bad.url}/redirect`), 'redirect_refused', 302],
+    ['oversized response', () => fx.envFor(`${bad.url}/big`), 'response_too_large', undefined],
+    ['malformed envelope', () => fx.envFor(`${bad.url}/bad`), 'invalid_response', undefined],
+    ['not JSON', () => fx.envFor(`${bad.url}/html`), 'invalid_response', undefined],
+    ['a redirect', () => fx.envFor(`${bad.url}/redirect`), 'redirect_refused', 302],
     [
       'plain http to another host',
-      () => envFor('http://example.com'),
+      () => fx.envFor('http://example.com'),
       'invalid_settings',
       undefined,
     ],
@@ -364,7 +322,7 @@ describe('fails open: exit 0, nothing injected, one diagnostic without prompt or
     const run = await runHookProcess(
       HOOK,
       payload(),
-      envFor(authServer.url, { POWERCONTEXT_CLIENT_API_TOKEN: 'right-token-0123456789' }),
+      fx.envFor(authServer.url, { POWERCONTEXT_CLIENT_API_TOKEN: 'right-token-0123456789' }),
     )
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' }) // nothing remembered there: empty
   })
@@ -375,7 +333,7 @@ describe('fails open: exit 0, nothing injected, one diagnostic without prompt or
     ['no cwd', JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: MARKER })],
     ['no prompt', JSON.stringify({ hook_event_name: 'UserPromptSubmit', cwd: repo })],
   ])('a malformed payload (%s)', async (_name, raw) => {
-    const run = await runHookProcess(HOOK, raw, envFor(server.url))
+    const run = await runHookProcess(HOOK, raw, fx.envFor(server.url))
     expect(run.code).toBe(0)
     expect(run.stdout).toBe('')
     expect(diagnosticOf(run)).toMatchObject({ outcome: 'invalid_payload' })
@@ -386,7 +344,7 @@ describe('fails open: exit 0, nothing injected, one diagnostic without prompt or
     const run = await runHookProcess(
       HOOK,
       { hook_event_name: 'Notification', cwd: repo, message: MARKER },
-      envFor(server.url),
+      fx.envFor(server.url),
     )
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' })
   })
