@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander'
 
 import { PRODUCT_VERSION } from '../core/product-version.js'
 import { registerAdminCommands } from './admin-commands.js'
+import { registerSetupCommand } from './agents/setup-command.js'
 import type { CliIo } from './cli-io.js'
 import { EXIT_OK, EXIT_USAGE, printError, PROCESS_IO } from './cli-io.js'
 import { createRunners } from './cli-runners.js'
@@ -49,6 +50,7 @@ export async function main(argv: readonly string[], io: CliIo = PROCESS_IO): Pro
   registerDoctorCommand(program, io, setExit)
   registerServerCommands(program, io, setExit)
   registerMcpCommand(program, io, setExit)
+  registerSetupCommand(program, io, setExit)
   for (const cmd of program.commands) cmd.exitOverride()
 
   try {

@@ -3,9 +3,7 @@
  * through `--server-url`: one git-change source per commit, a rerun captures nothing twice,
  * `--since` and `--limit`, secrets withheld, the state file in the git dir, the project scope.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -16,36 +14,23 @@ import { GIT_CHANGE_MEDIA_TYPE, GIT_CHANGE_SCHEMA } from '../../src/core/git-cha
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import { runCli as cli } from '../support/cli-run.js'
+import { git, tempDirs } from '../support/temp-git.js'
 
-const dirs: string[] = []
-const tempDir = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'pc-cli-git-'))
-  dirs.push(dir)
-  return dir
-}
+const temp = tempDirs('pc-cli-git-')
+const tempDir = temp.make
 let server: RunningServer
 beforeAll(async () => {
   server = await startServer({ host: '127.0.0.1', port: 0, dataDir: tempDir(), logLevel: 'silent' })
 })
 afterAll(async () => {
   await server?.stop()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+  temp.removeAll()
 })
 beforeEach(() => {
   vi.stubEnv('POWERCONTEXT_CLIENT_SERVER_URL', '')
   vi.stubEnv('POWERCONTEXT_SCOPE_ID', '')
   return () => vi.unstubAllEnvs()
 })
-
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'Test',
-  GIT_AUTHOR_EMAIL: 'test@example.com',
-  GIT_COMMITTER_NAME: 'Test',
-  GIT_COMMITTER_EMAIL: 'test@example.com',
-}
-const git = (repo: string, ...args: string[]): string =>
-  execFileSync('git', ['-C', repo, ...args], { env: GIT_ENV, encoding: 'utf8' }).trim()
 
 /** A repository with `n` commits, each adding `f<i>.txt`; returns its path. */
 function repoWith(n: number): string {

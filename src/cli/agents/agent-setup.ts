@@ -1,0 +1,154 @@
+/**
+ * `powercontext setup claude-code|codex`: installs the hooks and the MCP entry into the host's
+ * settings (see {@link hostFiles}), merged with what is there, idempotent, with a backup of each
+ * file it changes; optionally the Git `post-commit` hook. Nothing is written with `dryRun`.
+ */
+import { chmod } from 'node:fs/promises'
+import { isDeepStrictEqual } from 'node:util'
+
+import type { AgentHost, HostFiles } from './agent-hosts.js'
+import { hookScripts, hostFiles, MCP_SERVER_NAME, renderHooks, runsOurHook } from './agent-hosts.js'
+import { enableCodexHooks, setCodexMcpServer } from './codex-config.js'
+import type { FoundFile } from './config-files.js'
+import { jsonText, parseJsonSettings, readConfigFile, writeConfigFile } from './config-files.js'
+import { gitHookBlock, mergeGitHook, postCommitPath } from './git-hook.js'
+import { mergeHooks } from './hook-merge.js'
+import { claudeMcpEntry, codexMcpEntry } from './mcp-entries.js'
+
+/** What `setup` is asked to do. */
+export interface SetupOptions {
+  readonly host: AgentHost
+  /** A project directory, or undefined for the user's own settings. */
+  readonly project: string | undefined
+  readonly serverUrl: string
+  /** True when the URL was given (then the hooks are told it; else they use their default). */
+  readonly serverUrlGiven: boolean
+  /** True when a token is in use: the MCP entries then send `POWERCONTEXT_CLIENT_API_TOKEN`. */
+  readonly withToken: boolean
+  readonly dryRun: boolean
+  /** Also install `capture git` as the `post-commit` hook of this repository directory. */
+  readonly gitHook: string | undefined
+  readonly env?: NodeJS.ProcessEnv
+}
+
+/** What happened to one file. */
+export interface FileChange {
+  readonly path: string
+  readonly part: 'hooks' | 'mcp' | 'git-hook'
+  readonly status: 'created' | 'updated' | 'unchanged'
+  /** One line on what changed (or why nothing did). */
+  readonly detail: string
+  /** Copy of the previous content, when the file existed and changed (not with dry run). */
+  readonly backup: string | null
+}
+
+/** The report of a setup run. */
+export interface SetupReport {
+  readonly host: AgentHost
+  readonly level: 'user' | 'project'
+  readonly dryRun: boolean
+  readonly files: readonly FileChange[]
+}
+
+async function commit(
+  o: SetupOptions,
+  file: FoundFile,
+  part: FileChange['part'],
+  text: string | null,
+  detail: string,
+): Promise<FileChange> {
+  if (text === null)
+    return { path: file.path, part, status: 'unchanged', detail: 'already installed', backup: null }
+  const status = file.text === null ? 'created' : 'updated'
+  const backup = o.dryRun ? null : await writeConfigFile(file, text)
+  return { path: file.path, part, status, detail, backup }
+}
+
+async function setupHooks(o: SetupOptions, files: HostFiles): Promise<FileChange> {
+  const env = o.serverUrlGiven ? { POWERCONTEXT_CLIENT_SERVER_URL: o.serverUrl } : {}
+  const wanted = renderHooks(files, env)
+  const file = await readConfigFile(files.hooksFile)
+  const merged = mergeHooks(
+    parseJsonSettings(file),
+    wanted,
+    runsOurHook(files.host, hookScripts(wanted)),
+  )
+  const detail = merged.changes.map((c) => `${c.action} ${c.event}`).join(', ')
+  return commit(
+    o,
+    file,
+    'hooks',
+    merged.changes.length === 0 ? null : jsonText(merged.settings),
+    detail,
+  )
+}
+
+async function setupClaudeMcp(o: SetupOptions, files: HostFiles): Promise<FileChange> {
+  const file = await readConfigFile(files.mcpFile)
+  const settings = parseJsonSettings(file)
+  const servers = (settings['mcpServers'] ?? {}) as Record<string, unknown>
+  const entry = claudeMcpEntry(files, o.serverUrl)
+  const current = servers[MCP_SERVER_NAME]
+  if (isDeepStrictEqual(current, entry)) return commit(o, file, 'mcp', null, '')
+  const next = { ...settings, mcpServers: { ...servers, [MCP_SERVER_NAME]: entry } }
+  const verb = current === undefined ? 'added' : 'updated'
+  return commit(
+    o,
+    file,
+    'mcp',
+    jsonText(next),
+    `${verb} server ${MCP_SERVER_NAME} → ${String(entry['url'])}`,
+  )
+}
+
+async function setupCodexMcp(o: SetupOptions, files: HostFiles): Promise<FileChange> {
+  const file = await readConfigFile(files.mcpFile)
+  const entry = codexMcpEntry(o.serverUrl, o.withToken)
+  const server = setCodexMcpServer(file, entry)
+  const features = enableCodexHooks({ path: file.path, text: server.text })
+  const what = [
+    ...(server.changed
+      ? [
+          `${server.how === 'appended' ? 'added' : 'updated'} [mcp_servers.${MCP_SERVER_NAME}] → ${entry.url}`,
+        ]
+      : []),
+    ...(features.changed ? ['set [features] codex_hooks = true'] : []),
+  ]
+  const rewritten = server.how === 'rewritten' || features.how === 'rewritten'
+  return commit(
+    o,
+    file,
+    'mcp',
+    server.changed || features.changed ? features.text : null,
+    `${what.join(', ')}${rewritten ? ' (file re-serialised: its comments are in the backup)' : ''}`,
+  )
+}
+
+async function setupGitHook(o: SetupOptions, repo: string): Promise<FileChange> {
+  const file = await readConfigFile(await postCommitPath(repo))
+  const text = mergeGitHook(file, gitHookBlock(o.serverUrl))
+  const change = await commit(
+    o,
+    file,
+    'git-hook',
+    text,
+    `post-commit runs capture git → ${o.serverUrl}`,
+  )
+  if (text !== null && !o.dryRun) await chmod(file.path, 0o755)
+  return change
+}
+
+/**
+ * Installs everything for one host; each file is read, merged and written on its own.
+ * @throws PowerContextError `invalid_request` when a settings file does not parse (that file
+ *   and the ones after it are left as they are).
+ */
+export async function runSetup(o: SetupOptions): Promise<SetupReport> {
+  const files = hostFiles(o.host, o.project, o.env)
+  const changes = [
+    await setupHooks(o, files),
+    await (o.host === 'claude-code' ? setupClaudeMcp(o, files) : setupCodexMcp(o, files)),
+  ]
+  if (o.gitHook !== undefined) changes.push(await setupGitHook(o, o.gitHook))
+  return { host: o.host, level: files.level, dryRun: o.dryRun, files: changes }
+}

@@ -1,0 +1,151 @@
+/**
+ * Puts `[mcp_servers.powercontext]` (and, unless the file already says, `[features]
+ * codex_hooks = true`, which Codex releases before hooks were on by default need) into a Codex
+ * `config.toml` while keeping the rest of the file
+ * as the user wrote it (comments, order, spacing): the table is appended, or its own lines are
+ * replaced, and the result is parsed again (smol-toml) to check that only our table changed. A
+ * file whose entry is written in another form (inline table, dotted keys) is re-serialised
+ * whole instead, which drops its comments; the backup keeps them.
+ */
+import { isDeepStrictEqual } from 'node:util'
+
+import { parse, stringify, type TomlTable } from 'smol-toml'
+
+import { MCP_SERVER_NAME } from './agent-hosts.js'
+import type { FoundFile } from './config-files.js'
+import { unreadableFile } from './config-files.js'
+
+/** The new text (unchanged when `changed` is false) and how it was made. */
+export interface TomlEdit {
+  readonly text: string
+  readonly changed: boolean
+  /** `appended`, `replaced` (our lines only) or `rewritten` (the whole file, comments lost). */
+  readonly how: 'unchanged' | 'appended' | 'replaced' | 'rewritten'
+}
+
+/** Parses a Codex config (a missing file is empty). */
+export function parseCodexConfig(file: FoundFile): TomlTable {
+  try {
+    return parse(file.text ?? '')
+  } catch (err) {
+    throw unreadableFile(file.path, (err as Error).message.split('\n')[0] ?? 'not TOML')
+  }
+}
+
+/** Same content, whatever the prototypes (smol-toml's tables are not plain objects). */
+const same = (a: unknown, b: unknown): boolean =>
+  isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)))
+
+const serversOf = (t: TomlTable): TomlTable | undefined =>
+  typeof t['mcp_servers'] === 'object' ? (t['mcp_servers'] as TomlTable) : undefined
+
+/** Our entry as the config has it, or undefined. */
+export const codexMcpServer = (t: TomlTable): unknown => serversOf(t)?.[MCP_SERVER_NAME]
+
+const HEADER = new RegExp(
+  `^[ \\t]*\\[[ \\t]*mcp_servers[ \\t]*\\.[ \\t]*(?:${MCP_SERVER_NAME}|"${MCP_SERVER_NAME}")[ \\t]*\\][ \\t]*(?:#.*)?$`,
+)
+const ANY_HEADER = /^[ \t]*\[/
+const OUR_SUBTABLE = new RegExp(
+  `^[ \\t]*\\[[ \\t]*mcp_servers[ \\t]*\\.[ \\t]*"?${MCP_SERVER_NAME}"?[ \\t]*\\.`,
+)
+
+/** Our table's text. */
+const block = (entry: Record<string, string>): string =>
+  `[mcp_servers.${MCP_SERVER_NAME}]\n${stringify(entry)}${stringify(entry).endsWith('\n') ? '' : '\n'}`
+
+/** Everything but our entry, to check that an edit touched nothing else. */
+function withoutOurs(t: TomlTable): TomlTable {
+  const servers = serversOf(t)
+  if (servers === undefined || !(MCP_SERVER_NAME in servers)) return t
+  const rest = { ...servers }
+  delete rest[MCP_SERVER_NAME]
+  const out = { ...t }
+  if (Object.keys(rest).length === 0) delete out['mcp_servers']
+  else out['mcp_servers'] = rest
+  return out
+}
+
+function textEdit(text: string, entry: Record<string, string>): TomlEdit | undefined {
+  const lines = text.split('\n')
+  const start = lines.findIndex((l) => HEADER.test(l))
+  if (start === -1) {
+    if (codexMcpServer(parse(text)) !== undefined) return undefined
+    const sep = text === '' ? '' : text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n'
+    return { text: `${text}${sep}${block(entry)}`, changed: true, how: 'appended' }
+  }
+  let end = start + 1
+  while (end < lines.length) {
+    const line = lines[end] ?? ''
+    if (ANY_HEADER.test(line) && !OUR_SUBTABLE.test(line)) break
+    end++
+  }
+  // Keep blank lines and comments that lead into the next table.
+  while (end > start + 1 && /^\s*(#.*)?$/.test(lines[end - 1] ?? '')) end--
+  const replaced = [...lines.slice(0, start), block(entry).trimEnd(), ...lines.slice(end)]
+  return { text: replaced.join('\n'), changed: true, how: 'replaced' }
+}
+
+/**
+ * Sets our MCP server entry in a Codex config. Unchanged when it already is `entry`.
+ * @throws PowerContextError `invalid_request` when the file is not TOML.
+ */
+export function setCodexMcpServer(file: FoundFile, entry: Record<string, string>): TomlEdit {
+  const text = file.text ?? ''
+  const before = parseCodexConfig(file)
+  if (same(codexMcpServer(before), entry))
+    return { text, changed: false, how: 'unchanged' }
+  const edit = textEdit(text, entry)
+  if (edit !== undefined) {
+    try {
+      const after = parse(edit.text)
+      if (
+        same(codexMcpServer(after), entry) &&
+        same(withoutOurs(after), withoutOurs(before))
+      )
+        return edit
+    } catch {
+      // fall through to a whole rewrite
+    }
+  }
+  const servers = { ...(serversOf(before) ?? {}), [MCP_SERVER_NAME]: entry }
+  return { text: stringify({ ...before, mcp_servers: servers }), changed: true, how: 'rewritten' }
+}
+
+const FEATURES = /^[ \t]*\[[ \t]*features[ \t]*\][ \t]*(?:#.*)?$/
+
+/**
+ * Turns Codex hooks on (`[features] codex_hooks = true`) unless the config already sets
+ * `features.hooks` or `features.codex_hooks` either way: a user's `false` stays.
+ */
+export function enableCodexHooks(file: FoundFile): TomlEdit {
+  const text = file.text ?? ''
+  const before = parseCodexConfig(file)
+  const features = before['features']
+  if (typeof features === 'object' && features !== null) {
+    const f = features as TomlTable
+    if ('hooks' in f || 'codex_hooks' in f) return { text, changed: false, how: 'unchanged' }
+  }
+  const lines = text.split('\n')
+  const at = lines.findIndex((l) => FEATURES.test(l))
+  const next =
+    at === -1
+      ? `${text}${text === '' || text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n'}[features]\ncodex_hooks = true\n`
+      : [...lines.slice(0, at + 1), 'codex_hooks = true', ...lines.slice(at + 1)].join('\n')
+  try {
+    const after = parse(next)
+    const f = after['features'] as TomlTable | undefined
+    const rest = { ...after, features: { ...f } } as TomlTable
+    delete (rest['features'] as TomlTable)['codex_hooks']
+    const was = { ...before, features: { ...((before['features'] as TomlTable) ?? {}) } }
+    if (f?.['codex_hooks'] === true && same(rest, was))
+      return { text: next, changed: true, how: at === -1 ? 'appended' : 'replaced' }
+  } catch {
+    // fall through to a whole rewrite
+  }
+  const merged = {
+    ...before,
+    features: { ...((before['features'] as TomlTable) ?? {}), codex_hooks: true },
+  }
+  return { text: stringify(merged), changed: true, how: 'rewritten' }
+}

@@ -1,0 +1,288 @@
+/**
+ * `powercontext setup claude-code|codex` on a temporary HOME and project that already have
+ * settings: merged (nobody else's hooks or servers touched), idempotent (a second run changes
+ * nothing and makes no backup), backed up, dry run writes nothing, absolute commands that point
+ * at existing files; the Git post-commit hook, merged with an existing one and run by a real
+ * commit against a real server.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+import { parse } from 'smol-toml'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+
+import { PACKAGE_ROOT, scriptPaths } from '../../src/cli/agents/agent-hosts.js'
+import { gitCaptureStatePath } from '../../src/cli/git-capture-state.js'
+import { type RunningServer, startServer } from '../../src/http/server-run.js'
+import { runCli as cli } from '../support/cli-run.js'
+import { git, tempDirs } from '../support/temp-git.js'
+
+const temp = tempDirs('pc-cli-setup-')
+const tempDir = temp.make
+let server: RunningServer
+beforeAll(async () => {
+  server = await startServer({ host: '127.0.0.1', port: 0, dataDir: tempDir(), logLevel: 'silent' })
+})
+afterAll(async () => {
+  await server?.stop()
+  temp.removeAll()
+})
+let home = ''
+beforeEach(() => {
+  home = tempDir()
+  vi.stubEnv('HOME', home)
+  vi.stubEnv('CODEX_HOME', '')
+  vi.stubEnv('POWERCONTEXT_CLIENT_SERVER_URL', '')
+  vi.stubEnv('POWERCONTEXT_CLIENT_API_TOKEN', '')
+  return () => vi.unstubAllEnvs()
+})
+
+type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+const readJson = (path: string): Json => JSON.parse(readFileSync(path, 'utf8'))
+const writeJson = (path: string, value: unknown): void => {
+  mkdirSync(join(path, '..'), { recursive: true })
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`)
+}
+const backups = (dir: string): string[] =>
+  readdirSync(dir).filter((f) => f.includes('.powercontext-backup-'))
+
+const THEIR_HOOKS = {
+  PreToolUse: [
+    { matcher: 'Bash', hooks: [{ type: 'command', command: 'lint-guard', timeout: 5 }] },
+  ],
+  UserPromptSubmit: [{ hooks: [{ type: 'command', command: '/opt/other/notify.sh' }] }],
+}
+const OUR_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop', 'PreCompact']
+
+/** Every command of ours is absolute: the running node and an existing hook script. */
+function expectAbsoluteCommands(settings: Json, host = 'claude-code'): void {
+  for (const event of OUR_EVENTS) {
+    const ours = (settings['hooks'][event] as Json[])
+      .flatMap((g) => g.hooks)
+      .filter((h: Json) => String(h['command']).includes(`integrations/${host}/`))
+    expect(ours, event).toHaveLength(1)
+    const command = String(ours[0]?.['command'])
+    expect(command.startsWith(process.execPath) || command.includes(`${process.execPath} `)).toBe(
+      true,
+    )
+    const scripts = scriptPaths(command)
+    expect(scripts.length).toBeGreaterThan(0)
+    for (const s of scripts) expect(existsSync(s), s).toBe(true)
+  }
+}
+
+describe('setup claude-code --user', () => {
+  it('merges into existing settings, backs them up, and a second run changes nothing', async () => {
+    const settingsPath = join(home, '.claude', 'settings.json')
+    writeJson(settingsPath, { model: 'opus', hooks: THEIR_HOOKS })
+    const claudeJson = join(home, '.claude.json')
+    const theirServer = { type: 'stdio', command: 'npx', args: ['other-mcp'] }
+    writeJson(claudeJson, { numStartups: 7, mcpServers: { other: theirServer } })
+    const before = readFileSync(settingsPath, 'utf8')
+
+    const first = await cli('setup', 'claude-code', '--user')
+    expect(first.err).toBe('')
+    expect(first.code).toBe(0)
+    expect(first.out).toContain(`setup claude-code for the user (server http://127.0.0.1:8000):`)
+    expect(first.out).toMatch(
+      /hooks +updated: .*settings\.json: added UserPromptSubmit, added SessionStart, added Stop, added PreCompact \(backup /,
+    )
+
+    const settings = readJson(settingsPath)
+    expect(settings['model']).toBe('opus')
+    expect(settings['hooks']['PreToolUse']).toEqual(THEIR_HOOKS.PreToolUse)
+    expect(settings['hooks']['UserPromptSubmit'][0]).toEqual(THEIR_HOOKS.UserPromptSubmit[0])
+    expectAbsoluteCommands(settings)
+    const mcp = readJson(claudeJson)
+    expect(mcp['numStartups']).toBe(7)
+    expect(mcp['mcpServers']['other']).toEqual(theirServer)
+    expect(mcp['mcpServers']['powercontext']).toMatchObject({
+      type: 'http',
+      url: 'http://127.0.0.1:8000/mcp',
+    })
+    const [backup] = backups(join(home, '.claude'))
+    expect(readFileSync(join(home, '.claude', backup as string), 'utf8')).toBe(before)
+    expect(backups(home)).toHaveLength(1)
+
+    const second = await cli('setup', 'claude-code', '--user')
+    expect(second.code).toBe(0)
+    expect(second.out.match(/unchanged: .*: already installed/g)).toHaveLength(2)
+    expect(readJson(settingsPath)).toEqual(settings)
+    expect(backups(join(home, '.claude'))).toHaveLength(1)
+    expect(backups(home)).toHaveLength(1)
+
+    // Another server URL replaces our entries, never adds a second copy.
+    const other = await cli(
+      '--server-url',
+      'http://127.0.0.1:9999',
+      'setup',
+      'claude-code',
+      '--user',
+    )
+    expect(other.code).toBe(0)
+    const moved = readJson(settingsPath)
+    expectAbsoluteCommands(moved)
+    expect(JSON.stringify(moved['hooks']['Stop'])).toContain(
+      'POWERCONTEXT_CLIENT_SERVER_URL=http://127.0.0.1:9999',
+    )
+    expect(readJson(claudeJson)['mcpServers']['powercontext']['url']).toBe(
+      'http://127.0.0.1:9999/mcp',
+    )
+  })
+
+  it('--dry-run prints the changes and writes nothing', async () => {
+    const r = await cli('setup', 'claude-code', '--user', '--dry-run')
+    expect(r.code).toBe(0)
+    expect(r.out).toContain('would be created')
+    expect(r.out).toContain('dry run: nothing was written')
+    expect(readdirSync(home)).toEqual([])
+  })
+
+  it('refuses a settings file that is not JSON and leaves it as it was', async () => {
+    const settingsPath = join(home, '.claude', 'settings.json')
+    mkdirSync(join(home, '.claude'))
+    writeFileSync(settingsPath, '{ "hooks": ')
+    const r = await cli('setup', 'claude-code', '--user')
+    expect(r.code).toBe(1)
+    expect(r.err).toMatch(
+      /^error: invalid_request: .*settings\.json cannot be read as settings .*nothing was written/,
+    )
+    expect(readFileSync(settingsPath, 'utf8')).toBe('{ "hooks": ')
+    expect(existsSync(join(home, '.claude.json'))).toBe(false)
+  })
+})
+
+describe('setup claude-code --project with --git-hook', () => {
+  it('writes the local settings and .mcp.json, merges the post-commit hook, and a commit is captured', async () => {
+    const repo = tempDir()
+    git(repo, 'init', '-q', '-b', 'main')
+    writeJson(join(repo, '.mcp.json'), {
+      mcpServers: { docs: { type: 'http', url: 'https://docs.example/mcp' } },
+    })
+    const hook = join(repo, '.git', 'hooks', 'post-commit')
+    writeFileSync(
+      hook,
+      '#!/bin/sh\necho theirs > "$(git rev-parse --git-dir)/theirs-ran"\nexit 0\n',
+      { mode: 0o755 },
+    )
+
+    const setup = [
+      '--server-url',
+      server.url,
+      'setup',
+      'claude-code',
+      '--project',
+      repo,
+      '--git-hook',
+    ]
+    const r = await cli(...setup)
+    expect(r.err).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.out).toContain(`setup claude-code for project ${repo} (server ${server.url}):`)
+    expectAbsoluteCommands(readJson(join(repo, '.claude', 'settings.local.json')))
+    const mcp = readJson(join(repo, '.mcp.json'))
+    expect(Object.keys(mcp['mcpServers'])).toEqual(['docs', 'powercontext'])
+    expect(mcp['mcpServers']['powercontext']['url']).toBe(`${server.url}/mcp`)
+    const hookText = readFileSync(hook, 'utf8')
+    expect(hookText.startsWith('#!/bin/sh\necho theirs')).toBe(true)
+    expect(hookText.trimEnd().endsWith('# <<< powercontext capture git <<<\nexit 0')).toBe(true)
+    expect(statSync(hook).mode & 0o111).toBe(0o111)
+
+    const again = await cli(...setup)
+    expect(again.out.match(/unchanged/g)).toHaveLength(3)
+    expect(readFileSync(hook, 'utf8')).toBe(hookText)
+
+    // A real commit runs both hooks; ours captures it into the server in the background.
+    writeFileSync(join(repo, 'a.txt'), 'a\n')
+    git(repo, 'add', '-A')
+    git(repo, 'commit', '-q', '-m', 'first commit')
+    const head = git(repo, 'rev-parse', 'HEAD')
+    const statePath = gitCaptureStatePath(join(repo, '.git'))
+    for (let i = 0; i < 100 && !existsSync(statePath); i++)
+      await new Promise((r) => setTimeout(r, 100))
+    expect(readFileSync(statePath, 'utf8')).toContain(head)
+    expect(existsSync(join(repo, '.git', 'theirs-ran'))).toBe(true)
+  }, 30_000)
+
+  it('leaves a post-commit hook in another language alone and says what to add', async () => {
+    const repo = tempDir()
+    git(repo, 'init', '-q')
+    const hook = join(repo, '.git', 'hooks', 'post-commit')
+    writeFileSync(hook, '#!/usr/bin/env python3\nprint("hi")\n', { mode: 0o755 })
+    const r = await cli('setup', 'claude-code', '--project', repo, '--git-hook')
+    expect(r.code).toBe(1)
+    expect(r.err).toMatch(
+      /post-commit is not a shell script .* add this line to it yourself: .* capture git --repo/,
+    )
+    expect(readFileSync(hook, 'utf8')).toBe('#!/usr/bin/env python3\nprint("hi")\n')
+  })
+})
+
+const CODEX_PLUGIN = join(PACKAGE_ROOT, 'integrations', 'codex', 'hooks', 'hooks.json')
+const noCodexPlugin = !existsSync(CODEX_PLUGIN)
+
+// Skipped only while the Codex plugin (integrations/codex/, another change of issue 11) is absent.
+describe.skipIf(noCodexPlugin)('setup codex (needs integrations/codex/hooks/hooks.json)', () => {
+  it('keeps the comments and servers of config.toml, merges hooks.json, and is idempotent', async () => {
+    const codexHome = join(home, '.codex')
+    mkdirSync(codexHome)
+    const config = [
+      '# my Codex settings',
+      'model = "gpt-5"',
+      '',
+      '[mcp_servers.docs] # the docs server',
+      'url = "https://docs.example/mcp"',
+      '',
+      '[features]',
+      'hooks = true',
+      '',
+    ].join('\n')
+    writeFileSync(join(codexHome, 'config.toml'), config)
+    writeJson(join(codexHome, 'hooks.json'), { hooks: { Stop: THEIR_HOOKS.UserPromptSubmit } })
+
+    const r = await cli('--token', 't0k3n-value', 'setup', 'codex', '--user')
+    expect(r.err).toBe('')
+    expect(r.code).toBe(0)
+    const text = readFileSync(join(codexHome, 'config.toml'), 'utf8')
+    expect(text.startsWith(config)).toBe(true)
+    expect(text).not.toContain('t0k3n-value')
+    expect(parse(text)['mcp_servers']).toEqual({
+      docs: { url: 'https://docs.example/mcp' },
+      powercontext: {
+        url: 'http://127.0.0.1:8000/mcp',
+        bearer_token_env_var: 'POWERCONTEXT_CLIENT_API_TOKEN',
+      },
+    })
+    const hooks = readJson(join(codexHome, 'hooks.json'))
+    expect(hooks['hooks']['Stop'][0]).toEqual(THEIR_HOOKS.UserPromptSubmit[0])
+    const commands = JSON.stringify(hooks)
+    expect(commands).toContain('integrations/codex/')
+    for (const s of scriptPaths(commands.replace(/\\"/g, '"'))) expect(existsSync(s), s).toBe(true)
+
+    const again = await cli('--token', 't0k3n-value', 'setup', 'codex', '--user')
+    expect(again.out.match(/unchanged/g)).toHaveLength(2)
+    expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toBe(text)
+    expect(backups(codexHome)).toHaveLength(2)
+
+    // Without a token the entry loses bearer_token_env_var: only our lines are rewritten.
+    await cli('setup', 'codex', '--user')
+    const third = readFileSync(join(codexHome, 'config.toml'), 'utf8')
+    expect(third.startsWith(config)).toBe(true)
+    expect(parse(third)['mcp_servers']).toMatchObject({
+      powercontext: { url: 'http://127.0.0.1:8000/mcp' },
+    })
+    expect(third).not.toContain('bearer_token_env_var')
+  })
+  it('a fresh project gets hooks.json, the server and the hooks feature', async () => {
+    const repo = tempDir()
+    git(repo, 'init', '-q')
+    const r = await cli('setup', 'codex', '--project', repo)
+    expect(r.code).toBe(0)
+    expect(r.out).toContain('set [features] codex_hooks = true')
+    expectAbsoluteCommands(readJson(join(repo, '.codex', 'hooks.json')), 'codex')
+    expect(parse(readFileSync(join(repo, '.codex', 'config.toml'), 'utf8'))).toEqual({
+      mcp_servers: { powercontext: { url: 'http://127.0.0.1:8000/mcp' } },
+      features: { codex_hooks: true },
+    })
+  })
+})
