@@ -93,16 +93,12 @@ function textEdit(text: string, entry: Record<string, string>): TomlEdit | undef
 export function setCodexMcpServer(file: FoundFile, entry: Record<string, string>): TomlEdit {
   const text = file.text ?? ''
   const before = parseCodexConfig(file)
-  if (same(codexMcpServer(before), entry))
-    return { text, changed: false, how: 'unchanged' }
+  if (same(codexMcpServer(before), entry)) return { text, changed: false, how: 'unchanged' }
   const edit = textEdit(text, entry)
   if (edit !== undefined) {
     try {
       const after = parse(edit.text)
-      if (
-        same(codexMcpServer(after), entry) &&
-        same(withoutOurs(after), withoutOurs(before))
-      )
+      if (same(codexMcpServer(after), entry) && same(withoutOurs(after), withoutOurs(before)))
         return edit
     } catch {
       // fall through to a whole rewrite
