@@ -23,7 +23,7 @@ import {
 } from '../../src/storage/mysql/index.js'
 import { toStorageError } from '../../src/storage/mysql/mysql-errors.js'
 import { expectCode } from '../conformance/memory-backend.case.js'
-import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
+import { describeWithMariadb, MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 
 const SECRET = 'Sup3r-Secret_pw'
 const BIN = fileURLToPath(new URL('../../bin/powercontext.js', import.meta.url))
@@ -174,7 +174,7 @@ describe('database URL', () => {
   })
 })
 
-describe('startup probes and capabilities', () => {
+describeWithMariadb('startup probes and capabilities', () => {
   it('MariaDB: full-text ready, vectors unavailable with a reason, never an empty result', async () => {
     const { backend } = await fresh('probe', {
       embedder: new DeterministicEmbedder(8, 'probe-test'),
@@ -231,7 +231,7 @@ describe('startup probes and capabilities', () => {
   })
 })
 
-describe('transactions', () => {
+describeWithMariadb('transactions', () => {
   it('case-variant scope and source ids stay distinct (ASCII, binary collation)', async () => {
     const { backend } = await fresh('case')
     await backend.captureSource({ scopeId: 'Proj', sourceId: 'Src', content: 'a' })

@@ -4,12 +4,12 @@
  * Here the same data and queries run on SQLite (FTS5) and on MariaDB: the admitted hits are the
  * same sets (ranking may differ: BM25 there, TF-IDF here).
  */
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, expect, it } from 'vitest'
 
 import { openMysqlBackend } from '../../src/storage/mysql/index.js'
 import type { MemoryBackend } from '../../src/storage/spi/memory-backend.js'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
-import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
+import { describeWithMariadb, MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 
 const databases = new TestDatabases(MARIADB_TEST_URL)
 const closing: MemoryBackend[] = []
@@ -92,7 +92,7 @@ async function hits(backend: MemoryBackend, scopeId: string, query: string): Pro
   return res.hits.map((h) => h.text).sort()
 }
 
-describe('full-text parity: MariaDB admits what SQLite admits', () => {
+describeWithMariadb('full-text parity: MariaDB admits what SQLite admits', () => {
   it('for short words, stop words, digits, CJK, accents, prefixes and long tokens', async () => {
     const sqlite = await openSqliteBackend({ database: ':memory:' })
     const maria = await openMysqlBackend({ url: await databases.create('parity') })

@@ -24,7 +24,7 @@ import {
   searchTextSql,
   vectorLiteral,
 } from '../../src/storage/mysql/mysql-search.js'
-import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
+import { describeWithMariadb, MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 import {
   emulateOceanBase,
   installL2Distance,
@@ -151,7 +151,7 @@ describe('full-text token encoding', () => {
   })
 })
 
-describe('the OceanBase code path issues each OceanBase-only statement', () => {
+describeWithMariadb('the OceanBase code path issues each OceanBase-only statement', () => {
   it('open, write, search, verify and rebuild through the emulation', async () => {
     const url = await databases.create('obstmt')
     await databases.admin((c) => installL2Distance(c, new URL(url).pathname.slice(1)))

@@ -10,12 +10,12 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, expect, it } from 'vitest'
 
 import type { PowerContextClient } from '../../src/client/index.js'
 import { createPowerContextClient, PowerContextClientError } from '../../src/client/index.js'
 import { openMysqlBackend } from '../../src/storage/mysql/index.js'
-import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
+import { describeWithMariadb, MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 
 const BIN = fileURLToPath(new URL('../../bin/powercontext.js', import.meta.url))
 const DIST = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url))
@@ -133,7 +133,7 @@ async function flusher(pc: PowerContextClient, windows: [number, number][]): Pro
   }
 }
 
-describe('two servers on one MariaDB database', () => {
+describeWithMariadb('two servers on one MariaDB database', () => {
   it('concurrent writers, merges and flushes keep every invariant and lose no write', async () => {
     if (!existsSync(DIST)) throw new Error(`${DIST} is missing: run npm run build first`)
     const url = await databases.create('two_servers')

@@ -3,7 +3,7 @@
  * memory, version, change, merge, source, cursor, failure and decision record, and projections are
  * rebuilt on import (search works there); bad imports are refused and leave the database empty.
  */
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, expect, it } from 'vitest'
 
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import {
@@ -16,7 +16,7 @@ import type { ExportRecord } from '../../src/storage/spi/export-types.js'
 import type { MemoryBackend } from '../../src/storage/spi/memory-backend.js'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
 import { expectCode } from '../conformance/memory-backend.case.js'
-import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
+import { describeWithMariadb, MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 
 const databases = new TestDatabases(MARIADB_TEST_URL)
 const closing: { close(): Promise<void> }[] = []
@@ -110,7 +110,7 @@ function comparable(records: readonly ExportRecord[]): unknown[] {
   )
 }
 
-describe('admin export / import', () => {
+describeWithMariadb('admin export / import', () => {
   it('SQLite → MariaDB → SQLite keeps every authoritative row; projections are rebuilt', async () => {
     const source = await openSqliteBackend({ database: ':memory:' })
     closing.push(source)

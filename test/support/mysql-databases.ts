@@ -5,10 +5,60 @@
 import { randomBytes } from 'node:crypto'
 
 import mysql from 'mysql2/promise'
+import { describe, it } from 'vitest'
 
-/** The MariaDB of the machine (shared/NOTES.md); override with POWERCONTEXT_TEST_MARIADB_URL. */
+const given = process.env['POWERCONTEXT_TEST_MARIADB_URL']
+const ci = process.env['CI']
+
+/**
+ * The MariaDB of the tests: POWERCONTEXT_TEST_MARIADB_URL, else the machine's server
+ * (shared/NOTES.md) at `MYSQL_HOST` (default 127.0.0.1) and `MYSQL_TCP_PORT` (default 3306), the
+ * MySQL clients' own variables, as root without a password.
+ */
 export const MARIADB_TEST_URL =
-  process.env['POWERCONTEXT_TEST_MARIADB_URL'] ?? 'mysql://root@127.0.0.1:3306/test'
+  given !== undefined && given !== ''
+    ? given
+    : `mysql://root@${process.env['MYSQL_HOST'] || '127.0.0.1'}:${process.env['MYSQL_TCP_PORT'] || '3306'}/test`
+
+/**
+ * Whether the MariaDB suites must run: in CI (`CI` set, not `false`/`0`) or with an explicit
+ * POWERCONTEXT_TEST_MARIADB_URL. Then an unreachable server fails every file that imports this
+ * module; otherwise those suites skip, naming why (docs/development.md).
+ */
+export const MARIADB_REQUIRED =
+  (given !== undefined && given !== '') ||
+  (ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0')
+
+async function probe(url: string): Promise<string | undefined> {
+  try {
+    const conn = await mysql.createConnection({ ...connectionOf(url), connectTimeout: 5_000 })
+    await conn.end()
+    return undefined
+  } catch (err) {
+    const where = new URL(url).host
+    const why =
+      err instanceof Error ? err.message || String((err as { code?: unknown }).code) : String(err)
+    if (MARIADB_REQUIRED)
+      throw new Error(
+        `MariaDB is required here (CI or POWERCONTEXT_TEST_MARIADB_URL) but ${where} did not answer: ${why}`,
+        { cause: err },
+      )
+    return `no MariaDB at ${where} (${why}); start it, or set POWERCONTEXT_TEST_MARIADB_URL (CI=true requires it)`
+  }
+}
+
+/** Why the MariaDB suites skip on this machine, or undefined when they run. */
+export const MARIADB_SKIP_REASON: string | undefined = await probe(MARIADB_TEST_URL)
+
+/**
+ * `describe` for a suite that needs MariaDB: the suite itself when the server answers, else one
+ * test skipped with MARIADB_SKIP_REASON (never a silent skip).
+ */
+export function describeWithMariadb(title: string, body: () => void): void {
+  const reason = MARIADB_SKIP_REASON
+  if (reason === undefined) describe(title, body)
+  else describe(title, () => it('needs MariaDB', (ctx) => ctx.skip(reason)))
+}
 
 /** `url` with its database replaced. */
 export function withDatabase(url: string, database: string): string {

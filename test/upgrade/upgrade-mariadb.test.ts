@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import { openMysqlReference } from '../../src/storage/mysql/reference-mysql.js'
 import { expectCode } from '../conformance/memory-backend.case.js'
-import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
+import { describeWithMariadb, MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 import {
   copyReferenceToMysql,
   expectCitationsResolve,
@@ -33,7 +33,7 @@ afterAll(async () => {
 const sqlite = makeReferenceDb(join(root, 'basic.db'))
 const citations = referenceCitations(sqlite)
 
-describe('upgrade from a MariaDB reference database', () => {
+describeWithMariadb('upgrade from a MariaDB reference database', () => {
   let reference: string
   beforeAll(async () => {
     reference = await databases.create('reference')

@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, expect, it } from 'vitest'
 
 import { main } from '../../src/cli/main.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import type { ExportRecord } from '../../src/storage/spi/export-types.js'
-import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
+import { describeWithMariadb, MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 import { expectCitationsResolve, makeReferenceDb, referenceCitations } from './reference-fixture.js'
 
 const root = mkdtempSync(join(tmpdir(), 'pc-upgrade-tx-'))
@@ -35,7 +35,7 @@ async function records(rt: MemoryRuntime): Promise<ExportRecord[]> {
 const comparable = (rs: readonly ExportRecord[]) =>
   rs.map((r) => (r.type === 'header' ? { type: 'header', version: r.version } : r))
 
-describe('export and import of an upgraded database', () => {
+describeWithMariadb('export and import of an upgraded database', () => {
   it('carries the upgrade tables and skipped sources to SQLite and MariaDB and back', async () => {
     const reference = makeReferenceDb(join(root, 'basic.db'))
     const citations = referenceCitations(reference)
