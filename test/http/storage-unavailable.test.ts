@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
-import { MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
+import { describeWithMariadb, MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 
 const root = mkdtempSync(join(tmpdir(), 'pc-storage-unavailable-'))
 const mnt = join(root, 'tmpfs')
@@ -135,7 +135,7 @@ async function relay(target: { host: string; port: number }): Promise<{
   return { port, stop, start }
 }
 
-describe('a MariaDB outage (connection refused on a private port)', () => {
+describeWithMariadb('a MariaDB outage (connection refused on a private port)', () => {
   const databases = new TestDatabases(MARIADB_TEST_URL)
   afterAll(() => databases.dropAll())
 
