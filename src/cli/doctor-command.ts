@@ -131,18 +131,32 @@ export async function runDoctor(
   return report()
 }
 
+/** Checks an agent host (`doctor claude-code|codex`, in `agents/doctor-host-command.ts`). */
+export type HostDoctor = (
+  host: string,
+  project: string | undefined,
+  cmd: Command,
+  io: CliIo,
+  setExit: (code: number) => void,
+) => Promise<void>
+
 /** Registers `doctor`: checks a server and prints one line per check (exit 0 all pass, else 1). */
 export function registerDoctorCommand(
   program: Command,
   io: CliIo,
   setExit: (code: number) => void,
+  runHostDoctor?: HostDoctor,
 ): void {
   program
     .command('doctor')
     .description(
-      `check a server: liveness, readiness, auth, capabilities and version (default ${DEFAULT_SERVER_URL})`,
+      `check a server: liveness, readiness, auth, capabilities and version (default ${DEFAULT_SERVER_URL}); with a host, also its MCP, hooks and scope`,
     )
-    .action(async (_o: unknown, cmd: Command) => {
+    .argument('[host]', 'claude-code | codex: also check that agent host (docs/agents.md#set-up)')
+    .option('--project <dir>', 'with a host: the project to check (default: the work tree here)')
+    .action(async (host: string | undefined, o: { project?: string }, cmd: Command) => {
+      if (host !== undefined && runHostDoctor !== undefined)
+        return runHostDoctor(host, o.project, cmd, io, setExit)
       const json = cmd.optsWithGlobals<{ json?: boolean }>().json === true
       let remote
       try {

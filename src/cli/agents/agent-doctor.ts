@@ -1,0 +1,230 @@
+/**
+ * `powercontext doctor claude-code|codex`: the server checks of `doctor`, then what an agent host
+ * needs — MCP answers `tools/list`, the hooks are installed and point at files that exist, the MCP
+ * entry points at this server, the project's scope resolves to a valid scope id — each failure
+ * explained in one line. Reads only; never writes a file.
+ */
+import { existsSync } from 'node:fs'
+
+import { createPowerContextClient } from '../../client/index.js'
+import { checkScopeId } from '../../core/ids.js'
+import { runDoctor } from '../doctor-command.js'
+import { projectScope } from '../project-scope.js'
+import type { AgentHost, HostFiles } from './agent-hosts.js'
+import {
+  hookScripts,
+  hostFiles,
+  MCP_SERVER_NAME,
+  renderHooks,
+  runsOurHook,
+  scriptPaths,
+} from './agent-hosts.js'
+import { codexMcpServer, parseCodexConfig } from './codex-config.js'
+import { parseJsonSettings, readConfigFile } from './config-files.js'
+import { installedHooks } from './hook-merge.js'
+import { mcpUrl, TOKEN_ENV } from './mcp-entries.js'
+
+/** One line of the report. */
+export interface AgentCheck {
+  readonly name: string
+  readonly status: 'pass' | 'fail' | 'skip'
+  readonly detail: string
+}
+
+/** What `doctor <host> --json` prints. */
+export interface AgentDoctorReport {
+  readonly host: AgentHost
+  readonly server_url: string
+  readonly ok: boolean
+  readonly checks: readonly AgentCheck[]
+}
+
+const MCP_TIMEOUT_MS = 5000
+
+/** Lists the tools over `/mcp` with the real MCP client (loaded only here). */
+async function mcpCheck(serverUrl: string, token: string | undefined): Promise<AgentCheck> {
+  const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ])
+  const client = new Client({ name: 'powercontext-doctor', version: '0' })
+  const headers: Record<string, string> =
+    token === undefined ? {} : { authorization: `Bearer ${token}` }
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(mcpUrl(serverUrl)), {
+        requestInit: { headers, signal: AbortSignal.timeout(MCP_TIMEOUT_MS) },
+      }),
+    )
+    const { tools } = await client.listTools()
+    return {
+      name: 'mcp',
+      status: 'pass',
+      detail: `${mcpUrl(serverUrl)} lists ${tools.length} tools`,
+    }
+  } catch (err) {
+    const text = String((err as Error)?.message ?? err)
+    const why = /\b401\b|unauthori[sz]ed/i.test(text)
+      ? `rejected the token (401); set ${TOKEN_ENV} to the server token`
+      : `did not answer tools/list: ${text.split('\n')[0]}`
+    return { name: 'mcp', status: 'fail', detail: `${mcpUrl(serverUrl)} ${why}` }
+  } finally {
+    await client.close().catch(() => undefined)
+  }
+}
+
+/** Our hooks in the project's and the user's settings: every event, existing files. */
+async function hooksCheck(levels: readonly HostFiles[]): Promise<AgentCheck> {
+  const host = levels[0]?.host as AgentHost
+  const wanted = renderHooks(levels[0] as HostFiles, {})
+  const isOurs = runsOurHook(host, hookScripts(wanted))
+  const fail = (detail: string): AgentCheck => ({ name: 'hooks', status: 'fail', detail })
+  for (const files of levels) {
+    const found = installedHooks(parseJsonSettings(await readConfigFile(files.hooksFile)), isOurs)
+    if (found.size === 0) continue
+    const missing = Object.keys(wanted).filter((e) => !found.has(e))
+    if (missing.length > 0)
+      return fail(
+        `${files.hooksFile} lacks the ${missing.join(', ')} hook; run \`powercontext setup ${host}\` again`,
+      )
+    for (const [event, commands] of found)
+      for (const command of commands) {
+        const node = /^(?:\w+=\S+ )*('[^']+'|\S+)/.exec(command)?.[1]?.replace(/^'|'$/g, '')
+        const gone = [...scriptPaths(command), ...(node?.startsWith('/') ? [node] : [])].filter(
+          (p) => !existsSync(p),
+        )
+        if (gone.length > 0)
+          return fail(
+            `the ${event} hook in ${files.hooksFile} runs ${gone[0]}, which does not exist; run \`powercontext setup ${host}\` again`,
+          )
+      }
+    if (host === 'codex') {
+      const features = parseCodexConfig(await readConfigFile(files.mcpFile))['features']
+      const off = Object.entries((features ?? {}) as Record<string, unknown>).find(
+        ([k, v]) => (k === 'hooks' || k === 'codex_hooks') && v === false,
+      )
+      if (off !== undefined)
+        return fail(`hooks are turned off in ${files.mcpFile} ([features] ${off[0]} = false)`)
+    }
+    return {
+      name: 'hooks',
+      status: 'pass',
+      detail: `${[...found.keys()].join(', ')} in ${files.hooksFile}`,
+    }
+  }
+  return fail(
+    `no PowerContext hooks in ${levels.map((l) => l.hooksFile).join(' or ')}; run \`powercontext setup ${host}\` (or --user)`,
+  )
+}
+
+/** Our MCP entry in the host's config, pointing at the server checked. */
+async function mcpEntryCheck(levels: readonly HostFiles[], serverUrl: string): Promise<AgentCheck> {
+  const host = levels[0]?.host as AgentHost
+  for (const files of levels) {
+    const file = await readConfigFile(files.mcpFile)
+    const entry =
+      host === 'codex'
+        ? codexMcpServer(parseCodexConfig(file))
+        : (parseJsonSettings(file)['mcpServers'] as Record<string, unknown> | undefined)?.[
+            MCP_SERVER_NAME
+          ]
+    if (entry === undefined) continue
+    const url = (entry as { url?: unknown }).url
+    if (url !== mcpUrl(serverUrl))
+      return {
+        name: 'mcp-entry',
+        status: 'fail',
+        detail: `${files.mcpFile} points ${MCP_SERVER_NAME} at ${String(url)}, not ${mcpUrl(serverUrl)}; run \`powercontext setup ${host} --server-url ${serverUrl}\``,
+      }
+    return {
+      name: 'mcp-entry',
+      status: 'pass',
+      detail: `${MCP_SERVER_NAME} → ${String(url)} in ${files.mcpFile}`,
+    }
+  }
+  return {
+    name: 'mcp-entry',
+    status: 'fail',
+    detail: `no ${MCP_SERVER_NAME} MCP server in ${levels.map((l) => l.mcpFile).join(' or ')}; run \`powercontext setup ${host}\``,
+  }
+}
+
+function scopeCheck(project: string): AgentCheck {
+  const scope = projectScope(project)
+  try {
+    checkScopeId(scope)
+    return { name: 'scope', status: 'pass', detail: `${project} is scope ${scope}` }
+  } catch (err) {
+    return {
+      name: 'scope',
+      status: 'fail',
+      detail: `${project} resolves to an unusable scope id: ${(err as Error).message}`,
+    }
+  }
+}
+
+/** The server URL a host is set up for: its project or user MCP entry, else undefined. */
+export async function installedServerUrl(
+  levels: readonly HostFiles[],
+): Promise<string | undefined> {
+  for (const files of levels) {
+    try {
+      const file = await readConfigFile(files.mcpFile)
+      const entry =
+        files.host === 'codex'
+          ? codexMcpServer(parseCodexConfig(file))
+          : (parseJsonSettings(file)['mcpServers'] as Record<string, unknown> | undefined)?.[
+              MCP_SERVER_NAME
+            ]
+      const url = (entry as { url?: unknown } | undefined)?.url
+      if (typeof url === 'string' && url.endsWith('/mcp')) return url.slice(0, -'/mcp'.length)
+    } catch {
+      // an unreadable file is reported by the checks
+    }
+  }
+  return undefined
+}
+
+/** The settings levels doctor looks at: the project's, then the user's. */
+export const doctorLevels = (host: AgentHost, project: string): HostFiles[] => [
+  hostFiles(host, project),
+  hostFiles(host, undefined),
+]
+
+/**
+ * Runs every check. Server checks come first; the MCP check is skipped when the server is not
+ * reachable; a settings file that does not parse fails its check with the reason.
+ */
+export async function runAgentDoctor(o: {
+  host: AgentHost
+  project: string
+  serverUrl: string
+  token: string | undefined
+}): Promise<AgentDoctorReport> {
+  const levels = doctorLevels(o.host, o.project)
+  const client = createPowerContextClient({ baseUrl: o.serverUrl, token: o.token })
+  const server = await runDoctor(client, o.serverUrl, o.token !== undefined)
+  const checks: AgentCheck[] = [...server.checks]
+  const live = server.checks.find((c) => c.name === 'live')?.status === 'pass'
+  checks.push(
+    live
+      ? await mcpCheck(o.serverUrl, o.token)
+      : { name: 'mcp', status: 'skip', detail: 'skipped: the server is not reachable' },
+  )
+  const guarded = async (name: string, run: () => Promise<AgentCheck>): Promise<AgentCheck> => {
+    try {
+      return await run()
+    } catch (err) {
+      return { name, status: 'fail', detail: String((err as Error)?.message ?? err) }
+    }
+  }
+  checks.push(await guarded('hooks', () => hooksCheck(levels)))
+  checks.push(await guarded('mcp-entry', () => mcpEntryCheck(levels, o.serverUrl)))
+  checks.push(scopeCheck(o.project))
+  return {
+    host: o.host,
+    server_url: o.serverUrl,
+    ok: checks.every((c) => c.status !== 'fail'),
+    checks,
+  }
+}
