@@ -1,11 +1,19 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  isInitializeRequest,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  ListToolsRequestSchema,
+  McpError,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 
 import { ContractValidator } from '../wire/contract-validator.js'
-import { REQUEST_ID_HEADER } from '../wire/request-id.js'
 import type { RuntimeSlot } from '../wire/surface-call.js'
+import { ExchangeTransport } from './exchange-transport.js'
 import { MCP_PATH, MCP_SERVER_INFO } from './mcp-identity.js'
 import { callTool, type ToolCallContext } from './tool-calls.js'
 import { MCP_TOOLS } from './tool-definitions.js'
@@ -13,69 +21,96 @@ import { MCP_INSTRUCTIONS } from './tool-descriptions.js'
 
 export { MCP_PATH, MCP_SERVER_INFO }
 
+/** What a tool call takes from the HTTP request that carried it. */
+type RequestScope = Pick<ToolCallContext, 'log' | 'requestId'>
+
+/** The most messages one POST may carry (the SDK's Streamable HTTP transport's limit). */
+const MAX_BATCH = 100
+
+/** The `tools/list` answer: the allow-list never changes while the process runs. */
+const LISTED = Object.freeze({ tools: MCP_TOOLS.map((b) => b.tool) })
+
 /**
- * An MCP server exposing the allow-listed tools over one request context. Built with the low-level
- * `Server` so the contract's JSON schemas are listed as they are (no zod duplicates).
+ * The MCP server of one app: the allow-listed tools, built once, connected to an exchange
+ * transport that each `/mcp` POST goes through. Built with the low-level `Server` so the
+ * contract's JSON schemas are listed as they are (no zod duplicates).
  */
-export function createMcpServer(ctx: ToolCallContext): Server {
+export function createMcpServer(
+  slot: RuntimeSlot,
+  validator: ContractValidator,
+): { readonly server: Server; readonly transport: ExchangeTransport<RequestScope> } {
+  const transport = new ExchangeTransport<RequestScope>()
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: {} },
     instructions: MCP_INSTRUCTIONS,
   })
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: MCP_TOOLS.map((b) => b.tool),
-  }))
-  server.setRequestHandler(CallToolRequestSchema, (request) =>
-    callTool(request.params.name, request.params.arguments, ctx),
-  )
-  return server
+  server.setRequestHandler(ListToolsRequestSchema, () => LISTED)
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const scope = transport.contextOf(extra.requestId)
+    if (scope === undefined) throw new McpError(ErrorCode.InternalError, 'no request context')
+    return callTool(request.params.name, request.params.arguments, { slot, validator, ...scope })
+  })
+  // The transport's start() does nothing, so the server is connected once this returns.
+  void server.connect(transport)
+  return { server, transport }
 }
 
-const methodNotAllowed = (reply: FastifyReply) =>
-  reply
-    .code(405)
-    .header('Allow', 'POST')
-    .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null })
+const rpcError = (reply: FastifyReply, status: number, code: number, message: string) =>
+  reply.code(status).send({ jsonrpc: '2.0', error: { code, message }, id: null })
+
+/** The JSON-RPC messages of a POST body, or why it is not one (the SDK transport's rules). */
+function messagesOf(body: unknown): JSONRPCMessage[] | { code: number; message: string } {
+  const raw = Array.isArray(body) ? body : [body]
+  if (raw.length > MAX_BATCH)
+    return { code: -32600, message: `Invalid Request: Batch must not exceed ${MAX_BATCH} messages` }
+  const messages: JSONRPCMessage[] = []
+  for (const m of raw) {
+    const parsed = JSONRPCMessageSchema.safeParse(m)
+    if (!parsed.success) return { code: -32700, message: 'Parse error: Invalid JSON-RPC message' }
+    messages.push(parsed.data)
+  }
+  if (messages.length > 1 && messages.some(isInitializeRequest))
+    return { code: -32600, message: 'Invalid Request: Only one initialization request is allowed' }
+  return messages
+}
 
 /**
  * Mounts MCP Streamable HTTP at `/mcp` (pass it in `buildApp`'s `plugins`; `startServer` does by
- * default). Stateless: a fresh server and transport per POST, no session id, JSON responses;
- * GET and DELETE answer 405. The app's `onRequest` hook applies, so `/mcp` needs the same bearer
- * token as the API. Tool failures are tool results with `isError` (STYLE R11).
+ * default). Stateless: no session id, JSON responses (a single reply, or an array for a batch),
+ * 202 for a POST without requests; GET and DELETE answer 405. One SDK server serves every POST
+ * through an `ExchangeTransport`, so a request costs no server construction. The app's
+ * `onRequest` hook applies, so `/mcp` needs the same bearer token as the API and every response
+ * carries the request id. Tool failures are tool results with `isError` (STYLE R11).
  */
 export function mcpPlugin(app: FastifyInstance, slot: RuntimeSlot): void {
-  const validator = new ContractValidator()
+  const { server, transport } = createMcpServer(slot, new ContractValidator())
+  app.addHook('onClose', async () => server.close())
 
   app.post(MCP_PATH, async (req, reply) => {
-    reply.hijack()
-    const res = reply.raw
-    // Hijacked replies skip fastify's headers; DESIGN §7 wants the request id on every response.
-    res.setHeader(REQUEST_ID_HEADER, req.id)
-    const server = createMcpServer({ slot, validator, log: req.log, requestId: req.id })
-    // No `sessionIdGenerator` (the recipe's `undefined`, omitted for exactOptionalPropertyTypes):
-    // stateless mode, no `Mcp-Session-Id`.
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
-    res.on('close', () => {
-      void transport.close()
-      void server.close()
-    })
-    try {
-      await server.connect(transport)
-      await transport.handleRequest(req.raw, res, req.body)
-    } catch (err) {
-      req.log.error({ err, request_id: req.id }, 'MCP request failed')
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json' })
-        res.end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            error: { code: -32603, message: 'Internal server error' },
-            id: null,
-          }),
-        )
-      }
-    }
+    const accept = req.headers.accept ?? ''
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
+      return rpcError(
+        reply,
+        406,
+        -32000,
+        'Not Acceptable: Client must accept both application/json and text/event-stream',
+      )
+    const version = req.headers['mcp-protocol-version']
+    if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+      return rpcError(
+        reply,
+        400,
+        -32000,
+        `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+      )
+    const messages = messagesOf(req.body)
+    if (!Array.isArray(messages)) return rpcError(reply, 400, messages.code, messages.message)
+    const replies = await transport.exchange(messages, { log: req.log, requestId: req.id })
+    if (replies.length === 0) return reply.code(202).send()
+    return reply.send(Array.isArray(req.body) ? replies : replies[0])
   })
-  app.get(MCP_PATH, async (_req, reply) => methodNotAllowed(reply))
-  app.delete(MCP_PATH, async (_req, reply) => methodNotAllowed(reply))
+  const methodNotAllowed = (_req: unknown, reply: FastifyReply) =>
+    rpcError(reply.header('Allow', 'POST'), 405, -32000, 'Method not allowed.')
+  app.get(MCP_PATH, methodNotAllowed)
+  app.delete(MCP_PATH, methodNotAllowed)
 }

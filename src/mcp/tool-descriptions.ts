@@ -87,7 +87,7 @@ export const TOOL_GUIDES: Readonly<Record<McpToolName, string>> = {
     }),
   ].join(' '),
   preview_restore: [
-    'Changes nothing. Use it before restore_memory, above all for a merged memory or an old revision: it lists the memories that would come back, the merge results that would be retired, the memories whose content would leave search and the new version `to_revision` would write.',
+    'Use it before restore_memory, above all for a merged memory or an old revision: it lists the memories that would come back, the merge results that would be retired, the memories whose content would leave search and the new version `to_revision` would write.',
     'Then call restore_memory with the same `memory_id` and `to_revision` and the returned `preview_token`.',
     example({ memory_id: 'mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S' }),
   ].join(' '),
