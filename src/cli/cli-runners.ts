@@ -1,10 +1,10 @@
 import type { Command } from 'commander'
 
 import { createPowerContextClient } from '../client/index.js'
+import type { MemoryOperations } from '../runtime/memory-operations.js'
 import type { MemoryRuntime, RuntimeOptions } from '../runtime/memory-runtime.js'
 import type { CliIo } from './cli-io.js'
 import { CliUsageError, printError } from './cli-io.js'
-import type { MemoryOperations } from './memory-operations.js'
 import { RemoteMemoryOperations } from './remote-memory-operations.js'
 import { remoteSettings } from './remote-settings.js'
 

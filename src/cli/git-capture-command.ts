@@ -5,6 +5,7 @@ import type { Command } from 'commander'
 import { invalidRequest } from '../core/errors.js'
 import { GIT_CHANGE_MEDIA_TYPE, gitChangeSource } from '../core/git-change.js'
 import { resolveDataDir } from '../runtime/data-dir.js'
+import type { MemoryOperations } from '../runtime/memory-operations.js'
 import type { CliIo } from './cli-io.js'
 import { parseInteger } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
@@ -17,7 +18,6 @@ import {
   readCommit,
   resolveCommit,
 } from './git-reader.js'
-import type { MemoryOperations } from './memory-operations.js'
 import { projectScope } from './project-scope.js'
 import { remoteSettings } from './remote-settings.js'
 

@@ -29,7 +29,9 @@ function readEntries(file: string): RememberEntry[] {
   const entries = Array.isArray(raw) ? raw : (raw as { entries?: unknown } | null)?.entries
   if (!Array.isArray(entries))
     throw invalidRequest('entries', 'file must hold a JSON array of entries')
-  return [...fromWireRemember({ scope_id: '', entries }).entries]
+  // Unchecked JSON: the mapper only renames fields, the backend checks every entry.
+  const unchecked = entries as Parameters<typeof fromWireRemember>[0]['entries']
+  return [...fromWireRemember({ scope_id: '', entries: unchecked }).entries]
 }
 
 /**

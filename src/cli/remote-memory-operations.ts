@@ -1,5 +1,6 @@
 import type { PowerContextClient } from '../client/index.js'
 import type { PrepareContextCommand } from '../runtime/context-preparer.js'
+import type { MemoryOperations, PreparedEnvelope } from '../runtime/memory-operations.js'
 import type { FlushCommand, FlushResult } from '../runtime/source-flusher.js'
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/spi/flush-types.js'
 import type * as L from '../storage/spi/listing-types.js'
@@ -19,7 +20,6 @@ import {
   toWireArtifactRef,
   toWireSourceRef,
 } from '../wire/memory-wire.js'
-import type { MemoryOperations, PreparedEnvelope } from './memory-operations.js'
 
 /** `{key: value}` when the value is given, `{}` otherwise (absent ≠ null on the wire). */
 function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {

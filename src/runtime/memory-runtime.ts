@@ -16,6 +16,7 @@ import type { ReindexLoopOptions } from './embedding-health.js'
 import { EmbeddingHealth, ReindexLoop } from './embedding-health.js'
 import type { ExtractionCapabilities, ExtractionOptions } from './extraction.js'
 import { Extraction } from './extraction.js'
+import type { MemoryOperations } from './memory-operations.js'
 import type { UpgradeOptions, UpgradeReport } from './reference-upgrade.js'
 import { openReferenceSession, upgradeFromReference } from './reference-upgrade.js'
 import type { FlushCommand, FlushResult } from './source-flusher.js'
@@ -69,9 +70,10 @@ export { PRODUCT_VERSION }
 
 /**
  * The memory runtime: the one object every surface (CLI, HTTP, MCP) calls. It owns the backend's
- * lifecycle; later it also assembles embedder and extraction. It holds no domain rule itself.
+ * lifecycle and assembles the embedder (vector search, background reindex), extraction and the
+ * flush of captured sources, and prepared context. It holds no domain rule itself.
  */
-export class MemoryRuntime {
+export class MemoryRuntime implements MemoryOperations {
   readonly #backend: Spi.MemoryBackend
   readonly dataDir: string | undefined
   readonly #health: EmbeddingHealth | undefined

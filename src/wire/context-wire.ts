@@ -7,15 +7,16 @@ import type { components } from '../contract/powercontext-types.js'
 import { PREPARED_CONTEXT_SCHEMA } from '../core/prepared-context.js'
 import type { PrepareContextCommand, PrepareContextResult } from '../runtime/context-preparer.js'
 
-type Body = Record<string, unknown>
 type Wire = components['schemas']
 
 /** `POST /v1/context/prepare` body → command. */
-export const fromWirePrepareContext = (b: Body): PrepareContextCommand => ({
-  scopeId: b['scope_id'] as string,
-  scopeIds: Array.isArray(b['scope_ids']) ? (b['scope_ids'] as string[]) : undefined,
-  query: typeof b['query'] === 'string' ? b['query'] : undefined,
-  maxBytes: typeof b['max_bytes'] === 'number' ? b['max_bytes'] : undefined,
+export const fromWirePrepareContext = (
+  b: Wire['PrepareContextRequest'],
+): PrepareContextCommand => ({
+  scopeId: b.scope_id,
+  scopeIds: b.scope_ids,
+  query: b.query,
+  maxBytes: b.max_bytes,
 })
 
 /** Result → the v1 envelope. */

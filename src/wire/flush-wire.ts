@@ -15,24 +15,23 @@ import type {
 import { fromWireChange, toWireChange } from './memory-wire.js'
 import { fromWireSkipped, toWireSkipped } from './skipped-wire.js'
 
-type Body = Record<string, unknown>
 type Wire = components['schemas']
-const int = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined)
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
 
 /** `POST /v1/memory/flush` body → flush command. */
-export const fromWireFlushRequest = (b: Body): FlushCommand => ({
-  scopeId: b['scope_id'] as string,
-  limit: int(b['limit']),
-  until: int(b['until']),
+export const fromWireFlushRequest = (b: Wire['FlushRequest']): FlushCommand => ({
+  scopeId: b.scope_id,
+  limit: b.limit,
+  until: b.until,
 })
 
 /** `POST /v1/memory/flush/records` body → records command. */
-export const fromWireFlushRecordsRequest = (b: Body): FlushRecordsCommand => ({
-  scopeId: b['scope_id'] as string,
-  recordId: str(b['record_id']),
-  after: int(b['after']),
-  limit: int(b['limit']),
+export const fromWireFlushRecordsRequest = (
+  b: Wire['FlushRecordsRequest'],
+): FlushRecordsCommand => ({
+  scopeId: b.scope_id,
+  recordId: b.record_id,
+  after: b.after,
+  limit: b.limit,
 })
 
 const toWireOutcome = (o: SourceOutcome) => ({

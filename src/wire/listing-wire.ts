@@ -5,28 +5,27 @@
 import type { components } from '../contract/powercontext-types.js'
 import type * as L from '../storage/spi/listing-types.js'
 
-type Body = Record<string, unknown>
 type Wire = components['schemas']
-const int = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined)
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
 
 /** `POST /v1/scopes/list` body → command. */
-export const fromWireListScopesRequest = (b: Body): L.ListScopesCommand => ({
-  after: str(b['after']),
-  limit: int(b['limit']),
+export const fromWireListScopesRequest = (b: Wire['ListScopesRequest']): L.ListScopesCommand => ({
+  after: b.after,
+  limit: b.limit,
 })
 
 /** `POST /v1/sources/get` body → command. */
-export const fromWireGetSourcesRequest = (b: Body): L.GetSourcesCommand => ({
-  scopeId: b['scope_id'] as string,
-  sourceIds: b['source_ids'] as string[],
+export const fromWireGetSourcesRequest = (b: Wire['GetSourcesRequest']): L.GetSourcesCommand => ({
+  scopeId: b.scope_id,
+  sourceIds: b.source_ids,
 })
 
 /** `POST /v1/sources/list` body → command. */
-export const fromWireListSourcesRequest = (b: Body): L.ListSourcesCommand => ({
-  scopeId: b['scope_id'] as string,
-  after: int(b['after']),
-  limit: int(b['limit']),
+export const fromWireListSourcesRequest = (
+  b: Wire['ListSourcesRequest'],
+): L.ListSourcesCommand => ({
+  scopeId: b.scope_id,
+  after: b.after,
+  limit: b.limit,
 })
 
 const toWireScope = (s: L.ScopeSummary): Wire['ScopeSummary'] => ({

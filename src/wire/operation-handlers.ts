@@ -1,4 +1,5 @@
-import type { OperationId } from '../contract/operations.js'
+import type { OperationId, OPERATIONS } from '../contract/operations.js'
+import type { components } from '../contract/powercontext-types.js'
 import { profileJson } from '../core/embedding.js'
 import { PREPARED_CONTEXT_SCHEMA } from '../core/prepared-context.js'
 import { SEARCH_LIMIT_MAX } from '../core/search-rules.js'
@@ -62,9 +63,22 @@ const SURFACE_ONLY: ReadonlySet<OperationId> = new Set(SURFACE_OPERATIONS)
 export const isRuntimeOperation = (id: OperationId): id is RuntimeOperationId =>
   !SURFACE_ONLY.has(id)
 
-type Body = Record<string, unknown>
-/** A runtime-backed operation: validated wire body in, wire response out. */
-export type OperationHandler = (runtime: MemoryRuntime, body: Body) => Promise<unknown>
+type Schemas = components['schemas']
+type ContractOperationOf<Op extends OperationId> = Extract<
+  (typeof OPERATIONS)[number],
+  { operationId: Op }
+>
+/** The contract's request body of an operation (`{}` for an operation without one). */
+export type RequestOf<Op extends OperationId> =
+  ContractOperationOf<Op>['requestSchema'] extends infer S extends keyof Schemas
+    ? Schemas[S]
+    : Record<string, never>
+
+/** A runtime-backed operation: its validated contract body in, its wire response out. */
+export type OperationHandler<Op extends OperationId = RuntimeOperationId> = (
+  runtime: MemoryRuntime,
+  body: RequestOf<Op>,
+) => Promise<unknown>
 
 /** Capabilities on the wire, derived from the opened runtime. */
 export function wireCapabilities(runtime: MemoryRuntime) {
@@ -136,4 +150,4 @@ export const OPERATION_HANDLERS = {
     toWireListSources(await rt.listSources(fromWireListSourcesRequest(b))),
   flushRecords: async (rt, b) =>
     toWireFlushRecords(await rt.flushRecords(fromWireFlushRecordsRequest(b))),
-} as const satisfies Record<RuntimeOperationId, OperationHandler>
+} as const satisfies { [Op in RuntimeOperationId]: OperationHandler<Op> }

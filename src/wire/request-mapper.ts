@@ -1,81 +1,74 @@
-import type { ArtifactRef, MemoryState, SourceRef } from '../core/memory-model.js'
+import type { components } from '../contract/powercontext-types.js'
+import type { ArtifactRef, SourceRef } from '../core/memory-model.js'
 import type * as Spi from '../storage/spi/memory-backend.js'
 
 /**
- * Wire → domain conversion of request bodies (STYLE R13). Bodies have already passed the contract's
- * schema; every domain rule is still checked by the backend.
+ * Wire → domain conversion of request bodies (STYLE R13), typed from the contract: each mapper
+ * takes the contract's request schema and returns the SPI command. Bodies have already passed the
+ * contract's schema (the CLI's `--file` entries have not: the backend checks every domain rule).
+ * An absent optional field stays `undefined` (keeps), a `null` stays `null` (clears).
  */
-type Body = Record<string, unknown>
+type Wire = components['schemas']
 
-const sourceRefs = (v: unknown): SourceRef[] | undefined =>
-  Array.isArray(v)
-    ? v.map((s: { name: SourceRef['name']; source_id: string }) => ({
-        name: s.name,
-        sourceId: s.source_id,
-      }))
-    : undefined
+/** Source refs; anything but an array (unchecked CLI input) is "none given". */
+const sourceRefs = (v: Wire['SourceRefList'] | undefined): SourceRef[] | undefined =>
+  Array.isArray(v) ? v.map((s) => ({ name: s.name, sourceId: s.source_id })) : undefined
 
-const artifactRef = (v: unknown): ArtifactRef => {
-  const r = v as { artifact_id: string; revision: number }
-  return { artifactId: r.artifact_id, revision: r.revision }
-}
+const artifactRef = (r: Wire['ArtifactRef']): ArtifactRef => ({
+  artifactId: r.artifact_id,
+  revision: r.revision,
+})
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
-const int = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined)
-const strList = (v: unknown): string[] | undefined =>
-  Array.isArray(v) ? (v as string[]) : undefined
-/** `null` stays null (clears), absent stays undefined (keeps). */
-const nullable = (b: Body, key: string): string | null | undefined =>
-  key in b ? ((b[key] ?? null) as string | null) : undefined
-
-export const fromWireRemember = (b: Body): Spi.RememberCommand => ({
-  scopeId: b['scope_id'] as string,
-  entries: (b['entries'] as Body[]).map((e) => ({
-    kind: e['kind'] as string,
-    text: e['text'] as string,
-    sources: sourceRefs(e['sources']),
-    observedAt: nullable(e, 'observed_at'),
-    reason: nullable(e, 'reason'),
+export const fromWireRemember = (b: Wire['RememberRequest']): Spi.RememberCommand => ({
+  scopeId: b.scope_id,
+  entries: b.entries.map((e) => ({
+    kind: e.kind,
+    text: e.text,
+    sources: sourceRefs(e.sources),
+    observedAt: e.observed_at,
+    reason: e.reason,
   })),
 })
 
-export const fromWireUpdate = (b: Body): Spi.UpdateCommand => ({
-  scopeId: b['scope_id'] as string,
-  memoryRef: artifactRef(b['memory_ref']),
-  text: str(b['text']),
-  kind: str(b['kind']),
-  sources: sourceRefs(b['sources']),
-  observedAt: nullable(b, 'observed_at'),
-  reason: nullable(b, 'reason'),
+export const fromWireUpdate = (b: Wire['UpdateRequest']): Spi.UpdateCommand => ({
+  scopeId: b.scope_id,
+  memoryRef: artifactRef(b.memory_ref),
+  text: b.text,
+  kind: b.kind,
+  sources: sourceRefs(b.sources),
+  observedAt: b.observed_at,
+  reason: b.reason,
 })
 
-export const fromWireForget = (b: Body): Spi.ForgetCommand => ({
-  scopeId: b['scope_id'] as string,
-  memoryId: b['memory_id'] as string,
-  expectedRevision: int(b['expected_revision']),
-  reason: nullable(b, 'reason'),
+export const fromWireForget = (b: Wire['ForgetRequest']): Spi.ForgetCommand => ({
+  scopeId: b.scope_id,
+  memoryId: b.memory_id,
+  expectedRevision: b.expected_revision,
+  reason: b.reason,
 })
 
-export const fromWireRestore = (b: Body): Spi.RestoreCommand => ({
-  scopeId: b['scope_id'] as string,
-  memoryId: b['memory_id'] as string,
-  toRevision: int(b['to_revision']),
-  previewToken: str(b['preview_token']),
-  reason: nullable(b, 'reason'),
+export const fromWireRestore = (b: Wire['RestoreRequest']): Spi.RestoreCommand => ({
+  scopeId: b.scope_id,
+  memoryId: b.memory_id,
+  toRevision: b.to_revision,
+  previewToken: b.preview_token,
+  reason: b.reason,
 })
 
-export const fromWireRestorePreview = (b: Body): Spi.RestorePreviewCommand => ({
-  scopeId: b['scope_id'] as string,
-  memoryId: b['memory_id'] as string,
-  toRevision: int(b['to_revision']),
+export const fromWireRestorePreview = (
+  b: Wire['RestorePreviewRequest'],
+): Spi.RestorePreviewCommand => ({
+  scopeId: b.scope_id,
+  memoryId: b.memory_id,
+  toRevision: b.to_revision,
 })
 
-export const fromWireMerge = (b: Body): Spi.MergeCommand => ({
-  scopeId: b['scope_id'] as string,
-  inputs: (b['inputs'] as unknown[]).map(artifactRef),
-  kind: b['kind'] as string,
-  text: b['text'] as string,
-  reason: nullable(b, 'reason'),
+export const fromWireMerge = (b: Wire['MergeRequest']): Spi.MergeCommand => ({
+  scopeId: b.scope_id,
+  inputs: b.inputs.map(artifactRef),
+  kind: b.kind,
+  text: b.text,
+  reason: b.reason,
 })
 
 /**
@@ -99,52 +92,48 @@ export function fromWireLegacyCitation(v: unknown): Spi.LegacyCitationInput {
   }
 }
 
-export const fromWireGet = (b: Body): Spi.GetCommand => {
-  if (b['legacy_citation'] !== undefined) {
-    return {
-      scopeId: b['scope_id'] as string,
-      legacyCitation: fromWireLegacyCitation(b['legacy_citation']),
-    }
+export const fromWireGet = (b: Wire['GetRequest']): Spi.GetCommand => {
+  if ('legacy_citation' in b)
+    return { scopeId: b.scope_id, legacyCitation: fromWireLegacyCitation(b.legacy_citation) }
+  if ('memory_ref' in b) {
+    const ref = artifactRef(b.memory_ref)
+    return { scopeId: b.scope_id, memoryId: ref.artifactId, revision: ref.revision }
   }
-  if (b['memory_ref'] !== undefined) {
-    const ref = artifactRef(b['memory_ref'])
-    return { scopeId: b['scope_id'] as string, memoryId: ref.artifactId, revision: ref.revision }
-  }
-  return { scopeId: b['scope_id'] as string, memoryId: b['memory_id'] as string }
+  return { scopeId: b.scope_id, memoryId: b.memory_id }
 }
 
-export const fromWireHistory = (b: Body): Spi.HistoryCommand => ({
-  scopeId: b['scope_id'] as string,
-  memoryId: b['memory_id'] as string,
+export const fromWireHistory = (b: Wire['HistoryRequest']): Spi.HistoryCommand => ({
+  scopeId: b.scope_id,
+  memoryId: b.memory_id,
 })
 
-export const fromWireList = (b: Body): Spi.ListCommand => ({
-  scopeId: b['scope_id'] as string,
-  states: strList(b['states']) as MemoryState[] | undefined,
-  kinds: strList(b['kinds']),
-  limit: int(b['limit']),
-  after: str(b['after']),
+export const fromWireList = (b: Wire['ListRequest']): Spi.ListCommand => ({
+  scopeId: b.scope_id,
+  states: b.states,
+  kinds: b.kinds,
+  limit: b.limit,
+  after: b.after,
 })
 
-export const fromWireSearch = (b: Body): Spi.SearchCommand => ({
-  scopeId: b['scope_id'] as string,
-  query: b['query'] as string,
-  limit: int(b['limit']),
-  mode: str(b['mode']) as Spi.SearchMode | undefined,
-  kinds: strList(b['kinds']),
+export const fromWireSearch = (b: Wire['SearchRequest']): Spi.SearchCommand => ({
+  scopeId: b.scope_id,
+  query: b.query,
+  limit: b.limit,
+  mode: b.mode,
+  kinds: b.kinds,
 })
 
-export const fromWireChanges = (b: Body): Spi.ChangesCommand => ({
-  scopeId: b['scope_id'] as string,
-  since: int(b['since']) ?? 0,
-  limit: int(b['limit']),
+export const fromWireChanges = (b: Wire['ChangesRequest']): Spi.ChangesCommand => ({
+  scopeId: b.scope_id,
+  since: b.since ?? 0,
+  limit: b.limit,
 })
 
-export const fromWireCapture = (b: Body): Spi.CaptureSourceCommand => ({
-  scopeId: b['scope_id'] as string,
-  sourceId: str(b['source_id']),
-  content: b['content'] as string,
-  mediaType: str(b['media_type']),
-  metadata: (b['metadata'] ?? undefined) as Record<string, unknown> | undefined,
-  occurredAt: nullable(b, 'occurred_at'),
+export const fromWireCapture = (b: Wire['CaptureContentRequest']): Spi.CaptureSourceCommand => ({
+  scopeId: b.scope_id,
+  sourceId: b.source_id,
+  content: b.content,
+  mediaType: b.media_type,
+  metadata: b.metadata ?? undefined,
+  occurredAt: b.occurred_at,
 })

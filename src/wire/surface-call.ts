@@ -51,5 +51,10 @@ export async function invokeOperation(
   const runtime = ctx.slot.current
   if (runtime === undefined)
     throw new PowerContextError('runtime_not_ready', 'the runtime is not open yet')
-  return OPERATION_HANDLERS[operationId](runtime, checked)
+  // The body has passed the operation's request schema, which is what its handler's type says.
+  const handler = OPERATION_HANDLERS[operationId] as (
+    runtime: MemoryRuntime,
+    body: unknown,
+  ) => Promise<unknown>
+  return handler(runtime, checked)
 }

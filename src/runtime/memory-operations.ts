@@ -1,8 +1,8 @@
-import type { PrepareContextCommand } from '../runtime/context-preparer.js'
-import type { FlushCommand, FlushResult } from '../runtime/source-flusher.js'
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/spi/flush-types.js'
 import type * as L from '../storage/spi/listing-types.js'
 import type * as Spi from '../storage/spi/memory-backend.js'
+import type { PrepareContextCommand } from './context-preparer.js'
+import type { FlushCommand, FlushResult } from './source-flusher.js'
 
 /** What a prepared-context call returns on every path (the wire's four fields, in domain terms). */
 export interface PreparedEnvelope {
@@ -12,9 +12,9 @@ export interface PreparedEnvelope {
 }
 
 /**
- * The memory operations the CLI's memory commands call, in domain terms. `MemoryRuntime`
- * implements it directly (local data directory); `RemoteMemoryOperations` implements it over the
- * HTTP client (`--server-url`). Commands are written once against this interface.
+ * The memory operations, in domain terms, defined once: `MemoryRuntime` implements them (local
+ * data directory) and the CLI's `RemoteMemoryOperations` implements them over the HTTP client
+ * (`--server-url`), so the CLI's commands are written once against this interface.
  */
 export interface MemoryOperations {
   remember(cmd: Spi.RememberCommand): Promise<Spi.RememberResult>
