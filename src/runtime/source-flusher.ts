@@ -9,6 +9,7 @@
  * source, and a source that keeps failing on its own is skipped after `maxAttempts`.
  */
 import { PowerContextError } from '../core/errors.js'
+import { failureReaction } from '../core/flush-policy.js'
 import { checkScopeId } from '../core/ids.js'
 import type { MemoryChange } from '../core/memory-model.js'
 import { isCursorConflict } from '../storage/engine/journal/flush-apply.js'
@@ -58,11 +59,6 @@ export interface FlusherOptions {
   /** Test hooks run inside the apply transaction. */
   readonly hooks?: ApplyHooks | undefined
 }
-
-/** Errors caused by what the window contains: they count towards skipping the source. */
-const CONTENT_ERRORS = new Set(['invalid_inference_output', 'invalid_request'])
-/** Errors of a plan made stale by a concurrent write: read and plan again. */
-const STALE_ERRORS = new Set(['revision_conflict', 'state_conflict', 'memory_not_found'])
 
 /** Runs flushes of scopes over one backend journal and one planner. */
 export class SourceFlusher {
@@ -125,9 +121,13 @@ export class SourceFlusher {
         }
       } catch (err) {
         if (!(err instanceof PowerContextError)) throw err
-        const stale = isCursorConflict(err) || STALE_ERRORS.has(err.code)
-        if (stale && round < this.#maxReplans) continue
-        if (!CONTENT_ERRORS.has(err.code)) throw err
+        const reaction = failureReaction(err.code, {
+          cursorMoved: isCursorConflict(err),
+          round,
+          maxReplans: this.#maxReplans,
+        })
+        if (reaction === 'replan') continue
+        if (reaction === 'throw') throw err
         const outcome = await this.#fail(window, last.position, err)
         if (outcome instanceof PowerContextError) throw outcome
         return outcome

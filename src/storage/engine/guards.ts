@@ -1,5 +1,6 @@
 import { PowerContextError } from '../../core/errors.js'
 import type { SourceRef } from '../../core/memory-model.js'
+import { isActive } from '../../core/memory-state.js'
 import type { DialectTx, MemoryRow, VersionRow } from '../spi/dialect-tx.js'
 
 /**
@@ -83,7 +84,7 @@ export async function casOrConflict(
 
 /** Rejects a change to a memory that is not active at exactly the caller's version. */
 export function requireActiveAt(row: MemoryRow, revision: number | undefined): void {
-  if (row.state !== 'active') {
+  if (!isActive(row.state)) {
     throw new PowerContextError(
       'state_conflict',
       `memory ${row.memoryId} is ${row.state}, not active`,
@@ -93,6 +94,11 @@ export function requireActiveAt(row: MemoryRow, revision: number | undefined): v
       },
     )
   }
+  requireRevisionAt(row, revision)
+}
+
+/** Rejects a caller's revision that is not the memory's current one (`undefined`: any). */
+export function requireRevisionAt(row: MemoryRow, revision: number | undefined): void {
   if (revision !== undefined && revision !== row.currentVersion) {
     throw new PowerContextError(
       'revision_conflict',

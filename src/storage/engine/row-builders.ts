@@ -1,6 +1,7 @@
 import { analyzeText } from '../../core/analyzer.js'
 import { canonicalContent, hashCanonicalContent } from '../../core/content-hash.js'
 import type { ChangeOp, MemoryState, VersionContent } from '../../core/memory-model.js'
+import { INITIAL_STATE } from '../../core/memory-state.js'
 import type { HeadRow, MemoryRow, NewChangeRow, VersionRow } from '../spi/dialect-tx.js'
 import { encodeArtifacts, encodeSources } from './version-codec.js'
 
@@ -39,7 +40,7 @@ export function firstMemoryRow(version: VersionRow, at: string): MemoryRow {
     memoryId: version.memoryId,
     scopeId: version.scopeId,
     currentVersion: 1,
-    state: 'active',
+    state: INITIAL_STATE,
     stateVersion: 1,
     mergedInto: null,
     kind: version.kind,

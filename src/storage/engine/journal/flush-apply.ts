@@ -11,6 +11,7 @@ import { monotonicFactory } from 'ulid'
 import { canonicalJson, type JsonValue } from '../../../core/canonical.js'
 import { normalizeSourceRefs } from '../../../core/content-hash.js'
 import { PowerContextError } from '../../../core/errors.js'
+import { afterFailedAttempt } from '../../../core/flush-policy.js'
 import type { SourceRef } from '../../../core/memory-model.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
 import type {
@@ -216,9 +217,14 @@ export async function failFlushInTx(
   const [source] = await tx.journal.listSources(scopeId, cmd.expected.position, position)
   if (source === undefined) throw new Error(`scope ${scopeId} has no source at ${position}`)
   const before = await tx.journal.getFailure(scopeId, position)
-  const attempts = (before?.attempts ?? 0) + 1
-  const alone = cmd.through === position
-  const skip = alone && attempts >= cmd.maxAttempts
+  const next = afterFailedAttempt({
+    expected: cmd.expected.position,
+    through: cmd.through,
+    attemptsBefore: before?.attempts ?? 0,
+    maxAttempts: cmd.maxAttempts,
+    isolateThrough: cursor?.isolateThrough ?? 0,
+  })
+  const { attempts, skip } = next
   const row: FailureRow = {
     scopeId,
     position,
@@ -232,12 +238,11 @@ export async function failFlushInTx(
     lastFailedAt: ctx.at,
   }
   await tx.journal.putFailure(row)
-  const isolateThrough = Math.max(cursor?.isolateThrough ?? 0, cmd.through)
   const moved = await tx.journal.casCursor(
     {
       scopeId,
-      position: skip ? position : cmd.expected.position,
-      isolateThrough,
+      position: next.cursor,
+      isolateThrough: next.isolateThrough,
       updatedAt: ctx.at,
     },
     cmd.expected.generation,

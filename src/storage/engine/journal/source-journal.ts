@@ -1,7 +1,9 @@
 import { canonicalJson, type JsonValue } from '../../../core/canonical.js'
 import { checkArtifactRef, checkLimit } from '../../../core/command-rules.js'
 import { invalidRequest } from '../../../core/errors.js'
+import { isIsolating, windowEnd } from '../../../core/flush-policy.js'
 import { checkScopeId, checkSourceId, newOperationId } from '../../../core/ids.js'
+import { isActive } from '../../../core/memory-state.js'
 import {
   normalizeKind,
   normalizeReason,
@@ -147,8 +149,10 @@ export class SourceJournal implements F.SourceJournalPort {
       const row = await tx.journal.getCursor(scopeId)
       const cursor = { position: row?.position ?? 0, generation: row?.generation ?? 0 }
       const highWatermark = await tx.journal.highWatermark(scopeId)
-      const isolating = (row?.isolateThrough ?? 0) > cursor.position
-      const through = Math.min(highWatermark, cursor.position + (isolating ? 1 : limit), until)
+      const isolateThrough = row?.isolateThrough ?? 0
+      const isolating = isIsolating(cursor.position, isolateThrough)
+      const bounds = { cursor: cursor.position, highWatermark, limit, until, isolateThrough }
+      const through = windowEnd(bounds)
       const rows = await readWindow(tx, scopeId, cursor.position, through)
       const failed =
         rows.length > 0 ? await tx.journal.getFailure(scopeId, cursor.position + 1) : undefined
@@ -255,7 +259,7 @@ export class SourceJournal implements F.SourceJournalPort {
       const loaded = await tx.loadCurrent([...new Set(memoryIds)])
       const out: F.RelatedMemory[] = []
       const all = [...loaded.values()].filter(
-        (c) => c.row.scopeId === scope && c.row.state === 'active',
+        (c) => c.row.scopeId === scope && isActive(c.row.state),
       )
       const ids = all.flatMap((c) =>
         (JSON.parse(c.version.sourcesJson) as { source_id: string }[]).map((s) => s.source_id),
@@ -263,7 +267,7 @@ export class SourceJournal implements F.SourceJournalPort {
       const positions = await tx.journal.positionsOf(scope, [...new Set(ids)])
       for (const id of new Set(memoryIds)) {
         const c = loaded.get(id)
-        if (c === undefined || c.row.scopeId !== scope || c.row.state !== 'active') continue
+        if (c === undefined || c.row.scopeId !== scope || !isActive(c.row.state)) continue
         const memory = viewOf(c.version, c.row)
         const known = memory.sources
           .map((s) => positions.get(s.sourceId))

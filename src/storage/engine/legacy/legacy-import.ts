@@ -11,6 +11,12 @@ import { checkSourceRefs } from '../../../core/command-rules.js'
 import { invalidRequest } from '../../../core/errors.js'
 import { checkScopeId, checkSourceId, newMemoryId, newOperationId } from '../../../core/ids.js'
 import type { VersionContent } from '../../../core/memory-model.js'
+import {
+  canApply,
+  INITIAL_STATE,
+  STATE_TRANSITIONS,
+  stateAfter,
+} from '../../../core/memory-state.js'
 import { normalizeKind, normalizeReason, normalizeText } from '../../../core/text-rules.js'
 import type { DialectTx, MemoryRow, NewChangeRow } from '../../spi/dialect-tx.js'
 import type { LegacyCitationRow } from '../../spi/legacy-tx.js'
@@ -254,13 +260,14 @@ async function applyStateChange(
     refuse(scopeId, `${entry}: ${change.op} names a version that is not its latest`)
   }
   const before = await currentRow(tx, scopeId, latest.memoryId, latest.version)
-  const from = change.op === 'deactivate' ? 'active' : 'forgotten'
-  if (before.state !== from) refuse(scopeId, `${entry}: ${change.op} of a ${before.state} memory`)
+  // The reference's deactivate / reactivate are our forget / restore.
+  const op = change.op === 'deactivate' ? 'forget' : 'restore'
+  if (!canApply(op, before.state))
+    refuse(scopeId, `${entry}: ${change.op} of a ${before.state} memory`)
   const reason = exact(scopeId, `${entry} reason`, change.reason, normalizeReason)
-  const state = change.op === 'deactivate' ? 'forgotten' : 'active'
-  const after = nextRow(before, { state, at: ctx.at })
+  const after = nextRow(before, { state: stateAfter(op, before.state), at: ctx.at })
   await casOrConflict(tx, after, before)
-  return changeRow(change.op === 'deactivate' ? 'forget' : 'restore', before, after, {
+  return changeRow(op, before, after, {
     ...ctx,
     reason,
   })
@@ -307,7 +314,8 @@ async function checkHead(
       entryVersionId: e.entryVersionId,
     })
     const row = c === undefined ? undefined : await tx.getMemory(c.memoryId)
-    const state = e.state === 'active' ? 'active' : 'forgotten'
+    // A reference entry is active or inactive; inactive replays to forgotten.
+    const state = e.state === 'active' ? INITIAL_STATE : STATE_TRANSITIONS.forget.to
     if (c === undefined || row?.currentVersion !== c.version || row.state !== state) {
       refuse(
         scopeId,

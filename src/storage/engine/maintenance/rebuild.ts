@@ -1,3 +1,4 @@
+import { isActive } from '../../../core/memory-state.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
 import type { RebuildReport } from '../../spi/memory-backend.js'
 import { headOf } from '../row-builders.js'
@@ -20,7 +21,7 @@ export async function rebuildInTx(tx: DialectTx): Promise<RebuildReport> {
     active = []
   }
   for await (const m of paged('', 500, page, (r) => r.memoryId)) {
-    if (m.state !== 'active') continue
+    if (!isActive(m.state)) continue
     active.push(m.memoryId)
     if (active.length >= 500) await project()
   }

@@ -1,5 +1,6 @@
 import { analyzeText } from '../../../core/analyzer.js'
 import type { MergeRecord } from '../../../core/memory-model.js'
+import { isActive, isMerged, isRetired } from '../../../core/memory-state.js'
 import type { ChangeRow, DialectTx, HeadRow, MemoryRow, VersionRow } from '../../spi/dialect-tx.js'
 import type { VerifyReport } from '../../spi/memory-backend.js'
 import { journalProblemsInTx, legacyProblemsInTx, skipSeqsInTx } from '../journal/journal-checks.js'
@@ -55,12 +56,12 @@ function mergeProblems(
       problems.push(`merge ${m.mergeId}: result version 1 does not cite exactly the inputs`)
     }
     if (m.state === 'undone') {
-      if (result.state !== 'retired')
+      if (!isRetired(result.state))
         problems.push(`merge ${m.mergeId} is undone but ${m.resultId} is ${result.state}`)
       continue
     }
     effectiveResults.set(m.resultId, m)
-    if (result.state === 'retired')
+    if (isRetired(result.state))
       problems.push(`merge ${m.mergeId} is effective but its result is retired`)
     for (const input of m.inputs) {
       const previous = absorbedBy.get(input.artifactId)
@@ -72,7 +73,7 @@ function mergeProblems(
       const row = rows.get(input.artifactId)
       if (
         row === undefined ||
-        row.state !== 'merged' ||
+        !isMerged(row.state) ||
         row.mergedInto !== m.resultId ||
         row.currentVersion !== input.revision
       ) {
@@ -83,13 +84,13 @@ function mergeProblems(
     }
   }
   for (const row of memories) {
-    if (row.state === 'merged') {
+    if (isMerged(row.state)) {
       if (row.mergedInto === null || !absorbedBy.has(row.memoryId))
         problems.push(`memory ${row.memoryId}: merged without an effective merge`)
       const seen = new Set<string>()
       for (
         let cur: MemoryRow | undefined = row;
-        cur?.state === 'merged';
+        cur !== undefined && isMerged(cur.state);
         cur = rows.get(cur.mergedInto ?? '')
       ) {
         if (seen.has(cur.memoryId)) {
@@ -102,7 +103,7 @@ function mergeProblems(
       problems.push(`memory ${row.memoryId}: ${row.state} but merged_into is set`)
     }
     if (
-      row.state === 'retired' &&
+      isRetired(row.state) &&
       !merges.some((m) => m.resultId === row.memoryId && m.state === 'undone')
     ) {
       problems.push(`memory ${row.memoryId}: retired without an undone merge`)
@@ -147,7 +148,7 @@ class Ordered<T> {
 }
 
 function headProblem(row: MemoryRow, head: HeadRow | undefined, own: readonly VersionRow[]) {
-  if (row.state !== 'active') {
+  if (!isActive(row.state)) {
     return head === undefined
       ? undefined
       : `memory ${row.memoryId}: ${row.state} but still projected`
@@ -294,8 +295,8 @@ export async function verifyInTx(tx: DialectTx): Promise<VerifyReport> {
     if (changeIssue !== undefined) problems.push(changeIssue)
     if (
       inMerges.has(row.memoryId) ||
-      row.state === 'merged' ||
-      row.state === 'retired' ||
+      isMerged(row.state) ||
+      isRetired(row.state) ||
       row.mergedInto !== null
     ) {
       kept.push(row)

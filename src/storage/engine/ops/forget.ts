@@ -1,6 +1,13 @@
+import { isForgotten, stateAfter } from '../../../core/memory-state.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
 import type { ForgetResult } from '../../spi/memory-backend.js'
-import { casOrConflict, requireActiveAt, requireMemory, requireVersion } from '../guards.js'
+import {
+  casOrConflict,
+  requireActiveAt,
+  requireMemory,
+  requireRevisionAt,
+  requireVersion,
+} from '../guards.js'
 import { changeRow, nextRow } from '../row-builders.js'
 import { viewOf } from '../version-codec.js'
 import type { WriteContext } from '../write-context.js'
@@ -18,14 +25,12 @@ export async function forgetInTx(
 ): Promise<ForgetResult> {
   const row = await requireMemory(tx, cmd.scopeId, cmd.memoryId)
   const current = await requireVersion(tx, row.memoryId, row.currentVersion)
-  if (row.state === 'forgotten') {
-    if (cmd.expectedRevision !== undefined && cmd.expectedRevision !== row.currentVersion) {
-      requireActiveAt({ ...row, state: 'active' }, cmd.expectedRevision)
-    }
+  if (isForgotten(row.state)) {
+    requireRevisionAt(row, cmd.expectedRevision)
     return { status: 'unchanged', memory: viewOf(current, row) }
   }
   requireActiveAt(row, cmd.expectedRevision)
-  const next = nextRow(row, { state: 'forgotten', at: ctx.at })
+  const next = nextRow(row, { state: stateAfter('forget', row.state), at: ctx.at })
   await casOrConflict(tx, next, row)
   await tx.deleteHead(row.memoryId)
   await tx.appendChanges(row.scopeId, [

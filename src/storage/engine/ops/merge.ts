@@ -2,6 +2,7 @@ import { normalizeArtifactRefs, normalizeSourceRefs } from '../../../core/conten
 import { PowerContextError } from '../../../core/errors.js'
 import { newMergeId } from '../../../core/ids.js'
 import type { ArtifactRef, Memory, MergeRecord, SourceRef } from '../../../core/memory-model.js'
+import { isMerged, stateAfter } from '../../../core/memory-state.js'
 import type { DialectTx, MemoryRow, NewChangeRow, VersionRow } from '../../spi/dialect-tx.js'
 import type { MergeResult } from '../../spi/memory-backend.js'
 import {
@@ -83,7 +84,11 @@ export async function mergeInTx(
   ]
   const inputs: Memory[] = []
   for (const [i, row] of rows.entries()) {
-    const next = nextRow(row, { state: 'merged', mergedInto: resultId, at: ctx.at })
+    const next = nextRow(row, {
+      state: stateAfter('merge', row.state),
+      mergedInto: resultId,
+      at: ctx.at,
+    })
     await casOrConflict(tx, next, row)
     await tx.deleteHead(row.memoryId)
     changes.push(changeRow('merge', row, next, { ...ctx, reason: cmd.reason }))
@@ -112,7 +117,12 @@ export async function mergeInTx(
  */
 async function repeatedMerge(tx: DialectTx, cmd: CheckedMerge): Promise<MergeResult | undefined> {
   const first = await tx.getMemory(cmd.inputs[0]?.artifactId ?? '')
-  if (first?.state !== 'merged' || first.mergedInto === null || first.scopeId !== cmd.scopeId)
+  if (
+    first === undefined ||
+    !isMerged(first.state) ||
+    first.mergedInto === null ||
+    first.scopeId !== cmd.scopeId
+  )
     return undefined
   const merge = await tx.effectiveMergeOfResult(first.mergedInto)
   const key = (refs: readonly ArtifactRef[]): string =>

@@ -2,6 +2,7 @@ import { checkSourceRefs } from '../../../core/command-rules.js'
 import { canonicalContent } from '../../../core/content-hash.js'
 import { invalidRequest } from '../../../core/errors.js'
 import type { Memory, VersionContent } from '../../../core/memory-model.js'
+import { isActive } from '../../../core/memory-state.js'
 import {
   normalizeKind,
   normalizeReason,
@@ -102,7 +103,7 @@ async function findActiveDuplicate(
     // Hash equality is re-checked against the canonical bytes themselves.
     if (
       current !== undefined &&
-      current.row.state === 'active' &&
+      isActive(current.row.state) &&
       canonicalContent(contentOfRow(current.version)) === canonical
     ) {
       return viewOf(current.version, current.row)

@@ -4,6 +4,13 @@ import { canonicalJson } from '../../../core/canonical.js'
 import { canonicalContent } from '../../../core/content-hash.js'
 import { PowerContextError } from '../../../core/errors.js'
 import type { MemoryState, MergeRecord } from '../../../core/memory-model.js'
+import {
+  canApply,
+  isActive,
+  isMerged,
+  isRetired,
+  STATE_TRANSITIONS,
+} from '../../../core/memory-state.js'
 import type { DialectTx, MemoryRow } from '../../spi/dialect-tx.js'
 import type { PlanRef, RestorePlanView } from '../../spi/memory-backend.js'
 import { requireMemory, requireVersion } from '../guards.js'
@@ -41,7 +48,7 @@ async function mergesAbove(
 ): Promise<MergeRecord[]> {
   const chain: MergeRecord[] = []
   let current = row
-  while (current.state === 'merged') {
+  while (isMerged(current.state)) {
     if (current.mergedInto === null)
       throw inconsistent(`${current.memoryId} is merged into nothing`)
     const merge = await tx.effectiveMergeOfResult(current.mergedInto)
@@ -70,7 +77,7 @@ export async function planRestore(
   cmd: { scopeId: string; memoryId: string; toRevision: number | undefined },
 ): Promise<RestorePlan> {
   const target = await requireMemory(tx, cmd.scopeId, cmd.memoryId)
-  if (target.state === 'retired') {
+  if (isRetired(target.state)) {
     throw new PowerContextError(
       'state_conflict',
       `memory ${target.memoryId} is retired and cannot be restored`,
@@ -89,18 +96,18 @@ export async function planRestore(
   const undo = [...chain].reverse()
   const finalState = new Map<string, MemoryState>([...rows].map(([id, r]) => [id, r.state]))
   for (const merge of undo) {
-    finalState.set(merge.resultId, 'retired')
+    finalState.set(merge.resultId, STATE_TRANSITIONS.retire.to)
     for (const input of merge.inputs) {
       if (!rows.has(input.artifactId)) {
         const row = await tx.getMemory(input.artifactId)
         if (row === undefined) throw inconsistent(`merge input ${input.artifactId} is missing`)
         rows.set(row.memoryId, row)
       }
-      finalState.set(input.artifactId, 'active')
+      finalState.set(input.artifactId, STATE_TRANSITIONS.unmerge.to)
     }
   }
-  const reactivate = target.state === 'forgotten'
-  if (reactivate) finalState.set(target.memoryId, 'active')
+  const reactivate = canApply('restore', target.state)
+  if (reactivate) finalState.set(target.memoryId, STATE_TRANSITIONS.restore.to)
 
   let newVersion: RestorePlan['newVersion'] = null
   if (old !== undefined) {
@@ -122,11 +129,11 @@ export async function planRestore(
     targetId: target.memoryId,
     undo,
     reactivate,
-    restore: refs((before, after) => before !== 'active' && after === 'active'),
-    retire: refs((before, after) => before !== 'retired' && after === 'retired'),
+    restore: refs((before, after) => !isActive(before) && isActive(after)),
+    retire: refs((before, after) => !isRetired(before) && isRetired(after)),
     // An active target's current text also leaves search when `to_revision` replaces it.
-    leavingSearch: refs((before, after) => before === 'active' && after !== 'active').concat(
-      newVersion !== null && target.state === 'active'
+    leavingSearch: refs((before, after) => isActive(before) && !isActive(after)).concat(
+      newVersion !== null && isActive(target.state)
         ? [{ memoryId: target.memoryId, version: target.currentVersion }]
         : [],
     ),

@@ -1,5 +1,6 @@
 import { PowerContextError } from '../../../core/errors.js'
 import type { Memory } from '../../../core/memory-model.js'
+import { isMerged, stateAfter } from '../../../core/memory-state.js'
 import type { DialectTx, MemoryRow, NewChangeRow } from '../../spi/dialect-tx.js'
 import type { RestoreResult } from '../../spi/memory-backend.js'
 import { casOrConflict, requireVersion } from '../guards.js'
@@ -42,14 +43,18 @@ async function undoMerge(
   }
   const changes: NewChangeRow[] = []
   const result = await requireRow(tx, plan.resultId)
-  const retired = nextRow(result, { state: 'retired', mergedInto: null, at: ctx.at })
+  const retired = nextRow(result, {
+    state: stateAfter('retire', result.state),
+    mergedInto: null,
+    at: ctx.at,
+  })
   await casOrConflict(tx, retired, result)
   await tx.deleteHead(result.memoryId)
   changes.push(changeRow('retire', result, retired, { ...ctx, reason }))
   for (const input of plan.inputs) {
     const row = await requireRow(tx, input.artifactId)
     if (
-      row.state !== 'merged' ||
+      !isMerged(row.state) ||
       row.mergedInto !== plan.resultId ||
       row.currentVersion !== input.revision
     ) {
@@ -58,7 +63,11 @@ async function undoMerge(
         `merge input ${row.memoryId} is not frozen in ${plan.mergeId}`,
       )
     }
-    const back = nextRow(row, { state: 'active', mergedInto: null, at: ctx.at })
+    const back = nextRow(row, {
+      state: stateAfter('unmerge', row.state),
+      mergedInto: null,
+      at: ctx.at,
+    })
     await casOrConflict(tx, back, row)
     await projectHead(tx, ctx, await requireVersion(tx, row.memoryId, row.currentVersion))
     changes.push(changeRow('unmerge', row, back, { ...ctx, reason }))
@@ -90,7 +99,7 @@ export async function restoreInTx(
   for (const merge of plan.undo) changes.push(...(await undoMerge(tx, ctx, merge, cmd.reason)))
   if (plan.reactivate) {
     const row = await requireRow(tx, plan.targetId)
-    const next = nextRow(row, { state: 'active', at: ctx.at })
+    const next = nextRow(row, { state: stateAfter('restore', row.state), at: ctx.at })
     await casOrConflict(tx, next, row)
     await projectHead(tx, ctx, await requireVersion(tx, row.memoryId, row.currentVersion))
     changes.push(changeRow('restore', row, next, { ...ctx, reason: cmd.reason }))

@@ -1,5 +1,6 @@
 import { canonicalContent, normalizeSourceRefs } from '../../../core/content-hash.js'
 import type { VersionContent } from '../../../core/memory-model.js'
+import { isActive } from '../../../core/memory-state.js'
 import type { DialectTx, MemoryRow, NewChangeRow, VersionRow } from '../../spi/dialect-tx.js'
 import type { UpdateResult } from '../../spi/memory-backend.js'
 import {
@@ -35,7 +36,7 @@ export async function writeNextVersion(
   await tx.insertVersion(version)
   const next = nextRow(row, { version, at: ctx.at })
   await casOrConflict(tx, next, row)
-  if (next.state === 'active') await projectHead(tx, ctx, version)
+  if (isActive(next.state)) await projectHead(tx, ctx, version)
   return { row: next, version, change: changeRow('update', row, next, { ...ctx, reason }) }
 }
 

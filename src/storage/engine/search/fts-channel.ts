@@ -1,4 +1,5 @@
 import { analyzeTokens } from '../../../core/analyzer.js'
+import { isActive } from '../../../core/memory-state.js'
 import { admits, planQuery } from '../../../core/query-plan.js'
 import type { ChannelHit } from '../../../core/search-rules.js'
 import { candidatePoolSize } from '../../../core/search-rules.js'
@@ -50,7 +51,7 @@ export function recheckFts(
   c: CurrentMemory | undefined,
   scopeId: string,
 ): c is CurrentMemory {
-  if (c === undefined || c.row.scopeId !== scopeId || c.row.state !== 'active') return false
+  if (c === undefined || c.row.scopeId !== scopeId || !isActive(c.row.state)) return false
   if (c.row.currentVersion !== hit.version || c.version.version !== hit.version) return false
   if (c.version.contentHash !== hit.contentHash) return false
   return versionRowProblems(c.version).length === 0

@@ -1,4 +1,5 @@
 import { admitsVector } from '../../../core/embedding.js'
+import { isActive } from '../../../core/memory-state.js'
 import type { ChannelHit } from '../../../core/search-rules.js'
 import { candidatePoolSize } from '../../../core/search-rules.js'
 import type { CurrentMemory, DialectTx } from '../../spi/dialect-tx.js'
@@ -40,7 +41,7 @@ function recheckVector(
   support: VectorSupport,
   q: CheckedSearch,
 ): c is CurrentMemory {
-  if (c === undefined || c.row.scopeId !== q.scopeId || c.row.state !== 'active') return false
+  if (c === undefined || c.row.scopeId !== q.scopeId || !isActive(c.row.state)) return false
   if (c.row.currentVersion !== hit.version || c.version.version !== hit.version) return false
   if (hit.contentHash !== c.version.contentHash) return false
   if (hit.embeddingHash !== support.expectedHash(hit.contentHash)) return false

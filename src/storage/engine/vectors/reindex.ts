@@ -1,4 +1,5 @@
 import { PowerContextError } from '../../../core/errors.js'
+import { isActive } from '../../../core/memory-state.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
 import type { ReindexReport } from '../../spi/memory-backend.js'
 import type { HeadVectorState } from '../../spi/vector-tx.js'
@@ -84,7 +85,7 @@ async function reindexBatch(
     const h = wanted.get(c.row.memoryId)
     return (
       h !== undefined &&
-      c.row.state === 'active' &&
+      isActive(c.row.state) &&
       c.version.version === h.version &&
       c.version.contentHash === h.contentHash
     )
@@ -103,7 +104,7 @@ async function reindexBatch(
       const c = now.get(item.row.memoryId)
       const head = heads.get(item.row.memoryId)
       // Re-checked inside the write: still active, same version, same content, head in step.
-      if (c === undefined || head === undefined || c.row.state !== 'active') continue
+      if (c === undefined || head === undefined || !isActive(c.row.state)) continue
       if (c.version.version !== item.version.version || c.version.text !== item.version.text)
         continue
       if (head.version !== c.version.version || head.contentHash !== c.version.contentHash) continue
