@@ -1,11 +1,4 @@
-import {
-  checkArtifactRef,
-  checkKinds,
-  checkLegacyCitation,
-  checkLimit,
-  checkSourceRefs,
-  checkStates,
-} from '../../core/command-rules.js'
+import { checkLegacyCitation } from '../../core/command-rules.js'
 import type { Embedder } from '../../core/embedding.js'
 import { invalidRequest } from '../../core/errors.js'
 import {
@@ -15,36 +8,34 @@ import {
   newMemoryId,
   newOperationId,
 } from '../../core/ids.js'
-import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '../../core/search-rules.js'
-import {
-  normalizeKind,
-  normalizeReason,
-  normalizeText,
-  normalizeTimestamp,
-} from '../../core/text-rules.js'
 import type { DialectTx } from '../spi/dialect-tx.js'
-import type { ExportRecord } from '../spi/export-types.js'
-import type { ImportReport } from '../spi/export-types.js'
-import { EXPORT_FORMAT } from '../spi/export-types.js'
-import { EXPORT_VERSION } from '../spi/export-types.js'
+import type { ExportRecord, ImportReport } from '../spi/export-types.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from '../spi/legacy-types.js'
 import type * as L from '../spi/listing-types.js'
 import type * as Spi from '../spi/memory-backend.js'
 import {
-  CHANGES_LIMIT_DEFAULT,
-  CHANGES_LIMIT_MAX,
-  LIST_LIMIT_DEFAULT,
-  LIST_LIMIT_MAX,
-  REMEMBER_MAX_ENTRIES,
-  SEARCH_MODES,
-} from '../spi/memory-backend.js'
+  checkChanges,
+  checkForget,
+  checkList,
+  checkMerge,
+  checkRemember,
+  checkRestore,
+  checkRestoreTarget,
+  checkSearch,
+  checkUpdate,
+  optional,
+} from './command-checks.js'
 import { skippedInChangesTx } from './journal/journal-checks.js'
 import { SourceJournal } from './journal/source-journal.js'
-import { importLegacyScopeInTx } from './legacy/legacy-import.js'
 import { getByLegacyCitationInTx } from './legacy/legacy-reads.js'
+import {
+  exportRows,
+  importLegacyScope,
+  importRows,
+  legacyScopeState,
+  type TransferDeps,
+} from './maintenance/backend-transfer.js'
 import { rebuildInTx } from './maintenance/rebuild.js'
-import { importInTx } from './maintenance/row-import.js'
-import { exportInTx } from './maintenance/row-transfer.js'
 import { verifyInTx } from './maintenance/verify.js'
 import { captureInTx, checkCapture } from './ops/capture.js'
 import { changesInTx } from './ops/changes.js'
@@ -53,9 +44,8 @@ import { getInTx } from './ops/get.js'
 import { historyInTx } from './ops/history.js'
 import { listInTx } from './ops/list.js'
 import * as listing from './ops/listing.js'
-import { checkMergeInputs, mergeInTx } from './ops/merge.js'
+import { mergeInTx } from './ops/merge.js'
 import { checkRecent, recentInTx } from './ops/recent.js'
-import { checkEntry } from './ops/remember.js'
 import { rememberInTx } from './ops/remember.js'
 import { restoreInTx } from './ops/restore.js'
 import { planRestore } from './ops/restore-plan.js'
@@ -78,17 +68,6 @@ export interface DatabaseBackendOptions {
    * when first configured; a different profile later leaves the backend without vectors.
    */
   readonly embedder?: Embedder | undefined
-}
-
-function checkToken(value: unknown): string {
-  if (typeof value !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(value)) {
-    throw invalidRequest('preview_token', 'must be a token returned by restore preview')
-  }
-  return value
-}
-
-function optional<T>(value: T | undefined, check: (v: T) => T): T | undefined {
-  return value === undefined ? undefined : check(value)
 }
 
 /**
@@ -165,30 +144,14 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
 
   /** Adds memories; an entry equal to an active memory's current content is `unchanged`. */
   async remember(cmd: Spi.RememberCommand): Promise<Spi.RememberResult> {
-    const scopeId = checkScopeId(cmd.scopeId)
-    if (
-      !Array.isArray(cmd.entries) ||
-      cmd.entries.length === 0 ||
-      cmd.entries.length > REMEMBER_MAX_ENTRIES
-    ) {
-      throw invalidRequest('entries', `must hold 1–${REMEMBER_MAX_ENTRIES} entries`)
-    }
-    const entries = cmd.entries.map(checkEntry)
+    const { scopeId, entries } = checkRemember(cmd)
     const ctx = await this.#context(entries.map((e) => e.content.text))
     return this.inWriteTransaction((tx) => rememberInTx(tx, ctx, scopeId, entries))
   }
 
   /** Writes a new version of an active memory at exactly `memoryRef.revision`. */
   async update(cmd: Spi.UpdateCommand): Promise<Spi.UpdateResult> {
-    const checked = {
-      scopeId: checkScopeId(cmd.scopeId),
-      memoryRef: checkArtifactRef(cmd.memoryRef),
-      text: optional(cmd.text, (t) => normalizeText(t)),
-      kind: optional(cmd.kind, (k) => normalizeKind(k)),
-      sources: checkSourceRefs(cmd.sources),
-      observedAt: cmd.observedAt === undefined ? undefined : normalizeTimestamp(cmd.observedAt),
-      reason: normalizeReason(cmd.reason),
-    }
+    const checked = checkUpdate(cmd)
     const texts = await this.#textsToProject((tx) =>
       updateTexts(tx, { ...checked, memoryId: checked.memoryRef.artifactId }),
     )
@@ -198,14 +161,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
 
   /** Moves an active memory to `forgotten`; already forgotten is a no-op. */
   async forget(cmd: Spi.ForgetCommand): Promise<Spi.ForgetResult> {
-    const checked = {
-      scopeId: checkScopeId(cmd.scopeId),
-      memoryId: checkMemoryId(cmd.memoryId),
-      expectedRevision: optional(cmd.expectedRevision, (r) =>
-        checkRevision(r, 'expected_revision'),
-      ),
-      reason: normalizeReason(cmd.reason),
-    }
+    const checked = checkForget(cmd)
     const ctx = await this.#context()
     return this.inWriteTransaction((tx) => forgetInTx(tx, ctx, checked))
   }
@@ -217,18 +173,14 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
    * @throws PowerContextError `memory_not_found`, `state_conflict` (retired), `preview_stale`.
    */
   async restore(cmd: Spi.RestoreCommand): Promise<Spi.RestoreResult> {
-    const checked = {
-      ...this.#checkRestoreTarget(cmd),
-      previewToken: optional(cmd.previewToken, (t) => checkToken(t)),
-      reason: normalizeReason(cmd.reason),
-    }
+    const checked = checkRestore(cmd)
     const ctx = await this.#context(await this.#textsToProject((tx) => restoreTexts(tx, checked)))
     return this.inWriteTransaction((tx) => restoreInTx(tx, ctx, checked))
   }
 
   /** The plan `restore` would apply now, and a token binding it; changes nothing. */
   async restorePreview(cmd: Spi.RestorePreviewCommand): Promise<Spi.RestorePreviewResult> {
-    const checked = this.#checkRestoreTarget(cmd)
+    const checked = checkRestoreTarget(cmd)
     const plan = await this.inReadTransaction((tx) => planRestore(tx, checked))
     return {
       plan: {
@@ -241,14 +193,6 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     }
   }
 
-  #checkRestoreTarget(cmd: Spi.RestorePreviewCommand) {
-    return {
-      scopeId: checkScopeId(cmd.scopeId),
-      memoryId: checkMemoryId(cmd.memoryId),
-      toRevision: optional(cmd.toRevision, (r) => checkRevision(r, 'to_revision')),
-    }
-  }
-
   /**
    * Merges at least two active memories (each at its current version) into a new memory; the
    * inputs become `merged`.
@@ -256,18 +200,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
    *   `revision_conflict`.
    */
   async merge(cmd: Spi.MergeCommand): Promise<Spi.MergeResult> {
-    if (!Array.isArray(cmd.inputs) || cmd.inputs.length > REMEMBER_MAX_ENTRIES) {
-      throw invalidRequest('inputs', `must be an array of 2–${REMEMBER_MAX_ENTRIES} memory refs`)
-    }
-    const inputs = cmd.inputs.map((r, i) => checkArtifactRef(r, `inputs[${i}]`))
-    checkMergeInputs(inputs)
-    const checked = {
-      scopeId: checkScopeId(cmd.scopeId),
-      inputs,
-      kind: normalizeKind(cmd.kind),
-      text: normalizeText(cmd.text),
-      reason: normalizeReason(cmd.reason),
-    }
+    const checked = checkMerge(cmd)
     const ctx = await this.#context([checked.text])
     return this.inWriteTransaction((tx) => mergeInTx(tx, ctx, checked))
   }
@@ -302,17 +235,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
 
   /** One keyset page of memories, oldest id first. */
   async list(cmd: Spi.ListCommand): Promise<Spi.ListResult> {
-    const checked = {
-      scopeId: checkScopeId(cmd.scopeId),
-      states: checkStates(cmd.states),
-      kinds: checkKinds(cmd.kinds),
-      after: optional(cmd.after, (a) => checkMemoryId(a, 'after')),
-      limit: checkLimit(cmd.limit, 'limit', {
-        min: 1,
-        max: LIST_LIMIT_MAX,
-        fallback: LIST_LIMIT_DEFAULT,
-      }),
-    }
+    const checked = checkList(cmd)
     return this.inReadTransaction((tx) => listInTx(tx, checked))
   }
 
@@ -322,20 +245,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
    * run fails with `capability_not_supported`, never an empty result. See {@link searchInMode}.
    */
   async search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult> {
-    const mode = cmd.mode === undefined ? 'auto' : cmd.mode
-    if (!(SEARCH_MODES as readonly unknown[]).includes(mode)) {
-      throw invalidRequest('mode', `must be one of ${SEARCH_MODES.join(', ')}`)
-    }
-    const checked = {
-      scopeId: checkScopeId(cmd.scopeId),
-      query: normalizeText(cmd.query, 'query'),
-      limit: checkLimit(cmd.limit, 'limit', {
-        min: 1,
-        max: SEARCH_LIMIT_MAX,
-        fallback: SEARCH_LIMIT_DEFAULT,
-      }),
-      kinds: checkKinds(cmd.kinds),
-    }
+    const { mode, ...checked } = checkSearch(cmd)
     return searchInMode(this.#run, this.#vectors, checked, mode)
   }
 
@@ -347,17 +257,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
 
   /** Change-log rows after `since` (exclusive; 0 = from the start). */
   async changes(cmd: Spi.ChangesCommand): Promise<Spi.ChangesResult> {
-    const scopeId = checkScopeId(cmd.scopeId)
-    const since = checkLimit(cmd.since, 'since', {
-      min: 0,
-      max: Number.MAX_SAFE_INTEGER,
-      fallback: 0,
-    })
-    const limit = checkLimit(cmd.limit, 'limit', {
-      min: 1,
-      max: CHANGES_LIMIT_MAX,
-      fallback: CHANGES_LIMIT_DEFAULT,
-    })
+    const { scopeId, since, limit } = checkChanges(cmd)
     return this.inReadTransaction(async (tx) => {
       const page = await changesInTx(tx, { scopeId, since, limit })
       const skipped = await skippedInChangesTx(tx, { scopeId, since, limit }, page)
@@ -426,46 +326,19 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
 
   /** What the database holds for a scope an upgrade would write: an earlier upgrade, or data. */
   async legacyScopeState(scopeId: string): Promise<TargetScopeState> {
-    const id = checkScopeId(scopeId)
-    return this.inReadTransaction(async (tx) => ({
-      upgrade: await tx.legacy.getUpgrade(id),
-      holdsData:
-        (await tx.headSeq(id)) > 0 ||
-        (await tx.journal.highWatermark(id)) > 0 ||
-        (await tx.journal.getCursor(id)) !== undefined,
-    }))
+    return legacyScopeState(this.#run, scopeId)
   }
 
   /**
-   * Upgrades one scope from the Python reference in one write transaction (docs/upgrade.md):
-   * every step is checked against this runtime's rules and written as it comes, so memory stays
-   * bounded; any refusal rolls the whole scope back. A scope upgraded before is `already` and
-   * nothing is written. `dryRun` does all of it and rolls back.
-   * @throws PowerContextError `invalid_request` (a value this runtime would store differently,
-   *   a history that does not replay, a scope that already holds data here), `source_not_found`.
+   * Upgrades one scope from the Python reference in one write transaction (docs/upgrade.md);
+   * see {@link importLegacyScope}.
+   * @throws PowerContextError `invalid_request`, `source_not_found`.
    */
   async importLegacyScope(
     input: LegacyScopeImport,
     options: { readonly dryRun?: boolean } = {},
   ): Promise<LegacyScopeResult> {
-    const at = this.#now().toISOString()
-    if (options.dryRun !== true) {
-      const result = await this.inWriteTransaction((tx) => importLegacyScopeInTx(tx, input, at))
-      if (result.status === 'upgraded' && this.#vectors.ready) this.#vectors.markBacklog(true)
-      return result
-    }
-    // The rehearsal throws right after it finished, so the adapter rolls the transaction back;
-    // an error before that is a real one.
-    let rehearsed: LegacyScopeResult | undefined
-    try {
-      await this.inWriteTransaction(async (tx) => {
-        rehearsed = await importLegacyScopeInTx(tx, input, at)
-        throw new Error('dry run: roll back')
-      })
-    } catch (err) {
-      if (rehearsed === undefined) throw err
-    }
-    return rehearsed as LegacyScopeResult
+    return importLegacyScope(this.#transfer(), input, options)
   }
 
   /** Every authoritative row as export records, in one read snapshot, page by page. */
@@ -473,41 +346,24 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     emit: (record: ExportRecord) => void | Promise<void>,
     now: Date = this.#now(),
   ): Promise<Readonly<Record<string, number>>> {
-    const send = async (r: ExportRecord): Promise<void> => {
-      await emit(r)
-    }
-    return this.inReadTransaction(async (tx) => {
-      await send({
-        type: 'header',
-        format: EXPORT_FORMAT,
-        version: EXPORT_VERSION,
-        backend: this.name,
-        exportedAt: now.toISOString(),
-      })
-      const counts = await exportInTx(tx, send)
-      await send({ type: 'end', counts })
-      return counts
-    })
+    return exportRows(this.#transfer(), emit, now)
   }
 
-  /**
-   * Imports an export into this empty database in one transaction, record by record as they
-   * stream in (row-import.ts), then rebuilds projections; with a ready embedding model, vectors
-   * are re-embedded after. A transaction that had to be retried cannot replay a consumed stream,
-   * so it fails instead (run the import again).
-   */
+  /** Imports an export into this empty database in one transaction; see {@link importRows}. */
   async importRows(
     records: Iterable<ExportRecord> | AsyncIterable<ExportRecord>,
   ): Promise<ImportReport> {
-    let started = false
-    const report = await this.inWriteTransaction(async (tx) => {
-      if (started) throw invalidRequest('import', 'the import was interrupted; run it again')
-      started = true
-      return importInTx(tx, records)
-    })
-    if (!this.#vectors.ready) return report
-    this.#vectors.markBacklog(true)
-    return { ...report, vectors: (await this.reindex()).embedded }
+    return importRows(this.#transfer(), records)
+  }
+
+  #transfer(): TransferDeps {
+    return {
+      run: this.#run,
+      now: this.#now,
+      vectors: this.#vectors,
+      name: this.name,
+      reindex: () => this.reindex(),
+    }
   }
 
   /** Runs maintenance work on raw rows in one transaction (tests that damage rows on purpose). */
