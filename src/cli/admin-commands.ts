@@ -19,19 +19,24 @@ export function registerAdminCommands(program: Command, io: CliIo, run: RunWithR
   admin
     .command('verify')
     .description('check every stored invariant; exits 1 with a report when something is wrong')
-    .action(async (_o, cmd: Command) =>
-      run(cmd, async (rt, json) => {
-        const report = await rt.verify()
-        if (json) io.out(JSON.stringify(report))
-        else {
-          const c = report.counts
-          io.out(
-            `${report.ok ? 'ok' : 'FAILED'}: ${c.memories} memories, ${c.versions} versions, ${c.heads} projected, ${c.changes} changes`,
-          )
-          for (const p of report.problems) io.out(`  - ${p}`)
-        }
-        return report.ok ? EXIT_OK : EXIT_FAILURE
-      }),
+    .option('--full', 'SQLite: run the full integrity_check instead of quick_check (slower)')
+    .action(async (o: { full?: boolean }, cmd: Command) =>
+      run(
+        cmd,
+        async (rt, json) => {
+          const report = await rt.verify({ full: o.full === true })
+          if (json) io.out(JSON.stringify(report))
+          else {
+            const c = report.counts
+            io.out(
+              `${report.ok ? 'ok' : 'FAILED'}: ${c.memories} memories, ${c.versions} versions, ${c.heads} projected, ${c.changes} changes`,
+            )
+            for (const p of report.problems) io.out(`  - ${p}`)
+          }
+          return report.ok ? EXIT_OK : EXIT_FAILURE
+        },
+        () => ({ integrityCheckAtOpen: false }),
+      ),
     )
 
   addEmbeddingOptions(

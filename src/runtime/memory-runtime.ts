@@ -46,6 +46,11 @@ export interface RuntimeOptions {
    * over the defaults, or `false` for exact KNN at every size.
    */
   readonly vectorAnn?: Partial<AnnSettings> | false | undefined
+  /**
+   * Embedded SQLite only: refuse a damaged file at open (SQLite's `quick_check`). Default true;
+   * `admin verify` opens without it so that it can report the damage.
+   */
+  readonly integrityCheckAtOpen?: boolean | undefined
 }
 
 /** Readiness as the server reports it (`/health/ready`). */
@@ -120,6 +125,7 @@ export class MemoryRuntime implements MemoryOperations {
       database: databasePath(dataDir),
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.vectorAnn === undefined ? {} : { vectorAnn: options.vectorAnn }),
+      ...(options.integrityCheckAtOpen === false ? { integrityCheck: false } : {}),
       embedder,
     })
     return new MemoryRuntime(backend, dataDir, embedder, options.extraction)
@@ -214,8 +220,8 @@ export class MemoryRuntime implements MemoryOperations {
     if (this.#closed) return
     this.#extraction.startScheduler(this, options)
   }
-  verify(): Promise<Spi.VerifyReport> {
-    return this.#backend.verify()
+  verify(options?: Spi.VerifyOptions): Promise<Spi.VerifyReport> {
+    return this.#backend.verify(options)
   }
   rebuild(): Promise<Spi.RebuildReport> {
     return this.#backend.rebuild()

@@ -1,6 +1,6 @@
 import { checkLegacyCitation } from '../../core/command-rules.js'
 import type { Embedder } from '../../core/embedding.js'
-import { invalidRequest } from '../../core/errors.js'
+import { invalidRequest, PowerContextError } from '../../core/errors.js'
 import {
   checkMemoryId,
   checkRevision,
@@ -294,8 +294,28 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
    * Checks every stored invariant; `ok` is false with a list of problems otherwise. Runs in a write
    * transaction because index integrity checks are commands to the index (nothing is written).
    */
-  async verify(): Promise<Spi.VerifyReport> {
-    return this.inWriteTransaction(async (tx) => withVectorChecks(tx, await verifyInTx(tx)))
+  async verify(options: Spi.VerifyOptions = {}): Promise<Spi.VerifyReport> {
+    const integrity = await this.integrityProblems(options.full === true)
+    try {
+      return await this.inWriteTransaction(async (tx) => {
+        const report = await withVectorChecks(tx, await verifyInTx(tx))
+        if (integrity.length === 0) return report
+        return { ...report, ok: false, problems: [...integrity, ...report.problems] }
+      })
+    } catch (err) {
+      // A damaged file may stop the row checks; the database's own check has said why.
+      if (integrity.length === 0 || !(err instanceof PowerContextError)) throw err
+      const counts = { memories: 0, versions: 0, heads: 0, changes: 0 }
+      return { ok: false, problems: [...integrity, `row checks stopped: ${err.message}`], counts }
+    }
+  }
+
+  /**
+   * The database's own integrity check (`full`: the thorough one), as problems; none by default.
+   * Adapters whose database has one override this (SQLite: `quick_check` / `integrity_check`).
+   */
+  protected integrityProblems(_full: boolean): Promise<string[]> {
+    return Promise.resolve([])
   }
 
   /**

@@ -3,7 +3,12 @@ import mysql from 'mysql2/promise'
 
 import { PowerContextError } from '../../core/errors.js'
 import type { DatabaseBackendOptions } from '../engine/database-memory-backend.js'
-import type { BackendCapabilities, RebuildReport, VerifyReport } from '../spi/memory-backend.js'
+import type {
+  BackendCapabilities,
+  RebuildReport,
+  VerifyOptions,
+  VerifyReport,
+} from '../spi/memory-backend.js'
 import { SqlMemoryBackend } from '../sql/sql-memory-backend.js'
 import { TransactionRunner } from '../sql/transaction-runner.js'
 import { mysqlSqlDialect } from './mysql-dialect.js'
@@ -204,8 +209,8 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
   }
 
   /** The base class's checks; what they find about the FULLTEXT index also feeds readiness. */
-  override async verify(): Promise<VerifyReport> {
-    const report = await super.verify()
+  override async verify(options?: VerifyOptions): Promise<VerifyReport> {
+    const report = await super.verify(options)
     if (this.#status.ftsProblem === null) {
       const gap = report.problems.find((p) => p.startsWith(FULLTEXT_GAP_PREFIX)) ?? null
       this.#status = { ...this.#status, ftsGap: gap }

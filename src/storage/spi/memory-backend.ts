@@ -251,6 +251,11 @@ export interface CaptureSourceResult {
   readonly created: boolean
 }
 
+export interface VerifyOptions {
+  /** SQLite: run the full `PRAGMA integrity_check` instead of `quick_check`. Default false. */
+  readonly full?: boolean | undefined
+}
+
 export interface VerifyReport {
   readonly ok: boolean
   readonly problems: readonly string[]
@@ -339,7 +344,11 @@ export interface MemoryBackend {
   getSources(cmd: L.GetSourcesCommand): Promise<L.GetSourcesResult>
   /** The scope's source journal: cursor, high watermark, a page of sources. */
   listSources(cmd: L.ListSourcesCommand): Promise<L.ListSourcesResult>
-  verify(): Promise<VerifyReport>
+  /**
+   * Checks every stored invariant, after the database's own integrity check (SQLite:
+   * `quick_check`, or the full `integrity_check` with `full`).
+   */
+  verify(options?: VerifyOptions): Promise<VerifyReport>
   rebuild(): Promise<RebuildReport>
   /** Embeds every missing or stale vector of active memories, in bounded batches. */
   reindex(options?: { readonly batchSize?: number }): Promise<ReindexReport>

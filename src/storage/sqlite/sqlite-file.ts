@@ -20,7 +20,7 @@ import { PowerContextError } from '../../core/errors.js'
 
 /** Why a file is not opened (`details.reason` of the open error). */
 export type RefusedFileReason =
-  'empty_file' | 'not_a_database' | 'foreign_database' | 'schema_newer'
+  'empty_file' | 'not_a_database' | 'foreign_database' | 'schema_newer' | 'corrupt'
 
 /** The 16 bytes every SQLite 3 database file starts with. */
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1')
@@ -136,4 +136,34 @@ export function createDatabaseFile(path: string, init: (db: Database.Database) =
     for (const suffix of ['', '-wal', '-shm', '-journal'])
       rmSync(temporary + suffix, { force: true })
   }
+}
+
+/** Problems SQLite's own check reports (`quick_check`, or `integrity_check` when `full`). */
+export function integrityProblems(db: Database.Database, full: boolean): string[] {
+  const pragma = full ? 'integrity_check' : 'quick_check'
+  let rows: Record<string, string>[]
+  try {
+    rows = db.pragma(`${pragma}(20)`) as Record<string, string>[]
+  } catch (err) {
+    return [`SQLite ${pragma}: ${(err as Error).message}`]
+  }
+  // One row may hold several lines; `*** in database main ***` only heads them.
+  const lines = rows
+    .flatMap((r) => String(Object.values(r)[0] ?? '').split('\n'))
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !/^\*\*\* in database \w+ \*\*\*$/.test(l))
+  return lines.length === 1 && lines[0] === 'ok' ? [] : lines.map((l) => `SQLite ${pragma}: ${l}`)
+}
+
+/** Refuses a damaged file at open (SQLite's `quick_check`: every page read once). */
+export function requireIntact(db: Database.Database, path: string): void {
+  const problems = integrityProblems(db, false)
+  if (problems.length === 0) return
+  const more = problems.length > 1 ? `, ${problems.length - 1} more` : ''
+  throw refusedFile(
+    path,
+    'corrupt',
+    `the database file is damaged (${problems[0]}${more}); ` +
+      'run `powercontext admin verify --full`, and restore it from a backup',
+  )
 }

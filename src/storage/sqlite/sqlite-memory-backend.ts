@@ -16,7 +16,13 @@ import { ANN_DEFAULTS } from './sqlite-ann-types.js'
 import { loadHnswlib } from './sqlite-ann-types.js'
 import { sqliteDialect } from './sqlite-dialect.js'
 import { isBusy, SQLITE_RETRY, sqliteDriver } from './sqlite-driver.js'
-import { checkExistingFile, createDatabaseFile, requirePowerContextSchema } from './sqlite-file.js'
+import {
+  checkExistingFile,
+  createDatabaseFile,
+  integrityProblems,
+  requireIntact,
+  requirePowerContextSchema,
+} from './sqlite-file.js'
 import { migrate } from './sqlite-schema.js'
 import { sqliteSession, SqliteStatements } from './sqlite-session.js'
 import { loadSqliteVectorIndex } from './sqlite-vector.js'
@@ -43,6 +49,11 @@ export interface SqliteBackendOptions extends DatabaseBackendOptions {
    * docs/search.md): settings over {@link ANN_DEFAULTS}, or `false` for exact KNN only.
    */
   readonly vectorAnn?: Partial<AnnSettings> | false
+  /**
+   * Run SQLite's `quick_check` when opening an existing file and refuse a damaged one
+   * (`details.reason` `corrupt`). Default true; `admin verify` opens without it to report.
+   */
+  readonly integrityCheck?: boolean
 }
 
 /** Default memory-map window: sqlite-vec's brute-force scans are ≈ 2× faster memory-mapped. */
@@ -110,7 +121,8 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
    * Only a missing file creates a database; an existing file that is empty, not SQLite, not a
    * PowerContext database or of a newer schema is refused and left untouched.
    * @throws PowerContextError `internal_error` when the file cannot be opened, with
-   *   `details.reason` `empty_file`, `not_a_database`, `foreign_database` or `schema_newer` when
+   *   `details.reason` `empty_file`, `not_a_database`, `foreign_database`, `schema_newer` or
+   *   `corrupt` (SQLite's `quick_check` failed; see `integrityCheck`) when
    *   the file is refused.
    */
   static async open(options: SqliteBackendOptions): Promise<SqliteMemoryBackend> {
@@ -136,6 +148,9 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
       const backend = SqliteMemoryBackend.#create(db, options)
       await backend.#runner.run('write', async () => {
         if (existing) requirePowerContextSchema(db as Database.Database, path)
+        if (existing && options.integrityCheck !== false) {
+          requireIntact(db as Database.Database, path)
+        }
         migrate(db as Database.Database)
         backend.#vectors.prepareIndex()
       })
@@ -154,6 +169,14 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
         { cause: err },
       )
     }
+  }
+
+  /**
+   * SQLite's own check (`quick_check`, or `integrity_check` when `full`), between transactions:
+   * on a damaged file even a read transaction's commit can fail.
+   */
+  protected override integrityProblems(full: boolean): Promise<string[]> {
+    return this.#runner.afterQueued(async () => integrityProblems(this.#db, full))
   }
 
   /** Closes the connection after every queued transaction has finished. */
