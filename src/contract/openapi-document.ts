@@ -1560,6 +1560,39 @@ export const OPENAPI_DOCUMENT = {
             ],
             "additionalProperties": true
           },
+          "cluster": {
+            "description": "The database cluster this server's node belongs to (MariaDB Galera), as last checked by readiness; null on a single database server. See docs/cluster.md.",
+            "type": [
+              "null",
+              "object"
+            ],
+            "required": [
+              "kind",
+              "size",
+              "node_state",
+              "primary"
+            ],
+            "properties": {
+              "kind": {
+                "type": "string",
+                "enum": [
+                  "galera"
+                ]
+              },
+              "size": {
+                "type": "integer",
+                "description": "Nodes in this node's component."
+              },
+              "node_state": {
+                "type": "string",
+                "description": "`Synced`, `Joining`, `Donor/Desynced`, …; only `Synced` gets work."
+              },
+              "primary": {
+                "type": "boolean",
+                "description": "This node is in the primary component."
+              }
+            }
+          },
           "limits": {
             "type": "object",
             "required": [

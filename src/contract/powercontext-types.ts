@@ -425,6 +425,17 @@ export interface components {
         };
         CapabilitiesResponse: {
             backend?: string;
+            /** @description The database cluster this server's node belongs to (MariaDB Galera), as last checked by readiness; null on a single database server. See docs/cluster.md. */
+            cluster?: null | {
+                /** @enum {string} */
+                kind: "galera";
+                /** @description `Synced`, `Joining`, `Donor/Desynced`, …; only `Synced` gets work. */
+                node_state: string;
+                /** @description This node is in the primary component. */
+                primary: boolean;
+                /** @description Nodes in this node's component. */
+                size: number;
+            };
             /** @description Prepared-context envelopes `POST /v1/context/prepare` returns. */
             context_versions?: string[];
             embedding_profile: null | {

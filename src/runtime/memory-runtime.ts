@@ -67,6 +67,8 @@ export interface Capabilities {
   readonly searchModes: readonly Spi.SearchMode[]
   /** The database's embedding profile while vector search is available, else null. */
   readonly embeddingProfile: EmbeddingProfile | null
+  /** The database cluster of the backend's node as last checked (readiness), or null. */
+  readonly cluster: Spi.ClusterStatus | null
   /** What flush does with sources: structured candidates, or a generation model. */
   readonly extraction: ExtractionCapabilities
 }
@@ -287,23 +289,31 @@ export class MemoryRuntime implements MemoryOperations {
       sourceTypes: ['content'],
       searchModes: modes,
       embeddingProfile: caps.vector ? caps.embeddingProfile : null,
+      cluster: caps.cluster ?? null,
       extraction: this.#extraction.capabilities(),
     }
   }
 
   /**
-   * Readiness of the opened runtime: the database answers a read (blocking); with an embedding
+   * Readiness of the opened runtime: the storage's live health (a Galera node must be Synced in
+   * the primary component) and a read of the database are blocking; with an embedding
    * model, `inference.embedding` (and `vector_index` when the index is unavailable) are
    * non-blocking: anything but `ready` makes the status `degraded`.
    */
   async readiness(): Promise<Readiness> {
     if (this.#closed) return { status: 'not_ready', checks: { runtime: 'closed' } }
+    // Live storage state first (a Galera node that is not Synced must get no work, issue 14).
+    const live = await this.#backend.storageHealth?.()
+    if (live?.ready === false) {
+      return { status: 'not_ready', checks: { runtime: 'ready', ...live.checks } }
+    }
     try {
       await this.#backend.changes({ scopeId: 'powercontext:readiness', since: 0, limit: 1 })
     } catch {
       return { status: 'not_ready', checks: { runtime: 'ready', database: 'unavailable' } }
     }
     const optional = {
+      ...live?.checks,
       ...this.#backend.storageChecks?.(),
       ...(this.#health === undefined ? {} : await this.#health.checks(this.#backend)),
       ...(await this.#extraction.checks()),

@@ -91,6 +91,15 @@ export function wireCapabilities(runtime: MemoryRuntime) {
     context_versions: [PREPARED_CONTEXT_SCHEMA],
     extraction: toWireExtraction(caps.extraction),
     embedding_profile: caps.embeddingProfile === null ? null : profileJson(caps.embeddingProfile),
+    cluster:
+      caps.cluster === null
+        ? null
+        : {
+            kind: caps.cluster.kind,
+            size: caps.cluster.size,
+            node_state: caps.cluster.nodeState,
+            primary: caps.cluster.primary,
+          },
     limits: {
       text_bytes: MAX_TEXT_BYTES,
       reason_characters: MAX_REASON_CODE_POINTS,

@@ -26,11 +26,13 @@ const VECTOR_TESTS = [
 ]
 
 /** The MySQL-protocol backends under test. */
-export type MysqlFamilyBackend = 'mariadb' | 'oceanbase' | 'oceanbase (emulated on MariaDB)'
+export type MysqlFamilyBackend =
+  'mariadb' | 'mariadb galera node' | 'oceanbase' | 'oceanbase (emulated on MariaDB)'
 
 /** What each MySQL-protocol backend is expected not to run, and why. */
 export const MYSQL_FAMILY_SKIPS: Readonly<Record<MysqlFamilyBackend, readonly SkipEntry[]>> = {
   mariadb: [{ reason: 'MariaDB has no VECTOR type', tests: VECTOR_TESTS }],
+  'mariadb galera node': [{ reason: 'MariaDB has no VECTOR type', tests: VECTOR_TESTS }],
   oceanbase: [],
   'oceanbase (emulated on MariaDB)': [
     {
@@ -48,6 +50,7 @@ const DIALECT_SETUP: Readonly<
   Record<MysqlFamilyBackend, { query: string; rewriteSql?: (sql: string) => string }>
 > = {
   mariadb: { query: '' },
+  'mariadb galera node': { query: '' },
   oceanbase: { query: '' },
   'oceanbase (emulated on MariaDB)': { query: '?dialect=oceanbase', rewriteSql: emulateOceanBase },
 }
@@ -55,9 +58,13 @@ const DIALECT_SETUP: Readonly<
 /**
  * Conformance options for a MySQL-protocol backend: like a fresh SQLite file, every `open` gets a
  * fresh database (created through `adminUrl`, dropped after the file), except that opens with the
- * same `reuse` key share one.
+ * same `reuse` key share one. `adminUrl` may be a function when the server is started by the
+ * test file (read at the first open).
  */
-export function mysqlFamilyOptions(name: MysqlFamilyBackend, adminUrl: string): ConformanceOptions {
+export function mysqlFamilyOptions(
+  name: MysqlFamilyBackend,
+  adminUrl: string | (() => string),
+): ConformanceOptions {
   const databases = new TestDatabases(adminUrl)
   const setup = DIALECT_SETUP[name]
   const reused = new Map<string, Promise<string>>()

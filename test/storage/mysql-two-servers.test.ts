@@ -5,78 +5,29 @@
  * source was processed twice (the acknowledged flush windows tile the journal). Needs the build
  * (`npm test` runs it first) and the machine's MariaDB (shared/NOTES.md).
  */
-import type { ChildProcess } from 'node:child_process'
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 
 import { afterAll, expect, it } from 'vitest'
 
 import type { PowerContextClient } from '../../src/client/index.js'
-import { createPowerContextClient, PowerContextClientError } from '../../src/client/index.js'
+import { createPowerContextClient } from '../../src/client/index.js'
 import { openMysqlBackend } from '../../src/storage/mysql/index.js'
 import { describeWithMariadb, MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
+import { DIST_MAIN as DIST, raced, ServerProcesses } from '../support/server-process.js'
 
-const BIN = fileURLToPath(new URL('../../bin/powercontext.js', import.meta.url))
-const DIST = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url))
 const SCOPE = 'proj:two-servers'
 const WRITERS_PER_SERVER = 4
 const WRITES_PER_WRITER = 12
 const MERGES_PER_SERVER = 6
 const SOURCES = 30
-/** Outcomes a racing request may legitimately get. */
-const RACE_CODES = new Set(['revision_conflict', 'state_conflict'])
 
 const databases = new TestDatabases(MARIADB_TEST_URL)
-const servers: ChildProcess[] = []
+const servers = new ServerProcesses()
 
 afterAll(async () => {
-  for (const s of servers) s.kill('SIGTERM')
-  await Promise.all(
-    servers.map((s) => new Promise((r) => (s.exitCode === null ? s.once('exit', r) : r(null)))),
-  )
+  await servers.stopAll()
   await databases.dropAll()
 })
-
-/** Starts a server on an ephemeral port; resolves with its base URL and its stderr so far. */
-function startServer(databaseUrl: string): Promise<{ url: string; stderr: () => string }> {
-  const env = { ...process.env }
-  delete env['POWERCONTEXT_SERVER_AUTH_TOKEN']
-  delete env['POWERCONTEXT_SERVER_DATA_DIR']
-  const proc = spawn(
-    process.execPath,
-    [BIN, 'server', 'run', '--database', databaseUrl, '--host', '127.0.0.1', '--port', '0'],
-    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...env, POWERCONTEXT_SERVER_LOG_LEVEL: 'warn' } },
-  )
-  servers.push(proc)
-  let stderr = ''
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 20_000)
-    proc.stderr!.setEncoding('utf8')
-    proc.stderr!.on('data', (chunk: string) => {
-      stderr += chunk
-      const m = /listening on (http:\/\/\S+)/.exec(stderr)
-      if (m !== null) {
-        clearTimeout(timer)
-        resolve({ url: m[1]!, stderr: () => stderr })
-      }
-    })
-    proc.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`server exited with ${code}: ${stderr}`))
-    })
-  })
-}
-
-/** Runs `call`; a PowerContext error with a racing code resolves to undefined. */
-async function raced<T>(call: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await call()
-  } catch (err) {
-    if (err instanceof PowerContextClientError && RACE_CODES.has(err.code)) return undefined
-    throw err
-  }
-}
 
 interface Acked {
   readonly memoryId: string
@@ -137,7 +88,7 @@ describeWithMariadb('two servers on one MariaDB database', () => {
   it('concurrent writers, merges and flushes keep every invariant and lose no write', async () => {
     if (!existsSync(DIST)) throw new Error(`${DIST} is missing: run npm run build first`)
     const url = await databases.create('two_servers')
-    const started = await Promise.all([startServer(url), startServer(url)])
+    const started = await Promise.all([servers.start(url), servers.start(url)])
     const clients = started.map((s) =>
       createPowerContextClient({ baseUrl: s.url, timeoutMs: 30_000 }),
     )

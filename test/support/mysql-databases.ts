@@ -81,12 +81,17 @@ export function connectionOf(url: string): mysql.ConnectionOptions {
 
 /** Creates and drops the databases of one test file. */
 export class TestDatabases {
-  readonly #adminUrl: string
+  readonly #adminUrlOf: () => string
   readonly #created: string[] = []
   readonly #run = randomBytes(4).toString('hex')
 
-  constructor(adminUrl: string) {
-    this.#adminUrl = adminUrl
+  /** `adminUrl`: a URL, or a function giving it (read when first needed). */
+  constructor(adminUrl: string | (() => string)) {
+    this.#adminUrlOf = typeof adminUrl === 'string' ? () => adminUrl : adminUrl
+  }
+
+  get #adminUrl(): string {
+    return this.#adminUrlOf()
   }
 
   /** Runs SQL on the admin connection (e.g. to damage a table on purpose). */

@@ -188,6 +188,22 @@ class CapabilitiesResponseExtraction(Model):
 
 
 @dataclass(frozen=True)
+class CapabilitiesResponseCluster(Model):
+    "The database cluster this server's node belongs to (MariaDB Galera), as last checked by readiness; null on a single database server. See docs/cluster.md."
+
+    kind: str
+    size: int
+    node_state: str
+    primary: bool
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("kind", "kind", T.STR, True),
+        Field("size", "size", T.INT, True),
+        Field("node_state", "node_state", T.STR, True),
+        Field("primary", "primary", T.BOOL, True),
+    )
+
+
+@dataclass(frozen=True)
 class CapabilitiesResponseLimits(Model):
     "The `CapabilitiesResponseLimits` shape of the contract."
 
@@ -223,6 +239,7 @@ class CapabilitiesResponse(Model):
     limits: CapabilitiesResponseLimits
     backend: str | Unset = UNSET
     context_versions: List[str] | Unset = UNSET
+    cluster: Optional[CapabilitiesResponseCluster] | Unset = UNSET
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("version", "version", T.STR, True),
         Field("source_types", "source_types", T.list(T.STR), True),
@@ -232,6 +249,7 @@ class CapabilitiesResponse(Model):
         Field("limits", "limits", T.model("CapabilitiesResponseLimits"), True),
         Field("backend", "backend", T.STR, False),
         Field("context_versions", "context_versions", T.list(T.STR), False),
+        Field("cluster", "cluster", T.nullable(T.model("CapabilitiesResponseCluster")), False),
     )
 
 
@@ -1556,6 +1574,7 @@ __all__ = [
     "LiveResponse",
     "ReadinessResponse",
     "CapabilitiesResponseExtraction",
+    "CapabilitiesResponseCluster",
     "CapabilitiesResponseLimits",
     "CapabilitiesResponse",
     "CaptureContentRequest",

@@ -18,6 +18,8 @@ export interface MysqlDriverSettings {
   readonly dialect: MysqlDialect
   readonly password: string | undefined
   readonly rewrite: ((sql: string) => string) | undefined
+  /** Statements after the dialect's on every new connection (Galera: causal reads). */
+  readonly extraSetup: readonly string[]
 }
 
 /** The driver of one backend; each new pooled connection is set up once. */
@@ -29,7 +31,9 @@ export function mysqlDriver(s: MysqlDriverSettings): SqlDriver {
     if (!initialised.has(core)) {
       const level = write ? 'SERIALIZABLE' : 'REPEATABLE READ'
       try {
-        for (const statement of s.dialect.sessionSetup) await conn.query(statement)
+        for (const statement of [...s.dialect.sessionSetup, ...s.extraSetup]) {
+          await conn.query(statement)
+        }
         await conn.query(`SET SESSION TRANSACTION ISOLATION LEVEL ${level}`)
       } catch (err) {
         conn.destroy()

@@ -6,6 +6,7 @@ import type { DatabaseBackendOptions } from '../engine/database-memory-backend.j
 import type {
   BackendCapabilities,
   RebuildReport,
+  StorageHealth,
   VerifyOptions,
   VerifyReport,
 } from '../spi/memory-backend.js'
@@ -21,6 +22,16 @@ import {
   fulltextMisses,
   refillFulltextRows,
 } from './mysql-fts-repair.js'
+import type { GaleraStatus } from './mysql-galera.js'
+import {
+  GALERA_SESSION_SETUP,
+  galeraProblem,
+  galeraStatusOf,
+  isGaleraNode,
+  statusRows,
+} from './mysql-galera.js'
+import type { NodeHealth } from './mysql-health.js'
+import { clusterStatusOf, MysqlHealthProbe } from './mysql-health.js'
 import { migrateMysql, withSchemaLock } from './mysql-migrate.js'
 import type { ServerProbe } from './mysql-probe.js'
 import { ensureFulltext, ensureVectorColumn, probeServer } from './mysql-probe.js'
@@ -41,6 +52,12 @@ export interface MysqlBackendOptions extends DatabaseBackendOptions {
    * sent (the OceanBase emulation on MariaDB in `test/storage`). Never set it in production.
    */
   readonly rewriteSql?: (sql: string) => string
+  /**
+   * On a Galera node, every session waits for causality (`wsrep_sync_wait = 1`, see
+   * mysql-galera.ts). Default true; false only to measure what it costs (`npm run bench:cluster`):
+   * without it a client behind a load balancer may not read its own writes.
+   */
+  readonly causalReads?: boolean
 }
 
 /** Total time a transaction keeps retrying conflicts before giving up. */
@@ -61,6 +78,10 @@ export interface MysqlStorageStatus {
   readonly ftsGap: string | null
   /** Index rows the last repair rewrote (at open: heads a database crash had left unsearchable). */
   readonly ftsRewritten: number
+  /** The Galera node's state as last checked (open, readiness), or null: not a Galera node. */
+  readonly galera: GaleraStatus | null
+  /** True when sessions wait for causality (a Galera node with `causalReads` on). */
+  readonly causalReads: boolean
 }
 
 /**
@@ -79,6 +100,9 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
   #status: MysqlStorageStatus
   readonly #rewrite: ((sql: string) => string) | undefined
   readonly #runner: TransactionRunner
+  readonly #health: MysqlHealthProbe
+  /** The server restarted and the FULLTEXT check after it has not succeeded yet. */
+  #repairPending = false
   readonly #database: string
 
   private constructor(
@@ -87,6 +111,7 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
     status: MysqlStorageStatus,
     vectorState: VectorColumnState,
     options: MysqlBackendOptions,
+    health: MysqlHealthProbe,
   ) {
     const driver = mysqlDriver({
       pool: pools.write,
@@ -94,6 +119,7 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
       dialect: status.server.dialect,
       password: settings.password,
       rewrite: options.rewriteSql,
+      extraSetup: status.causalReads ? GALERA_SESSION_SETUP : [],
     })
     const bounds = {
       maxAttempts: options.maxAttempts ?? MAX_ATTEMPTS_DEFAULT,
@@ -109,6 +135,7 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
     this.#readPool = pools.read
     this.#status = status
     this.#runner = runner
+    this.#health = health
     this.#rewrite = options.rewriteSql
     this.#database = settings.database
   }
@@ -138,9 +165,14 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
     try {
       const conn = await pool.getConnection()
       let backend: MysqlMemoryBackend
+      let health: MysqlHealthProbe
       try {
         const sql = new MysqlSession(conn, options.rewriteSql)
         const server = await probeServer(sql, settings.dialect)
+        const nodeRows = await statusRows(sql)
+        const galera = (await isGaleraNode(sql)) ? galeraStatusOf(nodeRows) : null
+        health = new MysqlHealthProbe(config, galera !== null)
+        health.remember(nodeRows)
         const { ftsProblem, vectorState } = await withSchemaLock(
           sql,
           settings.database,
@@ -165,9 +197,11 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
           vectorProblem: vectorState.problem,
           ftsGap: null,
           ftsRewritten: 0,
+          galera,
+          causalReads: galera !== null && options.causalReads !== false,
         }
         const pools = { write: pool, read: readPool }
-        backend = new MysqlMemoryBackend(pools, settings, status, vectorState, options)
+        backend = new MysqlMemoryBackend(pools, settings, status, vectorState, options, health)
       } finally {
         conn.release()
       }
@@ -189,7 +223,39 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
 
   /** Full-text search follows the startup probe; vectors follow the base class's state. */
   override get capabilities(): BackendCapabilities {
-    return { ...super.capabilities, fts: this.#status.ftsProblem === null }
+    const galera = this.#status.galera
+    return {
+      ...super.capabilities,
+      fts: this.#status.ftsProblem === null,
+      cluster: galera === null ? null : clusterStatusOf(galera),
+    }
+  }
+
+  /**
+   * Live health for readiness: the server answers and, on a Galera node, is Synced in the primary
+   * component (else `ready: false`: a load balancer must stop sending it work). After the server
+   * restarted, the FULLTEXT index is checked and repaired before the node reports ready.
+   */
+  async storageHealth(): Promise<StorageHealth> {
+    let health: NodeHealth
+    try {
+      health = await this.#health.check()
+    } catch {
+      return { ready: false, checks: { database: 'unavailable' } }
+    }
+    if (health.galera !== null) this.#status = { ...this.#status, galera: health.galera }
+    const problem = health.galera === null ? null : galeraProblem(health.galera)
+    if (problem !== null) return { ready: false, checks: { cluster: `unavailable: ${problem}` } }
+    if (health.restarted) this.#repairPending = true
+    if (this.#repairPending) {
+      try {
+        await this.#repairFulltext(false)
+        this.#repairPending = false
+      } catch {
+        return { ready: false, checks: { full_text: 'unavailable: checking after a restart' } }
+      }
+    }
+    return { ready: true, checks: health.galera === null ? {} : { cluster: 'ready' } }
   }
 
   /** Server, dialect and the reasons a capability is unavailable (startup probes). */

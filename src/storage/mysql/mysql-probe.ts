@@ -154,7 +154,11 @@ export async function ensureFulltext(sql: SqlSession, probe: ServerProbe): Promi
       await sql.run(`ALTER TABLE memory_heads DROP INDEX ${LEGACY_FULLTEXT_INDEX}`)
     }
     if (!(await indexExists(sql, FULLTEXT_TABLE, FULLTEXT_INDEX))) {
-      await sql.run(fulltextIndexSql(dialect))
+      // The schema lock is per server: on a Galera cluster two nodes' servers may both get here;
+      // the DDL replicates, so the loser's fails because the index is there, which is fine.
+      await sql.run(fulltextIndexSql(dialect)).catch(async (err: unknown) => {
+        if (!(await indexExists(sql, FULLTEXT_TABLE, FULLTEXT_INDEX))) throw err
+      })
     }
     await sql.run(ftsProbeTableSql(dialect))
   } catch (err) {

@@ -284,6 +284,26 @@ export interface BackendCapabilities {
   readonly vector: boolean
   /** The database's profile when `vector` is true, else null. */
   readonly embeddingProfile: EmbeddingProfile | null
+  /** The database cluster this node belongs to (as last probed), or null/absent for one server. */
+  readonly cluster?: ClusterStatus | null
+}
+
+/** A database cluster node as it last reported itself (issue 14: MariaDB Galera). */
+export interface ClusterStatus {
+  readonly kind: 'galera'
+  /** Nodes in this node's component. */
+  readonly size: number
+  /** This node's state (`Synced`, `Joining`, `Donor/Desynced`, …). */
+  readonly nodeState: string
+  /** True when this node is in the primary component. */
+  readonly primary: boolean
+}
+
+/** Live health of the storage, for readiness: `ready` false makes the server not ready. */
+export interface StorageHealth {
+  readonly ready: boolean
+  /** Readiness checks (e.g. `cluster`: `ready` or `unavailable: <reason>`). */
+  readonly checks: Readonly<Record<string, string>>
 }
 
 /**
@@ -359,6 +379,11 @@ export interface MemoryBackend {
    * `ready` or `unavailable: <reason>`); absent when the backend has none to report.
    */
   storageChecks?(): Readonly<Record<string, string>>
+  /**
+   * Asks the database about its live state (a cluster node's membership and sync state); a node
+   * that must not get work answers `ready: false`. Absent when there is nothing live to check.
+   */
+  storageHealth?(): Promise<StorageHealth>
   /** The source journal: flush windows, cursor, failures, decision records (DESIGN §6). */
   readonly journal: SourceJournalPort
   /**

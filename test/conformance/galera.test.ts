@@ -1,0 +1,76 @@
+/*
+ * The conformance suite, unchanged, against a node of a 3-node MariaDB Galera cluster started by
+ * this file on loopback (issue 14): every database is created and used on the second node, so
+ * every write is certified by the cluster and every statement runs with causal reads. Skipped
+ * with the reason where galera-4 (or mariadb-server, rsync) is missing; `.ci/run` installs them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { openMysqlBackend } from '../../src/storage/mysql/index.js'
+import { TestDatabases } from '../support/mysql-databases.js'
+import { galeraUnavailable, PrivateGalera } from '../support/private-mariadb.js'
+import { describeMemoryBackend } from './memory-backend.case.js'
+import { mysqlFamilyOptions } from './mysql-family.case.js'
+
+const unavailable = galeraUnavailable()
+
+if (unavailable !== null) {
+  it('galera conformance', (ctx) => ctx.skip(unavailable))
+} else {
+  let cluster: PrivateGalera | undefined
+  beforeAll(async () => {
+    cluster = await PrivateGalera.start(3)
+  }, 240_000)
+  afterAll(async () => {
+    await cluster?.stop()
+  })
+  describeMemoryBackend(
+    mysqlFamilyOptions('mariadb galera node', () => {
+      if (cluster === undefined) throw new Error('the Galera cluster did not start')
+      return cluster.nodes[1]!.url('mysql')
+    }),
+  )
+
+  describe('galera node detection', () => {
+    const databases = new TestDatabases(() => cluster!.nodes[0]!.url('mysql'))
+    afterAll(() => databases.dropAll())
+
+    it('reports the cluster, waits for causality, reads its writes on every other node', async () => {
+      const url = await databases.create('galera')
+      const urls = cluster!.nodes.map((n) =>
+        url.replace(`:${cluster!.nodes[0]!.port}/`, `:${n.port}/`),
+      )
+      const backends = await Promise.all(urls.map((u) => openMysqlBackend({ url: u })))
+      try {
+        for (const b of backends) {
+          expect(b.capabilities.cluster).toEqual({
+            kind: 'galera',
+            size: 3,
+            nodeState: 'Synced',
+            primary: true,
+          })
+          expect(b.storageStatus.causalReads).toBe(true)
+          expect(await b.storageHealth()).toEqual({ ready: true, checks: { cluster: 'ready' } })
+        }
+        let misses = 0
+        for (let i = 0; i < 150; i += 1) {
+          const writer = backends[i % 3]!
+          const made = await writer.remember({
+            scopeId: 'proj:ryw',
+            entries: [{ kind: 'fact', text: `read your write ${i}` }],
+          })
+          const id = made.results[0]!.memory.memoryRef.artifactId
+          for (const reader of backends.filter((b) => b !== writer)) {
+            const got = await reader
+              .get({ scopeId: 'proj:ryw', memoryId: id })
+              .catch(() => undefined)
+            if (got === undefined) misses += 1
+          }
+        }
+        expect(misses).toBe(0)
+      } finally {
+        await Promise.all(backends.map((b) => b.close()))
+      }
+    })
+  })
+}
