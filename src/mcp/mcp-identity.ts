@@ -1,4 +1,4 @@
-import { OPENAPI_DOCUMENT } from '../contract/openapi-document.js'
+import { PRODUCT_VERSION } from '../core/product-version.js'
 
 /** Where the MCP Streamable HTTP endpoint is mounted. */
 export const MCP_PATH = '/mcp'
@@ -6,5 +6,5 @@ export const MCP_PATH = '/mcp'
 /** Server identity announced in `initialize` (by `/mcp` and by the stdio proxy). */
 export const MCP_SERVER_INFO = Object.freeze({
   name: 'powercontext',
-  version: OPENAPI_DOCUMENT.info.version,
+  version: PRODUCT_VERSION,
 })

@@ -1,26 +1,18 @@
+import { createInterface } from 'node:readline'
 import type { Readable, Writable } from 'node:stream'
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import {
-  type CallToolRequest,
-  CallToolRequestSchema,
-  type CallToolResult,
-  type ListToolsRequest,
-  ListToolsRequestSchema,
-  type ListToolsResult,
-  McpError,
+// Types only: the forwarder loads neither the MCP SDK nor zod (DESIGN §7, start-up budget).
+import type {
+  CallToolRequest,
+  CallToolResult,
+  JSONRPCMessage,
+  ListToolsRequest,
+  ListToolsResult,
 } from '@modelcontextprotocol/sdk/types.js'
 
 import type { ErrorCode } from '../core/errors.js'
 import { toWireError } from '../wire/memory-wire.js'
 import { MCP_PATH, MCP_SERVER_INFO } from './mcp-identity.js'
-import { MCP_TOOLS } from './tool-definitions.js'
 import { MCP_INSTRUCTIONS } from './tool-descriptions.js'
 
 /** Settings of `powercontext mcp`. */
@@ -36,6 +28,21 @@ export interface StdioProxyOptions {
   readonly stdout?: Writable
 }
 
+/**
+ * The protocol versions the proxy answers `initialize` with: the MCP SDK's
+ * `SUPPORTED_PROTOCOL_VERSIONS`, newest first (a test keeps the two equal).
+ */
+export const PROXY_PROTOCOL_VERSIONS = [
+  '2025-11-25',
+  '2025-06-18',
+  '2025-03-26',
+  '2024-11-05',
+  '2024-10-07',
+] as const
+
+/** How long one forwarded call may take (the SDK client's default request timeout). */
+const CALL_TIMEOUT_MS = 60_000
+
 /** The `/mcp` endpoint of a server URL (kept as is when it already ends in `/mcp`). */
 export function mcpEndpoint(serverUrl: string): URL {
   const url = new URL(serverUrl)
@@ -50,29 +57,53 @@ const errorResult = (code: ErrorCode, message: string): CallToolResult => ({
   structuredContent: toWireError({ code, message }, null),
 })
 
+/** A JSON-RPC error the remote answered with; passed to the host unchanged. */
+export class RemoteRpcError extends Error {
+  constructor(readonly error: { code: number; message: string; data?: unknown }) {
+    super(error.message)
+  }
+}
+
+/** Why the remote did not answer a call: the HTTP status it gave, or none (unreachable). */
+class RemoteUnavailable extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message)
+  }
+}
+
 /**
- * A lazily connected SDK `Client` for the remote `/mcp` endpoint. A connection failure is not
- * remembered: the next call connects again, so the proxy recovers when the server comes up.
+ * The remote `/mcp` endpoint, one JSON-RPC request per POST (it is stateless: nothing to connect
+ * or initialise, so the proxy may start before the server and recovers when it comes up).
  */
 export class RemoteMcpTools {
   readonly #endpoint: URL
-  readonly #token: string | undefined
+  readonly #headers: Record<string, string>
   readonly #log: (line: string) => void
-  #client: Promise<Client> | undefined
+  readonly #abort = new AbortController()
+  #next = 0
 
   constructor(endpoint: URL, token: string | undefined, log: (line: string) => void = () => {}) {
     this.#endpoint = endpoint
-    this.#token = token === '' ? undefined : token
+    this.#headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': PROXY_PROTOCOL_VERSIONS[1],
+      ...(token === undefined || token === '' ? {} : { authorization: `Bearer ${token}` }),
+    }
     this.#log = log
   }
 
   /** The remote tool list; the built-in allow-list (same contract) while the remote is down. */
-  async listTools(params: ListToolsRequest['params']): Promise<ListToolsResult> {
+  async listTools(params?: ListToolsRequest['params']): Promise<ListToolsResult> {
     try {
-      return await (await this.#connected()).listTools(params)
+      return (await this.#call('tools/list', params)) as ListToolsResult
     } catch (err) {
-      if (err instanceof McpError) throw err
+      if (err instanceof RemoteRpcError) throw err
       this.#log(`powercontext mcp: ${this.#describe(err).message}; listing the built-in tools`)
+      const { MCP_TOOLS } = await import('./tool-definitions.js')
       return { tools: MCP_TOOLS.map((b) => b.tool) }
     }
   }
@@ -80,57 +111,61 @@ export class RemoteMcpTools {
   /**
    * Forwards one tool call. The remote's result (including its `isError` results) passes through;
    * an unreachable or rejecting remote becomes an `isError` result saying so. JSON-RPC errors the
-   * remote answered with are rethrown unchanged.
+   * remote answered with are rethrown (`RemoteRpcError`).
    */
   async callTool(params: CallToolRequest['params']): Promise<CallToolResult> {
     try {
-      const client = await this.#connected()
-      const args = params.arguments === undefined ? {} : { arguments: params.arguments }
-      return (await client.callTool({ name: params.name, ...args })) as CallToolResult
+      return (await this.#call('tools/call', params)) as CallToolResult
     } catch (err) {
-      if (err instanceof McpError) throw err
+      if (err instanceof RemoteRpcError) throw err
       const { code, message } = this.#describe(err)
       this.#log(`powercontext mcp: ${message}`)
       return errorResult(code, message)
     }
   }
 
-  /** Closes the remote client, if connected. */
-  async close(): Promise<void> {
-    const client = this.#client
-    this.#client = undefined
-    await client?.then((c) => c.close()).catch(() => {})
+  /** Abandons the calls still in flight (they answer as unreachable). */
+  close(): void {
+    this.#abort.abort()
   }
 
-  #connected(): Promise<Client> {
-    this.#client ??= this.#connect()
-    return this.#client
-  }
-
-  async #connect(): Promise<Client> {
-    const headers: Record<string, string> =
-      this.#token === undefined ? {} : { Authorization: `Bearer ${this.#token}` }
-    const client = new Client({ name: 'powercontext-mcp-proxy', version: MCP_SERVER_INFO.version })
-    const transport = new StreamableHTTPClientTransport(this.#endpoint, {
-      requestInit: { headers },
-    })
-    // A dropped connection is forgotten so the next call reconnects.
-    client.onclose = () => {
-      this.#client = undefined
+  async #call(method: string, params: unknown): Promise<unknown> {
+    const body = {
+      jsonrpc: '2.0',
+      id: ++this.#next,
+      method,
+      ...(params === undefined ? {} : { params }),
     }
+    let res: Response
     try {
-      await client.connect(transport)
-      return client
+      res = await fetch(this.#endpoint, {
+        method: 'POST',
+        headers: this.#headers,
+        body: JSON.stringify(body),
+        redirect: 'error',
+        signal: AbortSignal.any([this.#abort.signal, AbortSignal.timeout(CALL_TIMEOUT_MS)]),
+      })
     } catch (err) {
-      this.#client = undefined
-      await client.close().catch(() => {})
-      throw err
+      const cause = (err as { cause?: unknown }).cause
+      const reason = cause instanceof Error ? cause.message : (err as Error).message
+      throw new RemoteUnavailable(reason)
     }
+    const text = await res.text().catch(() => '')
+    if (!res.ok) throw new RemoteUnavailable(`HTTP ${res.status}`, res.status)
+    let reply: { result?: unknown; error?: { code: number; message: string } }
+    try {
+      reply = JSON.parse(text) as typeof reply
+    } catch {
+      throw new RemoteUnavailable('the answer is not JSON-RPC')
+    }
+    if (reply.error !== undefined) throw new RemoteRpcError(reply.error)
+    if (reply.result === undefined) throw new RemoteUnavailable('the answer is not JSON-RPC')
+    return reply.result
   }
 
   #describe(err: unknown): { code: ErrorCode; message: string } {
     const where = `the PowerContext server at ${this.#endpoint.href}`
-    if (err instanceof StreamableHTTPError && err.code === 401)
+    if (err instanceof RemoteUnavailable && err.status === 401)
       return {
         code: 'unauthorized',
         message: `${where} rejected the bearer token (HTTP 401); pass --token or set POWERCONTEXT_CLIENT_API_TOKEN`,
@@ -141,35 +176,98 @@ export class RemoteMcpTools {
   }
 }
 
+type Id = string | number
+type Reply = { result: unknown } | { error: { code: number; message: string; data?: unknown } }
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** What `initialize` answers: the client's version when supported, else the newest. */
+function initializeResult(params: unknown): unknown {
+  const asked = isObject(params) ? params['protocolVersion'] : undefined
+  const protocolVersion =
+    PROXY_PROTOCOL_VERSIONS.find((v) => v === asked) ?? PROXY_PROTOCOL_VERSIONS[0]
+  return {
+    protocolVersion,
+    capabilities: { tools: {} },
+    serverInfo: MCP_SERVER_INFO,
+    instructions: MCP_INSTRUCTIONS,
+  }
+}
+
+/** The reply to one request: `initialize` and `ping` locally, the tools forwarded. */
+async function answer(remote: RemoteMcpTools, method: string, params: unknown): Promise<Reply> {
+  try {
+    switch (method) {
+      case 'initialize':
+        return { result: initializeResult(params) }
+      case 'ping':
+        return { result: {} }
+      case 'tools/list':
+        return { result: await remote.listTools(params as ListToolsRequest['params']) }
+      case 'tools/call':
+        if (!isObject(params) || typeof params['name'] !== 'string')
+          return { error: { code: -32602, message: 'Invalid params: tools/call needs a name' } }
+        return { result: await remote.callTool(params as CallToolRequest['params']) }
+      default:
+        return { error: { code: -32601, message: 'Method not found' } }
+    }
+  } catch (err) {
+    if (err instanceof RemoteRpcError) return { error: err.error }
+    return { error: { code: -32603, message: err instanceof Error ? err.message : String(err) } }
+  }
+}
+
 /**
- * Runs a stdio MCP server that proxies `tools/list` and `tools/call` to a remote server's `/mcp`
- * (for agent hosts that only speak stdio). Resolves when stdin ends or the transport closes; the
- * proxy stays up while the remote is unreachable (tool calls then return `isError` results).
+ * Runs a stdio MCP server that forwards `tools/list` and `tools/call` to a remote server's `/mcp`
+ * (for agent hosts that only speak stdio): newline-delimited JSON-RPC on stdin and stdout,
+ * `initialize` and `ping` answered locally, notifications dropped (the remote is stateless).
+ * A small forwarder on Node built-ins and `fetch`, so it starts fast and stays small. Resolves when
+ * stdin ends and the calls asked before have been answered; the proxy stays up while the remote is unreachable (tool calls then return `isError`
+ * results).
  */
 export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const stdin = options.stdin ?? process.stdin
   const stdout = options.stdout ?? process.stdout
   const remote = new RemoteMcpTools(mcpEndpoint(options.serverUrl), options.token, options.log)
-  const server = new Server(MCP_SERVER_INFO, {
-    capabilities: { tools: {} },
-    instructions: MCP_INSTRUCTIONS,
-  })
-  server.setRequestHandler(ListToolsRequestSchema, (req) => remote.listTools(req.params))
-  server.setRequestHandler(CallToolRequestSchema, (req) => remote.callTool(req.params))
-  const closed = new Promise<void>((resolve) => {
-    server.onclose = resolve
-  })
-  const stop = (): void => {
-    void server.close()
+  const write = (message: JSONRPCMessage | Record<string, unknown>): void => {
+    if (!stdout.writableEnded && !stdout.destroyed) stdout.write(`${JSON.stringify(message)}\n`)
   }
-  await server.connect(new StdioServerTransport(stdin, stdout))
-  stdin.once('end', stop)
-  stdin.once('close', stop)
+  const onStdoutError = (): void => {
+    stdin.destroy()
+  }
+  stdout.on('error', onStdoutError)
+  const reply = (id: Id, r: Reply): void => write({ jsonrpc: '2.0', id, ...r })
+  const lines = createInterface({ input: stdin, crlfDelay: Infinity })
+  const inFlight = new Set<Promise<void>>()
   try {
-    await closed
+    for await (const line of lines) {
+      if (line.trim() === '') continue
+      let message: unknown
+      try {
+        message = JSON.parse(line)
+      } catch {
+        write({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } })
+        continue
+      }
+      if (!isObject(message) || message['jsonrpc'] !== '2.0') {
+        write({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } })
+        continue
+      }
+      const { id, method, params } = message
+      // Notifications and responses: nothing to answer, nothing the stateless remote needs.
+      if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) continue
+      const done: Promise<void> = answer(remote, method, params).then((r) => {
+        inFlight.delete(done)
+        reply(id, r)
+      })
+      inFlight.add(done)
+    }
+    // stdin ended: answer what was asked (a one-shot pipe gets its replies), then stop.
+    await Promise.all(inFlight)
   } finally {
-    stdin.off('end', stop)
-    stdin.off('close', stop)
-    await remote.close()
+    lines.close()
+    stdout.off('error', onStdoutError)
+    remote.close()
   }
 }

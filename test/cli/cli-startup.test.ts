@@ -37,7 +37,7 @@ const HEAVY = [
   /\/dist\/runtime\/memory-runtime\.js$/,
   /\/dist\/http\//,
 ]
-/** The MCP SDK as well, for every command but `mcp` (the stdio proxy is built on it). */
+/** The MCP SDK as well (the stdio proxy is a forwarder on Node built-ins). */
 const MCP_SDK = /\/node_modules\/@modelcontextprotocol\/sdk\//
 
 beforeAll(async () => {
@@ -105,8 +105,8 @@ function traced(args: readonly string[], input = ''): Promise<Run> {
   })
 }
 
-const heavy = (r: Run, allowMcp = false): string[] =>
-  r.modules.filter((m) => HEAVY.some((re) => re.test(m)) || (!allowMcp && MCP_SDK.test(m)))
+const heavy = (r: Run): string[] =>
+  r.modules.filter((m) => HEAVY.some((re) => re.test(m)) || MCP_SDK.test(m))
 
 describe('CLI start-up loads only what the command needs', () => {
   it('the record sees a driver when a local command opens the data directory', async () => {
@@ -161,7 +161,7 @@ describe('CLI start-up loads only what the command needs', () => {
     expect(heavy(doctor)).toEqual([])
   })
 
-  it('mcp --server-url loads the MCP SDK, but no driver or server framework', async () => {
+  it('mcp --server-url loads no driver, server framework, MCP SDK or zod', async () => {
     const initialize = {
       jsonrpc: '2.0',
       id: 1,
@@ -174,7 +174,7 @@ describe('CLI start-up loads only what the command needs', () => {
     }
     const r = await traced(['mcp', '--server-url', server.url], `${JSON.stringify(initialize)}\n`)
     expect(r.out).toContain('"serverInfo"')
-    expect(r.modules.some((m) => MCP_SDK.test(m))).toBe(true)
-    expect(heavy(r, true)).toEqual([])
+    expect(heavy(r)).toEqual([])
+    expect(r.modules.filter((m) => m.includes('/node_modules/zod/'))).toEqual([])
   })
 })

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -10,11 +10,15 @@ import {
   getDefaultEnvironment,
   StdioClientTransport,
 } from '@modelcontextprotocol/sdk/client/stdio.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import {
+  type CallToolResult,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { OPERATIONS } from '../../src/contract/operations.js'
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
+import { PROXY_PROTOCOL_VERSIONS } from '../../src/mcp/stdio-proxy.js'
 import { MCP_TOOLS } from '../../src/mcp/tool-definitions.js'
 import { MCP_INSTRUCTIONS } from '../../src/mcp/tool-descriptions.js'
 
@@ -142,6 +146,73 @@ describe('powercontext mcp (stdio proxy)', () => {
     expect(r.isError).toBe(true)
     expect((r.structuredContent as Wire).error.code).toBe('unauthorized')
     await wrong.close()
+  })
+
+  it('answers a one-shot pipe, passes JSON-RPC errors through, and speaks the SDK versions', async () => {
+    expect(PROXY_PROTOCOL_VERSIONS).toEqual(SUPPORTED_PROTOCOL_VERSIONS)
+    const lines = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2024-11-05',
+          capabilities: {},
+          clientInfo: { name: 'pipe', version: '0' },
+        },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'list_memories', arguments: { scope_id: 'stdio-pipe' } },
+      },
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'list_memories', arguments: 7 },
+      },
+      { jsonrpc: '2.0', id: 4, method: 'resources/list' },
+    ]
+    const input = `${lines.map((l) => JSON.stringify(l)).join('\n')}\nnot json\n`
+    const env = { ...getDefaultEnvironment(), POWERCONTEXT_CLIENT_API_TOKEN: TOKEN }
+    // Not spawnSync: the server runs in this process and must keep answering.
+    const child = spawn(process.execPath, [BIN, 'mcp', '--server-url', server.url], { env })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    child.stdin.end(input)
+    const status = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    const r = { status, stdout, stderr }
+    expect(r.status, r.stderr).toBe(0)
+    const replies = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Wire)
+    const byId = new Map(replies.map((m) => [m.id, m]))
+    expect(replies).toHaveLength(5)
+    expect(byId.get(1)!.result).toMatchObject({
+      protocolVersion: '2024-11-05',
+      instructions: MCP_INSTRUCTIONS,
+      serverInfo: { name: 'powercontext' },
+    })
+    expect(byId.get(2)!.result.structuredContent).toEqual({ memories: [], next_after: null })
+    // The remote's JSON-RPC error, unchanged.
+    const direct = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify(lines[3]),
+    })
+    expect(byId.get(3)!.error).toEqual(((await direct.json()) as Wire).error)
+    expect(byId.get(4)!.error.code).toBe(-32601)
+    expect(byId.get(null)!.error.code).toBe(-32700)
   })
 
   it('is a usage error without a server URL', () => {
