@@ -12,6 +12,12 @@ export type JsonValue =
  */
 export const MAX_JSON_DEPTH = 64
 
+/** An object as `JSON.parse` makes it (or a null-prototype one). */
+function isPlainObject(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
 function nfcDeep(value: unknown, path: string, depth = 0): JsonValue {
   if (depth > MAX_JSON_DEPTH)
     throw invalidRequest(path, `nests deeper than ${MAX_JSON_DEPTH} levels`)
@@ -25,14 +31,20 @@ function nfcDeep(value: unknown, path: string, depth = 0): JsonValue {
     return value.normalize('NFC')
   }
   if (Array.isArray(value)) return value.map((item, i) => nfcDeep(item, `${path}[${i}]`, depth + 1))
-  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+  if (typeof value === 'object' && isPlainObject(value)) {
     const out: Record<string, JsonValue> = {}
     for (const [key, item] of Object.entries(value)) {
       if (!key.isWellFormed()) throw invalidRequest(path, 'has a key with a lone surrogate')
       const nfcKey = key.normalize('NFC')
       if (Object.hasOwn(out, nfcKey))
         throw invalidRequest(path, `keys collide after NFC: ${nfcKey}`)
-      out[nfcKey] = nfcDeep(item, `${path}.${nfcKey}`, depth + 1)
+      // A defined property, never an assignment: a `__proto__` key stays a key (issue 12 item 6).
+      Object.defineProperty(out, nfcKey, {
+        value: nfcDeep(item, `${path}.${nfcKey}`, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
     }
     return out
   }

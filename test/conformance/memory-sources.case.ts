@@ -80,6 +80,32 @@ export function sourcesArea(suite: ConformanceSuite): void {
       expect(next.position).toBe(2)
     })
 
+    t.test('a __proto__ key in metadata is kept: {} afterwards is source_conflict', async () => {
+      const scopeId = newScope()
+      const metadata = JSON.parse('{"__proto__":{"admin":true},"z":1}') as Record<string, unknown>
+      const first = await t.backend.captureSource({
+        scopeId,
+        sourceId: 'p',
+        content: 'c',
+        metadata,
+      })
+      expect(first.created).toBe(true)
+      await expectCode(
+        t.backend.captureSource({ scopeId, sourceId: 'p', content: 'c', metadata: {} }),
+        'source_conflict',
+      )
+      const again = await t.backend.captureSource({
+        scopeId,
+        sourceId: 'p',
+        content: 'c',
+        metadata,
+      })
+      expect(again).toEqual({ ...first, created: false })
+      const [view] = (await t.backend.getSources({ scopeId, sourceIds: ['p'] })).sources
+      expect(JSON.stringify(view?.metadata)).toBe('{"__proto__":{"admin":true},"z":1}')
+      expect(Object.getPrototypeOf(view?.metadata)).toBe(Object.prototype)
+    })
+
     t.test('invalid captures are invalid_request', async () => {
       const scopeId = newScope()
       const bad = [
