@@ -4,14 +4,13 @@
  * down, 401, hooks missing, a hook file gone and an MCP entry for another server each fail with
  * one line that says what to do.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 
 import { resolveScope } from '../../integrations/shared/scope.mjs'
-import { PACKAGE_ROOT } from '../../src/cli/agents/agent-hosts.js'
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
 import { runCli as cli } from '../support/cli-run.js'
 import { git, tempDirs } from '../support/temp-git.js'
@@ -150,12 +149,7 @@ describe('doctor claude-code', () => {
   })
 })
 
-const noCodexPlugin = !existsSync(
-  join(PACKAGE_ROOT, 'integrations', 'codex', 'hooks', 'hooks.json'),
-)
-
-// Skipped only while the Codex plugin (integrations/codex/, another change of issue 11) is absent.
-describe.skipIf(noCodexPlugin)('doctor codex (needs integrations/codex/hooks/hooks.json)', () => {
+describe('doctor codex', () => {
   it('passes after setup; hooks turned off in config.toml fail in one line', async () => {
     await cli('--server-url', open.url, 'setup', 'codex', '--project', project)
     const r = await cli('doctor', 'codex', '--project', project)

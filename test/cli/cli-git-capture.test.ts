@@ -6,26 +6,18 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 
 import { resolveScope } from '../../integrations/shared/scope.mjs'
 import { gitCaptureStatePath } from '../../src/cli/git-capture-state.js'
 import { GIT_CHANGE_MEDIA_TYPE, GIT_CHANGE_SCHEMA } from '../../src/core/git-change.js'
-import { type RunningServer, startServer } from '../../src/http/server-run.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import { runCli as cli } from '../support/cli-run.js'
-import { git, tempDirs } from '../support/temp-git.js'
+import { git } from '../support/temp-git.js'
+import { useTempServer } from '../support/temp-server.js'
 
-const temp = tempDirs('pc-cli-git-')
-const tempDir = temp.make
-let server: RunningServer
-beforeAll(async () => {
-  server = await startServer({ host: '127.0.0.1', port: 0, dataDir: tempDir(), logLevel: 'silent' })
-})
-afterAll(async () => {
-  await server?.stop()
-  temp.removeAll()
-})
+const env = useTempServer('pc-cli-git-')
+const { tempDir } = env
 beforeEach(() => {
   vi.stubEnv('POWERCONTEXT_CLIENT_SERVER_URL', '')
   vi.stubEnv('POWERCONTEXT_SCOPE_ID', '')
@@ -253,15 +245,15 @@ describe('capture git through --server-url', () => {
   it('captures into the server and keeps its state apart from a data directory', async () => {
     const repo = repoWith(2)
     const scope = 'git-test:remote'
-    const remote = await capture(scope, repo, '--server-url', server.url)
+    const remote = await capture(scope, repo, '--server-url', env.server.url)
     expect(remote.captured.map((c) => c.position)).toEqual([1, 2])
-    const again = await capture(scope, repo, '--server-url', server.url)
+    const again = await capture(scope, repo, '--server-url', env.server.url)
     expect(again.captured).toEqual([])
     // Another store has seen nothing: it gets every commit.
     dataDir = tempDir()
     const local = await capture(scope, repo)
     expect(local.captured).toHaveLength(2)
-    const text = await cli(...gitArgs(scope, repo, '--server-url', server.url))
+    const text = await cli(...gitArgs(scope, repo, '--server-url', env.server.url))
     expect(text.out).toBe(
       `nothing new in ${git(repo, 'rev-parse', '--show-toplevel')} for scope ${scope}\n`,
     )

@@ -9,24 +9,16 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path'
 
 import { parse } from 'smol-toml'
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 
-import { PACKAGE_ROOT, scriptPaths } from '../../src/cli/agents/agent-hosts.js'
+import { scriptPaths } from '../../src/cli/agents/agent-hosts.js'
 import { gitCaptureStatePath } from '../../src/cli/git-capture-state.js'
-import { type RunningServer, startServer } from '../../src/http/server-run.js'
 import { runCli as cli } from '../support/cli-run.js'
-import { git, tempDirs } from '../support/temp-git.js'
+import { git } from '../support/temp-git.js'
+import { useTempServer } from '../support/temp-server.js'
 
-const temp = tempDirs('pc-cli-setup-')
-const tempDir = temp.make
-let server: RunningServer
-beforeAll(async () => {
-  server = await startServer({ host: '127.0.0.1', port: 0, dataDir: tempDir(), logLevel: 'silent' })
-})
-afterAll(async () => {
-  await server?.stop()
-  temp.removeAll()
-})
+const env = useTempServer('pc-cli-setup-')
+const { tempDir } = env
 let home = ''
 beforeEach(() => {
   home = tempDir()
@@ -168,7 +160,7 @@ describe('setup claude-code --project with --git-hook', () => {
 
     const setup = [
       '--server-url',
-      server.url,
+      env.server.url,
       'setup',
       'claude-code',
       '--project',
@@ -178,11 +170,11 @@ describe('setup claude-code --project with --git-hook', () => {
     const r = await cli(...setup)
     expect(r.err).toBe('')
     expect(r.code).toBe(0)
-    expect(r.out).toContain(`setup claude-code for project ${repo} (server ${server.url}):`)
+    expect(r.out).toContain(`setup claude-code for project ${repo} (server ${env.server.url}):`)
     expectAbsoluteCommands(readJson(join(repo, '.claude', 'settings.local.json')))
     const mcp = readJson(join(repo, '.mcp.json'))
     expect(Object.keys(mcp['mcpServers'])).toEqual(['docs', 'powercontext'])
-    expect(mcp['mcpServers']['powercontext']['url']).toBe(`${server.url}/mcp`)
+    expect(mcp['mcpServers']['powercontext']['url']).toBe(`${env.server.url}/mcp`)
     const hookText = readFileSync(hook, 'utf8')
     expect(hookText.startsWith('#!/bin/sh\necho theirs')).toBe(true)
     expect(hookText.trimEnd().endsWith('# <<< powercontext capture git <<<\nexit 0')).toBe(true)
@@ -218,11 +210,7 @@ describe('setup claude-code --project with --git-hook', () => {
   })
 })
 
-const CODEX_PLUGIN = join(PACKAGE_ROOT, 'integrations', 'codex', 'hooks', 'hooks.json')
-const noCodexPlugin = !existsSync(CODEX_PLUGIN)
-
-// Skipped only while the Codex plugin (integrations/codex/, another change of issue 11) is absent.
-describe.skipIf(noCodexPlugin)('setup codex (needs integrations/codex/hooks/hooks.json)', () => {
+describe('setup codex', () => {
   it('keeps the comments and servers of config.toml, merges hooks.json, and is idempotent', async () => {
     const codexHome = join(home, '.codex')
     mkdirSync(codexHome)

@@ -7,15 +7,13 @@
  * that holds no prompt or memory text.
  */
 import { createHash } from 'node:crypto'
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
-import type { RunningServer } from '../../src/http/server-run.js'
-import { type HookFixture, startHookFixture } from '../support/hook-fixture.js'
+import { useHookFixture } from '../support/hook-fixture.js'
 import { diagnosticOf, runHookProcess, startMisbehavingServer } from '../support/hook-harness.js'
 
 const HOOK = fileURLToPath(
@@ -24,13 +22,17 @@ const HOOK = fileURLToPath(
 const SCOPE = 'git:github.com/acme/payments'
 const MARKER = 'zebra-marker-7731' // in every prompt: must never reach a diagnostic
 const MEMORY = 'Refunds go through the ledger service, never straight to the PSP.'
-
-const base = realpathSync(mkdtempSync(join(tmpdir(), 'pc-claude-hooks-')))
-const repo = join(base, 'payments')
-let fx: HookFixture
-let server: RunningServer
-let authServer: RunningServer
-let bad: HookFixture['bad']
+const fx = useHookFixture('pc-claude-hooks-', 'payments', {
+  origin: 'git@github.com:acme/payments.git',
+  scopeId: SCOPE,
+  authToken: 'right-token-0123456789',
+  memories: [
+    { kind: 'decision', text: MEMORY },
+    { kind: 'constraint', text: 'Never log card numbers; mask all but the last four digits.' },
+    { kind: 'fact', text: 'The PSP sandbox resets every night at 02:00 UTC.' },
+  ],
+})
+const { base, repo } = fx
 
 const prompt = (text: string, extra: Record<string, unknown> = {}) => ({
   session_id: 'sess-1',
@@ -43,30 +45,10 @@ const prompt = (text: string, extra: Record<string, unknown> = {}) => ({
 })
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex')
 
-beforeAll(async () => {
-  fx = await startHookFixture({
-    base,
-    repo,
-    origin: 'git@github.com:acme/payments.git',
-    scopeId: SCOPE,
-    authToken: 'right-token-0123456789',
-    memories: [
-      { kind: 'decision', text: MEMORY },
-      { kind: 'constraint', text: 'Never log card numbers; mask all but the last four digits.' },
-      { kind: 'fact', text: 'The PSP sandbox resets every night at 02:00 UTC.' },
-    ],
-  })
-  ;({ server, authServer, bad } = fx)
-})
-afterAll(async () => {
-  await fx?.close()
-  rmSync(base, { recursive: true, force: true })
-})
-
 describe('UserPromptSubmit', () => {
   it('injects the recall as hookSpecificOutput.additionalContext and captures the prompt once', async () => {
     const payload = prompt(`How do refunds reach the PSP? ${MARKER}`, { prompt_id: 'p-1' })
-    const run = await runHookProcess(HOOK, payload, fx.envFor(server.url))
+    const run = await runHookProcess(HOOK, payload, fx.envFor(fx.server.url))
     expect(run).toMatchObject({ code: 0, stderr: '' })
     const out = JSON.parse(run.stdout) as {
       hookSpecificOutput: { hookEventName: string; additionalContext: string }
@@ -92,7 +74,7 @@ describe('UserPromptSubmit', () => {
     })
     // A rerun of the same payload (a retried hook) is the same source, not a new one.
     const before = (await fx.sources()).length
-    const again = await runHookProcess(HOOK, payload, fx.envFor(server.url))
+    const again = await runHookProcess(HOOK, payload, fx.envFor(fx.server.url))
     expect(again).toMatchObject({ code: 0, stderr: '' })
     const after = await fx.sources()
     expect(after).toHaveLength(before)
@@ -100,14 +82,14 @@ describe('UserPromptSubmit', () => {
   })
 
   it('nothing to recall: no output, the prompt is still captured, no diagnostic', async () => {
-    const run = await runHookProcess(HOOK, prompt(`quokka ${MARKER} 1`), fx.envFor(server.url))
+    const run = await runHookProcess(HOOK, prompt(`quokka ${MARKER} 1`), fx.envFor(fx.server.url))
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' })
     expect((await fx.sources()).some((s) => s.content === `quokka ${MARKER} 1`)).toBe(true)
   })
 
   it('a prompt carrying a secret is recalled for but never captured', async () => {
     const text = `How do refunds reach the PSP? password is Winter2024x`
-    const run = await runHookProcess(HOOK, prompt(text), fx.envFor(server.url))
+    const run = await runHookProcess(HOOK, prompt(text), fx.envFor(fx.server.url))
     expect(run.code).toBe(0)
     expect(JSON.parse(run.stdout).hookSpecificOutput.additionalContext).toContain(MEMORY)
     const diag = diagnosticOf(run)
@@ -121,7 +103,7 @@ describe('UserPromptSubmit', () => {
     const run = await runHookProcess(
       HOOK,
       prompt(text),
-      fx.envFor(server.url, { POWERCONTEXT_HOOKS_CAPTURE: 'off' }),
+      fx.envFor(fx.server.url, { POWERCONTEXT_HOOKS_CAPTURE: 'off' }),
     )
     expect(run).toMatchObject({ code: 0, stderr: '' })
     expect(run.stdout).toContain('additionalContext')
@@ -140,7 +122,7 @@ describe('SessionStart', () => {
         hook_event_name: 'SessionStart',
         source: 'startup',
       },
-      fx.envFor(server.url),
+      fx.envFor(fx.server.url),
     )
     expect(run).toMatchObject({ code: 0, stderr: '' })
     const out = JSON.parse(run.stdout)
@@ -205,7 +187,7 @@ describe('Stop and PreCompact', () => {
       stop_hook_active: false,
       last_assistant_message: 'Refunds now carry an idempotency key; retries reuse it.',
     }
-    const run = await runHookProcess(HOOK, payload, fx.envFor(server.url))
+    const run = await runHookProcess(HOOK, payload, fx.envFor(fx.server.url))
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' })
     const outcomes = (await fx.sources()).filter(
       (s) => s.media_type === 'application/vnd.powercontext.task-outcome+json',
@@ -223,7 +205,7 @@ describe('Stop and PreCompact', () => {
       event: 'stop',
       session_id: 'sess-3',
     })
-    await runHookProcess(HOOK, payload, fx.envFor(server.url))
+    await runHookProcess(HOOK, payload, fx.envFor(fx.server.url))
     expect((await fx.sources()).filter((s) => s.media_type.includes('task-outcome'))).toHaveLength(
       1,
     )
@@ -231,7 +213,7 @@ describe('Stop and PreCompact', () => {
     const active = await runHookProcess(
       HOOK,
       { ...payload, stop_hook_active: true, last_assistant_message: 'other' },
-      fx.envFor(server.url),
+      fx.envFor(fx.server.url),
     )
     expect(active).toEqual({ code: 0, stdout: '', stderr: '' })
   })
@@ -247,7 +229,7 @@ describe('Stop and PreCompact', () => {
         trigger: 'auto',
         custom_instructions: '',
       },
-      fx.envFor(server.url),
+      fx.envFor(fx.server.url),
     )
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' })
     const compact = (await fx.sources()).filter((s) =>
@@ -278,28 +260,29 @@ describe('fails open: exit 0, nothing injected, one diagnostic without prompt or
   const payload = () => prompt(`How do refunds reach the PSP? ${MARKER}`)
   const cases: [string, () => Record<string, string | undefined>, string, number | undefined][] = [
     ['server down', () => fx.envFor(closedUrl), 'server_unavailable', undefined],
-    ['401 without the token', () => fx.envFor(authServer.url), 'authentication_failed', 401],
+    ['401 without the token', () => fx.envFor(fx.authServer.url), 'authentication_failed', 401],
     [
       '401 with a wrong token',
-      () => fx.envFor(authServer.url, { POWERCONTEXT_CLIENT_API_TOKEN: 'wrong-token-0123456789' }),
+      () =>
+        fx.envFor(fx.authServer.url, { POWERCONTEXT_CLIENT_API_TOKEN: 'wrong-token-0123456789' }),
       'authentication_failed',
       401,
     ],
-    ['404 (no such API)', () => fx.envFor(`${server.url}/nope`), 'version_mismatch', 404],
+    ['404 (no such API)', () => fx.envFor(`${fx.server.url}/nope`), 'version_mismatch', 404],
     [
       'slow past the budget',
       () =>
-        fx.envFor(`${bad.url}/slow`, {
+        fx.envFor(`${fx.bad.url}/slow`, {
           POWERCONTEXT_HOOKS_REQUEST_TIMEOUT_MS: '400',
           POWERCONTEXT_HOOKS_BUDGET_MS: '1500',
         }),
       'timeout',
       undefined,
     ],
-    ['oversized response', () => fx.envFor(`${bad.url}/big`), 'response_too_large', undefined],
-    ['malformed envelope', () => fx.envFor(`${bad.url}/bad`), 'invalid_response', undefined],
-    ['not JSON', () => fx.envFor(`${bad.url}/html`), 'invalid_response', undefined],
-    ['a redirect', () => fx.envFor(`${bad.url}/redirect`), 'redirect_refused', 302],
+    ['oversized response', () => fx.envFor(`${fx.bad.url}/big`), 'response_too_large', undefined],
+    ['malformed envelope', () => fx.envFor(`${fx.bad.url}/bad`), 'invalid_response', undefined],
+    ['not JSON', () => fx.envFor(`${fx.bad.url}/html`), 'invalid_response', undefined],
+    ['a redirect', () => fx.envFor(`${fx.bad.url}/redirect`), 'redirect_refused', 302],
     [
       'plain http to another host',
       () => fx.envFor('http://example.com'),
@@ -322,7 +305,7 @@ describe('fails open: exit 0, nothing injected, one diagnostic without prompt or
     const run = await runHookProcess(
       HOOK,
       payload(),
-      fx.envFor(authServer.url, { POWERCONTEXT_CLIENT_API_TOKEN: 'right-token-0123456789' }),
+      fx.envFor(fx.authServer.url, { POWERCONTEXT_CLIENT_API_TOKEN: 'right-token-0123456789' }),
     )
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' }) // nothing remembered there: empty
   })
@@ -333,7 +316,7 @@ describe('fails open: exit 0, nothing injected, one diagnostic without prompt or
     ['no cwd', JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: MARKER })],
     ['no prompt', JSON.stringify({ hook_event_name: 'UserPromptSubmit', cwd: repo })],
   ])('a malformed payload (%s)', async (_name, raw) => {
-    const run = await runHookProcess(HOOK, raw, fx.envFor(server.url))
+    const run = await runHookProcess(HOOK, raw, fx.envFor(fx.server.url))
     expect(run.code).toBe(0)
     expect(run.stdout).toBe('')
     expect(diagnosticOf(run)).toMatchObject({ outcome: 'invalid_payload' })
@@ -344,7 +327,7 @@ describe('fails open: exit 0, nothing injected, one diagnostic without prompt or
     const run = await runHookProcess(
       HOOK,
       { hook_event_name: 'Notification', cwd: repo, message: MARKER },
-      fx.envFor(server.url),
+      fx.envFor(fx.server.url),
     )
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' })
   })

@@ -5,15 +5,13 @@
  * server on loopback and a real temporary git repository, and a rollout transcript.
  */
 import { createHash } from 'node:crypto'
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
-import type { RunningServer } from '../../src/http/server-run.js'
-import { type HookFixture, startHookFixture } from '../support/hook-fixture.js'
+import { useHookFixture } from '../support/hook-fixture.js'
 import { diagnosticOf, runHookProcess } from '../support/hook-harness.js'
 
 const HOOK = fileURLToPath(
@@ -22,14 +20,18 @@ const HOOK = fileURLToPath(
 const SCOPE = 'git:gitlab.example.org/team/billing'
 const MARKER = 'okapi-marker-5521'
 const MEMORY = 'Invoices are numbered per tenant; never reuse a number after a void.'
+const fx = useHookFixture('pc-codex-hooks-', 'billing', {
+  origin: 'https://ci:tok@GitLab.example.org/team/billing.git',
+  scopeId: SCOPE,
+  authToken: 'codex-token-0123456789',
+  memories: [
+    { kind: 'constraint', text: MEMORY },
+    { kind: 'preference', text: 'Keep invoice PDFs under 200 KB.' },
+  ],
+})
+const { base, repo } = fx
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), 'pc-codex-hooks-')))
-const repo = join(base, 'billing')
 const rollout = join(base, 'rollout.jsonl')
-let fx: HookFixture
-let server: RunningServer
-let authServer: RunningServer
-let bad: HookFixture['bad']
 
 const common = (event: string, extra: Record<string, unknown> = {}) => ({
   cwd: repo,
@@ -43,19 +45,7 @@ const common = (event: string, extra: Record<string, unknown> = {}) => ({
 })
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex')
 
-beforeAll(async () => {
-  fx = await startHookFixture({
-    base,
-    repo,
-    origin: 'https://ci:tok@GitLab.example.org/team/billing.git',
-    scopeId: SCOPE,
-    authToken: 'codex-token-0123456789',
-    memories: [
-      { kind: 'constraint', text: MEMORY },
-      { kind: 'preference', text: 'Keep invoice PDFs under 200 KB.' },
-    ],
-  })
-  ;({ server, authServer, bad } = fx)
+beforeAll(() => {
   const item = (role: string, type: string, text: string) =>
     JSON.stringify({
       timestamp: '2026-12-01T10:00:00Z',
@@ -77,16 +67,12 @@ beforeAll(async () => {
     ].join('\n'),
   )
 })
-afterAll(async () => {
-  await fx?.close()
-  rmSync(base, { recursive: true, force: true })
-})
 
 describe('Codex hooks', () => {
   it('UserPromptSubmit: recall injected, prompt captured under the reference id, once', async () => {
     const text = 'Can I reuse invoice numbers?'
     const payload = common('UserPromptSubmit', { prompt: text })
-    const run = await runHookProcess(HOOK, payload, fx.envFor(server.url))
+    const run = await runHookProcess(HOOK, payload, fx.envFor(fx.server.url))
     expect(run).toMatchObject({ code: 0, stderr: '' })
     const out = JSON.parse(run.stdout)
     expect(out.hookSpecificOutput.hookEventName).toBe('UserPromptSubmit')
@@ -102,7 +88,7 @@ describe('Codex hooks', () => {
       turn_id: 'turn-1',
     })
     const count = (await fx.sources()).length
-    await runHookProcess(HOOK, payload, fx.envFor(server.url))
+    await runHookProcess(HOOK, payload, fx.envFor(fx.server.url))
     expect(await fx.sources()).toHaveLength(count)
   })
 
@@ -110,7 +96,7 @@ describe('Codex hooks', () => {
     const run = await runHookProcess(
       HOOK,
       common('SessionStart', { source: 'startup' }),
-      fx.envFor(server.url),
+      fx.envFor(fx.server.url),
     )
     expect(run).toMatchObject({ code: 0, stderr: '' })
     const out = JSON.parse(run.stdout)
@@ -123,7 +109,7 @@ describe('Codex hooks', () => {
       stop_hook_active: false,
       last_assistant_message: 'Voided 1042 and issued 1043; 1042 stays retired.',
     })
-    const run = await runHookProcess(HOOK, payload, fx.envFor(server.url))
+    const run = await runHookProcess(HOOK, payload, fx.envFor(fx.server.url))
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' })
     const outcome = (await fx.sources()).filter((s) =>
       s.source.source_id.startsWith('codex-task-outcome:'),
@@ -145,7 +131,7 @@ describe('Codex hooks', () => {
     const run = await runHookProcess(
       HOOK,
       common('PreCompact', { trigger: 'manual' }),
-      fx.envFor(server.url),
+      fx.envFor(fx.server.url),
     )
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' })
     const compact = (await fx.sources()).find((s) =>
@@ -172,19 +158,19 @@ describe('Codex hooks fail open', () => {
   const prompt = () => common('UserPromptSubmit', { prompt: `invoice numbers ${MARKER}` })
   it.each([
     ['server down', () => fx.envFor('http://127.0.0.1:9'), 'server_unavailable'],
-    ['401', () => fx.envFor(authServer.url), 'authentication_failed'],
-    ['404', () => fx.envFor(`${server.url}/v0`), 'version_mismatch'],
+    ['401', () => fx.envFor(fx.authServer.url), 'authentication_failed'],
+    ['404', () => fx.envFor(`${fx.server.url}/v0`), 'version_mismatch'],
     [
       'slow past the budget',
       () =>
-        fx.envFor(`${bad.url}/slow`, {
+        fx.envFor(`${fx.bad.url}/slow`, {
           POWERCONTEXT_HOOKS_REQUEST_TIMEOUT_MS: '300',
           POWERCONTEXT_HOOKS_BUDGET_MS: '1200',
         }),
       'timeout',
     ],
-    ['oversized response', () => fx.envFor(`${bad.url}/big`), 'response_too_large'],
-    ['malformed envelope', () => fx.envFor(`${bad.url}/bad`), 'invalid_response'],
+    ['oversized response', () => fx.envFor(`${fx.bad.url}/big`), 'response_too_large'],
+    ['malformed envelope', () => fx.envFor(`${fx.bad.url}/bad`), 'invalid_response'],
   ] as const)('%s', async (_name, env, outcome) => {
     const run = await runHookProcess(HOOK, prompt(), env())
     expect(run.code).toBe(0)
@@ -195,7 +181,7 @@ describe('Codex hooks fail open', () => {
   })
 
   it('a malformed payload', async () => {
-    const run = await runHookProcess(HOOK, '{"hook_event_name": "Stop", ', fx.envFor(server.url))
+    const run = await runHookProcess(HOOK, '{"hook_event_name": "Stop", ', fx.envFor(fx.server.url))
     expect(run.code).toBe(0)
     expect(run.stdout).toBe('')
     expect(diagnosticOf(run)).toMatchObject({ outcome: 'invalid_payload' })

@@ -4,8 +4,11 @@
  * misbehaving loopback server of hook-harness.ts.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+
+import { afterAll, beforeAll } from 'vitest'
 
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
 import { startMisbehavingServer } from './hook-harness.js'
@@ -78,5 +81,54 @@ export async function startHookFixture(options: {
       await authServer.stop()
       await bad.close()
     },
+  }
+}
+
+/** What {@link useHookFixture} gives a test file: its directories and, inside tests, the fixture. */
+export interface HookFixtureLifecycle extends Omit<HookFixture, 'close'> {
+  /** The test file's temporary directory (real path), removed after the file. */
+  readonly base: string
+  /** The git repository inside `base`. */
+  readonly repo: string
+}
+
+/**
+ * Registers the hook fixture of one test file: a temporary directory `prefix…` holding the
+ * repository `repoName`, the fixture started in `beforeAll` and closed (and the directory
+ * removed) in `afterAll`. Its servers can be read only inside tests.
+ */
+export function useHookFixture(
+  prefix: string,
+  repoName: string,
+  options: Omit<Parameters<typeof startHookFixture>[0], 'base' | 'repo'>,
+): HookFixtureLifecycle {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
+  const repo = join(base, repoName)
+  let started: HookFixture | undefined
+  beforeAll(async () => {
+    started = await startHookFixture({ ...options, base, repo })
+  })
+  afterAll(async () => {
+    await started?.close()
+    rmSync(base, { recursive: true, force: true })
+  })
+  const fx = (): HookFixture => {
+    if (started === undefined) throw new Error('the hook fixture starts in beforeAll')
+    return started
+  }
+  return {
+    base,
+    repo,
+    get server() {
+      return fx().server
+    },
+    get authServer() {
+      return fx().authServer
+    },
+    get bad() {
+      return fx().bad
+    },
+    envFor: (url, extra) => fx().envFor(url, extra),
+    sources: () => fx().sources(),
   }
 }
