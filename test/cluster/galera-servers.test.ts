@@ -32,11 +32,10 @@ beforeAll(async () => {
   if (!existsSync(DIST_MAIN)) throw new Error(`${DIST_MAIN} is missing: run npm run build first`)
   cluster = await PrivateGalera.start(3)
   await cluster.nodes[0]!.query(`CREATE DATABASE ${DATABASE} CHARACTER SET utf8mb4`)
-  const first = await servers.start(nodeUrl(0)) // migrates the new database alone
-  const rest = await Promise.all([servers.start(nodeUrl(1)), servers.start(nodeUrl(2))])
-  clients = [first, ...rest].map((s) =>
-    createPowerContextClient({ baseUrl: s.url, timeoutMs: 30_000 }),
-  )
+  await cluster.waitForDatabase(DATABASE)
+  // All three open (and migrate) the new database at once, as a team's deployment would.
+  const started = await Promise.all([0, 1, 2].map((i) => servers.start(nodeUrl(i))))
+  clients = started.map((s) => createPowerContextClient({ baseUrl: s.url, timeoutMs: 30_000 }))
 }, 300_000)
 
 afterAll(async () => {

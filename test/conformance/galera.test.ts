@@ -31,6 +31,45 @@ if (unavailable !== null) {
     }),
   )
 
+  describe('first opens at once on three nodes', () => {
+    const databases = new TestDatabases(() => cluster!.nodes[0]!.url('mysql'))
+    afterAll(() => databases.dropAll())
+
+    it('three backends open a new database at once, on three nodes, in every round', async () => {
+      for (let round = 0; round < 20; round += 1) {
+        const url = await databases.create(`first${round}`)
+        await cluster!.waitForDatabase(new URL(url).pathname.slice(1))
+        const opened = await Promise.allSettled(
+          cluster!.nodes.map((n) =>
+            openMysqlBackend({ url: url.replace(`:${cluster!.nodes[0]!.port}/`, `:${n.port}/`) }),
+          ),
+        )
+        const backends = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []))
+        try {
+          const failures = opened.flatMap((o) =>
+            o.status === 'rejected' ? [String((o.reason as Error).message)] : [],
+          )
+          expect(failures, `round ${round}`).toEqual([])
+          for (const b of backends) {
+            expect(b.storageStatus.ftsProblem, `round ${round}`).toBeNull()
+            expect(b.capabilities.fts).toBe(true)
+          }
+          const made = await backends[round % 3]!.remember({
+            scopeId: 'proj:first',
+            entries: [{ kind: 'fact', text: `opened together ${round}` }],
+          })
+          const id = made.results[0]!.memory.memoryRef.artifactId
+          for (const b of backends) {
+            const found = await b.search({ scopeId: 'proj:first', query: 'together', mode: 'fts' })
+            expect(found.hits.map((h) => h.memoryRef.artifactId)).toEqual([id])
+          }
+        } finally {
+          await Promise.all(backends.map((b) => b.close()))
+        }
+      }
+    }, 240_000)
+  })
+
   describe('galera node detection', () => {
     const databases = new TestDatabases(() => cluster!.nodes[0]!.url('mysql'))
     afterAll(() => databases.dropAll())
@@ -40,12 +79,8 @@ if (unavailable !== null) {
       const urls = cluster!.nodes.map((n) =>
         url.replace(`:${cluster!.nodes[0]!.port}/`, `:${n.port}/`),
       )
-      // The first open migrates the new database alone (the schema lock is per node, docs/cluster.md).
-      const first = await openMysqlBackend({ url: urls[0]! })
-      const backends = [
-        first,
-        ...(await Promise.all(urls.slice(1).map((u) => openMysqlBackend({ url: u })))),
-      ]
+      await cluster!.waitForDatabase(new URL(url).pathname.slice(1))
+      const backends = await Promise.all(urls.map((u) => openMysqlBackend({ url: u })))
       try {
         for (const b of backends) {
           expect(b.capabilities.cluster).toEqual({

@@ -285,6 +285,21 @@ export class PrivateGalera {
     }
   }
 
+  /**
+   * Waits until every node has applied the `CREATE DATABASE` of `name` run on one of them (a node
+   * applies replicated DDL shortly after it was ordered; a server connecting there before gets
+   * `Unknown database`).
+   */
+  async waitForDatabase(name: string, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    for (const node of this.nodes) {
+      while ((await node.query<unknown[]>('SHOW DATABASES LIKE ?', [name])).length === 0) {
+        if (Date.now() > deadline) throw new Error(`database ${name} not on node ${node.port}`)
+        await sleep(50)
+      }
+    }
+  }
+
   /** Kills every node and removes the cluster's directory. */
   async stop(): Promise<void> {
     await Promise.all(this.nodes.map((n) => n.kill('SIGKILL')))

@@ -24,6 +24,19 @@ const ER_GET_ERRNO = 1030
 /** `--read-only` server (1290 `ER_OPTION_PREVENTS_STATEMENT`). */
 const ER_READ_ONLY = 1290
 
+/**
+ * Failures of open-time schema work that a rerun clears: deadlock (1213) and lock wait timeout
+ * (1205) — on Galera also a certification conflict with another node's write — and `Query
+ * execution was interrupted` (1317), a statement brute-force aborted by another node's replicated
+ * DDL (total order isolation). Servers opening a new database at once on several nodes meet them.
+ */
+const SCHEMA_CONFLICT_ERRNOS = new Set([1205, 1213, 1317])
+
+/** True when open-time schema work failed on a conflict with a concurrent opener: run it again. */
+export function isSchemaConflict(err: unknown): boolean {
+  return isRetryable(err, SCHEMA_CONFLICT_ERRNOS)
+}
+
 /** Socket-level failures and server answers that mean "no usable connection". */
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',

@@ -32,7 +32,7 @@ import {
 } from './mysql-galera.js'
 import type { NodeHealth } from './mysql-health.js'
 import { clusterStatusOf, MysqlHealthProbe } from './mysql-health.js'
-import { migrateMysql, withSchemaLock } from './mysql-migrate.js'
+import { migrateMysql, withSchemaLock, withSchemaRetries } from './mysql-migrate.js'
 import type { ServerProbe } from './mysql-probe.js'
 import { ensureFulltext, ensureVectorColumn, probeServer } from './mysql-probe.js'
 import { FULLTEXT_INDEX, FULLTEXT_TABLE, fulltextIndexSql } from './mysql-search.js'
@@ -173,23 +173,25 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
         const galera = (await isGaleraNode(sql)) ? galeraStatusOf(nodeRows) : null
         health = new MysqlHealthProbe(config, galera !== null)
         health.remember(nodeRows)
-        const { ftsProblem, vectorState } = await withSchemaLock(
-          sql,
-          settings.database,
-          async () => {
-            await migrateMysql(sql, server.dialect)
-            const ftsProblem = await ensureFulltext(sql, server)
-            const stored = await sql.get<{ dimension: number }>(
-              'SELECT dimension FROM embedding_profile WHERE id = 1',
-            )
-            const vectorState = await ensureVectorColumn(
-              sql,
-              server,
-              stored?.dimension ?? options.embedder?.profile.dimension,
-              settings.hnsw,
-            )
-            return { ftsProblem, vectorState }
-          },
+        const causalReads = galera !== null && options.causalReads !== false
+        // The schema version is read causally too: another node may have just migrated.
+        if (causalReads) for (const statement of GALERA_SESSION_SETUP) await sql.run(statement)
+        const schemaWork = async () => {
+          await migrateMysql(sql, server.dialect)
+          const ftsProblem = await ensureFulltext(sql, server)
+          const stored = await sql.get<{ dimension: number }>(
+            'SELECT dimension FROM embedding_profile WHERE id = 1',
+          )
+          const vectorState = await ensureVectorColumn(
+            sql,
+            server,
+            stored?.dimension ?? options.embedder?.profile.dimension,
+            settings.hnsw,
+          )
+          return { ftsProblem, vectorState }
+        }
+        const { ftsProblem, vectorState } = await withSchemaLock(sql, settings.database, () =>
+          withSchemaRetries(schemaWork),
         )
         const status = {
           server,
@@ -198,7 +200,7 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
           ftsGap: null,
           ftsRewritten: 0,
           galera,
-          causalReads: galera !== null && options.causalReads !== false,
+          causalReads,
         }
         const pools = { write: pool, read: readPool }
         backend = new MysqlMemoryBackend(pools, settings, status, vectorState, options, health)

@@ -1,5 +1,7 @@
 import { schemaNewerError } from '../sql/schema-version.js'
 import type { SqlSession } from '../sql/session.js'
+import { withRetries } from '../sql/transaction-runner.js'
+import { isSchemaConflict } from './mysql-errors.js'
 import {
   MYSQL_MIGRATIONS,
   MYSQL_SCHEMA_VERSION,
@@ -46,6 +48,23 @@ export async function withSchemaLock<T>(
   } finally {
     if (locked) await sql.run('SELECT RELEASE_LOCK(?)', [lock]).catch(() => undefined)
   }
+}
+
+/**
+ * Bounds of {@link withSchemaRetries}: enough for the three nodes of the test cluster opening a
+ * new database at once (a few reruns each), and a failure that keeps coming back surfaces in time.
+ */
+const SCHEMA_RETRY_BOUNDS = { maxAttempts: 12, deadlineMs: 30_000 }
+
+/**
+ * Runs open-time schema `work` (migrations, index creation, probes; every statement idempotent)
+ * again, after the runner's jittered backoff, when it fails on a conflict with a server opening
+ * at once elsewhere (`isSchemaConflict`: deadlock, lock wait timeout, certification conflict,
+ * a statement interrupted by another node's replicated DDL). The schema lock does not prevent
+ * these on Galera, where it is per node (docs/cluster.md). The last failure is rethrown.
+ */
+export function withSchemaRetries<T>(work: () => Promise<T>): Promise<T> {
+  return withRetries(work, isSchemaConflict, SCHEMA_RETRY_BOUNDS)
 }
 
 /**

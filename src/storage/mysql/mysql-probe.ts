@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { analyzeText } from '../../core/analyzer.js'
 import { planQuery } from '../../core/query-plan.js'
 import type { SqlSession } from '../sql/session.js'
-import { isRetryable } from './mysql-errors.js'
+import { isSchemaConflict } from './mysql-errors.js'
 import { ftsProbeTableSql, tableOptions } from './mysql-schema.js'
 import type { HnswParameters, MysqlDialect, MysqlDialectName } from './mysql-search.js'
 import {
@@ -147,31 +147,6 @@ const FTS_PROBE_ID = 'probe'
  * first opens after a database crash fail their probe.
  * @returns null when full-text search works, else the reason it is unavailable.
  */
-/** Deadlock (1213) and lock wait timeout (1205): on Galera also a certification conflict. */
-const RETRYABLE_ERRNOS = new Set([1205, 1213])
-const PROBE_WRITE_ATTEMPTS = 8
-
-/**
- * Rewrites the one probe row. Servers opening at once (several nodes of a Galera cluster, whose
- * schema lock is per node) rewrite the same row: the loser's write is a deadlock or a
- * certification conflict, retried after a short pause like any other transaction.
- */
-async function rewriteProbeRow(sql: SqlSession): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await sql.run(
-        `INSERT INTO fts_probe (probe_id, fts_text) VALUES (?, ?)
-         ON DUPLICATE KEY UPDATE fts_text = VALUES(fts_text)`,
-        [FTS_PROBE_ID, encodeFtsText(analyzeText(`${FTS_PROBE_TEXT} n${randomUUID()}`))],
-      )
-      return
-    } catch (err) {
-      if (attempt >= PROBE_WRITE_ATTEMPTS || !isRetryable(err, RETRYABLE_ERRNOS)) throw err
-      await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.random() * 30))
-    }
-  }
-}
-
 export async function ensureFulltext(sql: SqlSession, probe: ServerProbe): Promise<string | null> {
   if (probe.versionProblem !== null) return probe.versionProblem
   const dialect = probe.dialect
@@ -186,15 +161,15 @@ export async function ensureFulltext(sql: SqlSession, probe: ServerProbe): Promi
         if (!(await indexExists(sql, FULLTEXT_TABLE, FULLTEXT_INDEX))) throw err
       })
     }
-    await sql.run(ftsProbeTableSql(dialect))
   } catch (err) {
+    if (isSchemaConflict(err)) throw err
     return `cannot create the FULLTEXT index: ${(err as Error).message}`
   }
   // Servers opening at once on several nodes rewrite the one probe row together: a search can
   // briefly miss the row another node just replaced, so the probe is tried a few times.
   let problem: string | null = null
   for (let attempt = 1; attempt <= PROBE_ROUNDS; attempt++) {
-    problem = await probeOnce(sql)
+    problem = await probeOnce(sql, dialect)
     if (problem === null) return null
     await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
   }
@@ -203,10 +178,20 @@ export async function ensureFulltext(sql: SqlSession, probe: ServerProbe): Promi
 
 const PROBE_ROUNDS = 5
 
-/** One rewrite of the probe row and a search for each probe query; a problem, or null. */
-async function probeOnce(sql: SqlSession): Promise<string | null> {
+/**
+ * One rewrite of the probe row and a search for each probe query; a problem, or null. The probe
+ * table is made first each time: a server opening at once on another node may still be migrating
+ * from schema 2, which drops it. A conflict with such a server (see `isSchemaConflict`) is thrown:
+ * the open runs its schema work again.
+ */
+async function probeOnce(sql: SqlSession, dialect: MysqlDialect): Promise<string | null> {
   try {
-    await rewriteProbeRow(sql)
+    await sql.run(ftsProbeTableSql(dialect))
+    await sql.run(
+      `INSERT INTO fts_probe (probe_id, fts_text) VALUES (?, ?)
+       ON DUPLICATE KEY UPDATE fts_text = VALUES(fts_text)`,
+      [FTS_PROBE_ID, encodeFtsText(analyzeText(`${FTS_PROBE_TEXT} n${randomUUID()}`))],
+    )
     for (const query of FTS_PROBE_QUERIES) {
       const against = ftsBooleanQuery(planQuery(analyzeText(query).split(' ')).terms)
       const hit = await sql.get(
@@ -219,6 +204,7 @@ async function probeOnce(sql: SqlSession): Promise<string | null> {
     }
     return null
   } catch (err) {
+    if (isSchemaConflict(err)) throw err
     return `full-text probe failed: ${(err as Error).message}`
   }
 }
