@@ -1,5 +1,7 @@
 /** Types of `scope.mjs` for TypeScript importers (the CLI, tests). */
 export declare const MAX_SCOPE_LENGTH: number
+/** Whether the server accepts `value` as a scope id (printable ASCII, 1–128 characters). */
+export declare function isValidScopeId(value: string): boolean
 export declare const BINDING_SCHEMA: string
 export declare const BINDING_PATH: readonly string[]
 

@@ -7,8 +7,14 @@ import { join, resolve } from 'node:path'
 
 import { gitOutput } from './git.mjs'
 
-/** Longest scope id taken as it is (in code points); longer ids are replaced by a sha256 form. */
-export const MAX_SCOPE_LENGTH = 256
+/**
+ * Longest scope id the server accepts (src/core/ids.ts: printable ASCII, 1–128 characters). The
+ * reference takes ids of up to 256 code points as they are; an id it would keep that the server
+ * would refuse (129–256 characters, a space or a non-ASCII character) is replaced by the same
+ * sha256 form the reference uses for ids over 256, so every resolved scope is a valid scope id.
+ */
+export const MAX_SCOPE_LENGTH = 128
+const VALID_SCOPE = new RegExp(`^[\\x21-\\x7E]{1,${MAX_SCOPE_LENGTH}}$`, 'u')
 /** The Git-private binding file (shared with the reference's Claude Code and Codex plugins). */
 export const BINDING_SCHEMA = 'powercontext.codex-workspace.v1'
 export const BINDING_PATH = ['powercontext', 'codex-workspace.json']
@@ -33,7 +39,8 @@ const SCP_REMOTE = new RegExp(
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*$/
 
 const pyStrip = (value) => value.replace(PY_STRIP, '')
-const codePoints = (value) => [...value].length
+/** Whether the server accepts `value` as a scope id. */
+export const isValidScopeId = (value) => VALID_SCOPE.test(value)
 const sha256Hex = (value) => createHash('sha256').update(value).digest('hex')
 
 /**
@@ -88,14 +95,14 @@ function overrideScope(env, host) {
     if (raw === undefined) continue
     const value = pyStrip(raw)
     if (value === '') return undefined
-    return codePoints(value) <= MAX_SCOPE_LENGTH ? value : `sha256:${sha256Hex(value)}`
+    return isValidScopeId(value) ? value : `sha256:${sha256Hex(value)}`
   }
   return undefined
 }
 
 function bounded(prefix, value) {
   const candidate = `${prefix}:${value}`
-  if (codePoints(candidate) <= MAX_SCOPE_LENGTH) return candidate
+  if (isValidScopeId(candidate)) return candidate
   return `${prefix}:sha256:${sha256Hex(value)}`
 }
 
@@ -175,7 +182,7 @@ function readBinding(gitDir) {
   if (payload.schema !== BINDING_SCHEMA) return undefined
   const id = payload.scope_id
   if (typeof id !== 'string' || id === '' || id !== pyStrip(id)) return undefined
-  return codePoints(id) <= MAX_SCOPE_LENGTH ? id : undefined
+  return isValidScopeId(id) ? id : undefined
 }
 
 function realPath(path) {

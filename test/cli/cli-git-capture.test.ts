@@ -3,6 +3,7 @@
  * through `--server-url`: one git-change source per commit, a rerun captures nothing twice,
  * `--since` and `--limit`, secrets withheld, the state file in the git dir, the project scope.
  */
+import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -257,5 +258,16 @@ describe('capture git through --server-url', () => {
     expect(text.out).toBe(
       `nothing new in ${git(repo, 'rev-parse', '--show-toplevel')} for scope ${scope}\n`,
     )
+  })
+
+  it('a repository whose origin path is too long for a scope id still captures (hashed scope)', async () => {
+    const repo = repoWith(1)
+    const path = `team/${'very-long-project-name-'.repeat(8)}`
+    git(repo, 'remote', 'add', 'origin', `https://example.org/${path}.git`)
+    const r = await json('--server-url', env.server.url, 'capture', 'git', '--repo', repo)
+    expect(r.scope_id).toBe(
+      `git:sha256:${createHash('sha256').update(`example.org/${path}`).digest('hex')}`,
+    )
+    expect(r.captured).toHaveLength(1)
   })
 })

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { normalizeGitRemote, resolveScope } from '../../integrations/shared/scope.mjs'
+import { checkScopeId } from '../../src/core/ids.js'
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'pc-scope-')))
 // A clean Git environment: no user or system config can change what a repository reports.
@@ -83,6 +84,45 @@ describe('resolveScope on real git repositories', () => {
     )
   })
 
+  // The server accepts printable ASCII scope ids of 1–128 characters (src/core/ids.ts); the
+  // reference keeps ids of up to 256 code points. Where the reference's id is valid here it is the
+  // result; otherwise the reference's own hashed form for over-long ids is.
+  it.each([
+    // `git:example.org/` is 16 characters, so a path of 112 makes exactly 128.
+    ['128 characters: kept as the reference keeps it', `org/${'a'.repeat(108)}`, false],
+    [
+      '129 characters: hashed (the reference keeps it, the server refuses it)',
+      `org/${'a'.repeat(109)}`,
+      true,
+    ],
+    ['256 characters: hashed', `org/${'a'.repeat(236)}`, true],
+    ['over 256 characters: hashed, as the reference does', `org/${'b'.repeat(400)}`, true],
+    ['a non-ASCII path: hashed', 'équipe/dépôt', true],
+  ])('a long or non-ASCII origin path on a real repository — %s', (_name, path, hashed) => {
+    const dir = repo(`https://example.org/${path}.git`)
+    const expected = hashed
+      ? `git:sha256:${sha256(`example.org/${path}`)}`
+      : `git:example.org/${path}`
+    const resolved = resolveScope({ cwd: dir, env })
+    expect(resolved).toEqual({ scope_id: expected, source: 'git' })
+    expect(checkScopeId(resolved.scope_id)).toBe(expected)
+    const scp = repo(`git@example.org:${path}.git`)
+    expect(resolveScope({ cwd: scp, env }).scope_id).toBe(expected)
+  })
+
+  it('an override the server would refuse (over 128 characters, a space) is hashed', () => {
+    const dir = repo('git@github.com:acme/api.git')
+    for (const value of ['q'.repeat(129), 'my project', 'projet:été']) {
+      const resolved = resolveScope({ cwd: dir, env: { ...env, POWERCONTEXT_SCOPE_ID: value } })
+      expect(resolved).toEqual({ scope_id: `sha256:${sha256(value)}`, source: 'env' })
+      expect(checkScopeId(resolved.scope_id)).toBe(resolved.scope_id)
+    }
+    const max = 'q'.repeat(128)
+    expect(resolveScope({ cwd: dir, env: { ...env, POWERCONTEXT_SCOPE_ID: max } }).scope_id).toBe(
+      max,
+    )
+  })
+
   it('the Git-private binding wins over the remote; a malformed one is ignored', () => {
     const dir = repo('git@github.com:acme/api.git')
     mkdirSync(join(dir, '.git', 'powercontext'))
@@ -99,6 +139,10 @@ describe('resolveScope on real git repositories', () => {
       { schema: 'powercontext.codex-workspace.v1', scope_id: '' },
       { schema: 'powercontext.codex-workspace.v1', scope_id: 7 },
       { schema: 'powercontext.codex-workspace.v1', scope_id: 'x'.repeat(257) },
+      // Valid for the reference (≤ 256), refused by the server: ignored too.
+      { schema: 'powercontext.codex-workspace.v1', scope_id: 'x'.repeat(129) },
+      { schema: 'powercontext.codex-workspace.v1', scope_id: 'équipe' },
+      { schema: 'powercontext.codex-workspace.v1', scope_id: 'two words' },
       ['powercontext.codex-workspace.v1'],
     ]) {
       bind(bad)
