@@ -1,46 +1,10 @@
 import { PowerContextError } from '../core/errors.js'
 import { mcpPlugin } from '../mcp/mcp-plugin.js'
-import type { EmbeddingSettings } from '../runtime/embedder.js'
-import type { ExtractionOptions } from '../runtime/extraction.js'
-import type { RuntimeOptions } from '../runtime/memory-runtime.js'
 import { MemoryRuntime } from '../runtime/memory-runtime.js'
-import { type AppOptions, buildApp, type RuntimeSlot } from './app.js'
+import { buildApp, type RuntimeSlot } from './app.js'
+import { checkServerSettings, type ServerSettings } from './server-settings.js'
 
-/** Server settings (CLI flags or `POWERCONTEXT_SERVER_*` environment variables). */
-export interface ServerSettings {
-  readonly host: string
-  readonly port: number
-  readonly dataDir?: string
-  /**
-   * A MySQL-protocol database instead of the data directory (env
-   * `POWERCONTEXT_SERVER_DATABASE_URL`); its password is never logged.
-   */
-  readonly databaseUrl?: string
-  readonly logLevel?: string
-  /** Bearer token required on every non-health route (env `POWERCONTEXT_SERVER_AUTH_TOKEN`). */
-  readonly authToken?: string
-  /** Allow a non-loopback bind address without a token. */
-  readonly insecureNoAuth?: boolean
-  /** Surfaces mounted on the app; default `[mcpPlugin]` (MCP at `/mcp`). */
-  readonly plugins?: AppOptions['plugins']
-  /** OpenAI-compatible embedding model: vector and hybrid search, background reindex. */
-  readonly embedding?: EmbeddingSettings | undefined
-  /** First delay of the background reindex (default 30 s; it backs off while the model fails). */
-  readonly reindexIntervalMs?: number | undefined
-  /** Flush extraction: generation model, poison attempts (DESIGN §6). */
-  readonly extraction?: ExtractionOptions | undefined
-  /** Flush scopes with pending sources every N seconds, one scope at a time; off when absent. */
-  readonly scheduleSeconds?: number | undefined
-  /** Embedded SQLite: approximate vector search for large scopes (`false`: exact only). */
-  readonly vectorAnn?: RuntimeOptions['vectorAnn']
-}
-
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/
-
-/** True for loopback bind addresses (127.0.0.0/8, ::1, localhost). */
-export function isLoopback(host: string): boolean {
-  return LOOPBACK.test(host.replace(/^\[|\]$/g, ''))
-}
+export { isLoopback, type ServerSettings } from './server-settings.js'
 
 /** A running server: its address and a stop function (used by tests and signal handlers). */
 export interface RunningServer {
@@ -55,13 +19,7 @@ export interface RunningServer {
  * @throws PowerContextError when the runtime cannot be opened or the port cannot be bound.
  */
 export async function startServer(settings: ServerSettings): Promise<RunningServer> {
-  const hasToken = settings.authToken !== undefined && settings.authToken !== ''
-  if (!isLoopback(settings.host) && !hasToken && settings.insecureNoAuth !== true) {
-    throw new PowerContextError(
-      'invalid_request',
-      `refusing to listen on non-loopback address ${settings.host} without POWERCONTEXT_SERVER_AUTH_TOKEN (pass --insecure-no-auth to override)`,
-    )
-  }
+  checkServerSettings(settings)
   const runtime = await MemoryRuntime.open({
     ...(settings.dataDir === undefined ? {} : { dataDir: settings.dataDir }),
     ...(settings.databaseUrl === undefined ? {} : { databaseUrl: settings.databaseUrl }),

@@ -133,4 +133,21 @@ describe('powercontext server run', () => {
     server.child.kill('SIGTERM')
     expect(await server.exited).toBe(0)
   })
+
+  it('refuses a blank or padded POWERCONTEXT_SERVER_AUTH_TOKEN at startup', async () => {
+    for (const token of ['   ', ' s3cret', 's3cret\n', '\ts3cret\t', 's3c\u0001ret']) {
+      const server = startCli(['server', 'run', '--port', '0', '--data-dir', dataDir], {
+        POWERCONTEXT_SERVER_AUTH_TOKEN: token,
+      })
+      const listening = waitFor(() => (/listening/.test(server.stderr()) ? 'listening' : undefined))
+      const outcome = await Promise.race([server.exited, listening.catch(() => 'no exit')])
+      if (server.child.exitCode === null) server.child.kill('SIGKILL')
+      expect(outcome).toBe(1)
+      expect(server.stderr()).toMatch(
+        /^error: invalid_request: POWERCONTEXT_SERVER_AUTH_TOKEN (is blank|starts or ends with whitespace or holds a control character): no client could present it/,
+      )
+      expect(server.stderr()).not.toMatch(/listening/)
+      expect(server.stderr()).not.toContain('s3c')
+    }
+  })
 })

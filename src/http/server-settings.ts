@@ -1,0 +1,72 @@
+import { PowerContextError } from '../core/errors.js'
+import type { EmbeddingSettings } from '../runtime/embedder.js'
+import type { ExtractionOptions } from '../runtime/extraction.js'
+import type { RuntimeOptions } from '../runtime/memory-runtime.js'
+import type { AppOptions } from './app.js'
+
+/** Server settings (CLI flags or `POWERCONTEXT_SERVER_*` environment variables). */
+export interface ServerSettings {
+  readonly host: string
+  readonly port: number
+  readonly dataDir?: string
+  /**
+   * A MySQL-protocol database instead of the data directory (env
+   * `POWERCONTEXT_SERVER_DATABASE_URL`); its password is never logged.
+   */
+  readonly databaseUrl?: string
+  readonly logLevel?: string
+  /** Bearer token required on every non-health route (env `POWERCONTEXT_SERVER_AUTH_TOKEN`). */
+  readonly authToken?: string
+  /** Allow a non-loopback bind address without a token. */
+  readonly insecureNoAuth?: boolean
+  /** Surfaces mounted on the app; default `[mcpPlugin]` (MCP at `/mcp`). */
+  readonly plugins?: AppOptions['plugins']
+  /** OpenAI-compatible embedding model: vector and hybrid search, background reindex. */
+  readonly embedding?: EmbeddingSettings | undefined
+  /** First delay of the background reindex (default 30 s; it backs off while the model fails). */
+  readonly reindexIntervalMs?: number | undefined
+  /** Flush extraction: generation model, poison attempts (DESIGN §6). */
+  readonly extraction?: ExtractionOptions | undefined
+  /** Flush scopes with pending sources every N seconds, one scope at a time; off when absent. */
+  readonly scheduleSeconds?: number | undefined
+  /** Embedded SQLite: approximate vector search for large scopes (`false`: exact only). */
+  readonly vectorAnn?: RuntimeOptions['vectorAnn']
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/
+
+/** True for loopback bind addresses (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.test(host.replace(/^\[|\]$/g, ''))
+}
+
+/** Leading or trailing whitespace, or any control character (none can be sent in a header). */
+const UNSENDABLE_TOKEN = /^\s|\s$|\p{Cc}/u
+
+/**
+ * Refuses settings a server cannot serve with: a token that no client could ever present (blank,
+ * padded with whitespace, or holding a control character: `bearerMatches` trims what it receives,
+ * so such a server would refuse everyone), and a non-loopback bind address without a token.
+ * @throws PowerContextError `invalid_request` naming the setting.
+ */
+export function checkServerSettings(settings: ServerSettings): void {
+  const token = settings.authToken
+  if (token !== undefined && token !== '' && UNSENDABLE_TOKEN.test(token)) {
+    const what =
+      token.trim() === ''
+        ? 'is blank'
+        : 'starts or ends with whitespace or holds a control character'
+    throw new PowerContextError(
+      'invalid_request',
+      `POWERCONTEXT_SERVER_AUTH_TOKEN ${what}: no client could present it; set it to the exact token`,
+      { errors: [{ field: 'POWERCONTEXT_SERVER_AUTH_TOKEN', message: what }] },
+    )
+  }
+  const hasToken = token !== undefined && token !== ''
+  if (!isLoopback(settings.host) && !hasToken && settings.insecureNoAuth !== true) {
+    throw new PowerContextError(
+      'invalid_request',
+      `refusing to listen on non-loopback address ${settings.host} without POWERCONTEXT_SERVER_AUTH_TOKEN (pass --insecure-no-auth to override)`,
+    )
+  }
+}
