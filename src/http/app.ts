@@ -64,6 +64,20 @@ const PUBLIC_PATHS: ReadonlySet<string> = new Set(
   OPERATIONS.filter((op) => op.public).map((op) => op.path),
 )
 
+/** `Content-Encoding` values that leave the body as sent (RFC 9110: `identity`, or nothing). */
+const IDENTITY = /^\s*(identity\s*)?$/i
+
+/** Refuses a request without the bearer token when one is configured (public routes excepted). */
+function checkAuthorization(req: FastifyRequest, reply: FastifyReply, token: string | undefined) {
+  if (token === undefined || token === '' || PUBLIC_PATHS.has(req.url.split('?')[0] ?? '')) return
+  const config = req.routeOptions.config as unknown as Record<string, unknown> | undefined
+  if (config?.[PUBLIC_ROUTE] === true) return
+  if (!bearerMatches(req.headers.authorization, token)) {
+    void reply.header('WWW-Authenticate', 'Bearer realm="powercontext"')
+    throw new PowerContextError('unauthorized', 'a valid bearer token is required')
+  }
+}
+
 function clientError(
   status: number,
   code: 'invalid_request' | 'payload_too_large',
@@ -150,17 +164,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   app.addHook('onRequest', async (req, reply) => {
     void reply.header(REQUEST_ID_HEADER, req.id)
-    const token = options.authToken
-    if (token === undefined || token === '' || PUBLIC_PATHS.has(req.url.split('?')[0] ?? '')) return
-    if (
-      (req.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[
-        PUBLIC_ROUTE
-      ] === true
-    )
-      return
-    if (!bearerMatches(req.headers.authorization, token)) {
-      void reply.header('WWW-Authenticate', 'Bearer realm="powercontext"')
-      throw new PowerContextError('unauthorized', 'a valid bearer token is required')
+    checkAuthorization(req, reply, options.authToken)
+    // Bodies are read as they arrive: a compressed one would be parsed as if it were JSON.
+    const encoding = req.headers['content-encoding']
+    if (encoding !== undefined && !IDENTITY.test(encoding)) {
+      void reply.header('Accept-Encoding', 'identity')
+      throw clientError(415, 'invalid_request', `content encoding ${encoding} is not supported`)
     }
   })
 

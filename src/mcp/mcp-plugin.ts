@@ -77,7 +77,7 @@ function messagesOf(body: unknown): JSONRPCMessage[] | { code: number; message: 
 /**
  * Mounts MCP Streamable HTTP at `/mcp` (pass it in `buildApp`'s `plugins`; `startServer` does by
  * default). Stateless: no session id, JSON responses (a single reply, or an array for a batch),
- * 202 for a POST without requests; GET and DELETE answer 405. One SDK server serves every POST
+ * 202 for a POST without requests; every other method answers 405. One SDK server serves every POST
  * through an `ExchangeTransport`, so a request costs no server construction. The app's
  * `onRequest` hook applies, so `/mcp` needs the same bearer token as the API and every response
  * carries the request id. Tool failures are tool results with `isError` (STYLE R11).
@@ -111,6 +111,7 @@ export function mcpPlugin(app: FastifyInstance, slot: RuntimeSlot): void {
   })
   const methodNotAllowed = (_req: unknown, reply: FastifyReply) =>
     rpcError(reply.header('Allow', 'POST'), 405, -32000, 'Method not allowed.')
-  app.get(MCP_PATH, methodNotAllowed)
-  app.delete(MCP_PATH, methodNotAllowed)
+  // Every other method (GET and DELETE as the transport's rules say, also PUT, PATCH, …): 405.
+  const others = app.supportedMethods.filter((m) => m !== 'POST' && m !== 'HEAD')
+  app.route({ method: others, url: MCP_PATH, handler: methodNotAllowed })
 }

@@ -22,6 +22,8 @@ export class ContractValidator {
       useDefaults: false,
       strict: false,
       validateFormats: false,
+      // `oneOf` errors then carry their branches, so the branch a body meant can be found.
+      verbose: true,
     })
     this.#ajv.addSchema({ $id: DOCUMENT_ID, components: OPENAPI_DOCUMENT.components })
   }
@@ -41,8 +43,42 @@ export class ContractValidator {
   check(schemaName: string, value: unknown): FieldError[] {
     const fn = this.validator(schemaName)
     if (fn(value)) return []
-    return toFieldErrors(fn.errors ?? [])
+    return toFieldErrors(meantBranchOnly(fn.errors ?? []))
   }
+}
+
+/** Errors saying a value has the wrong shape for a branch: wrong type, missing or unknown keys. */
+const SHAPE_KEYWORDS: ReadonlySet<string> = new Set(['type', 'required', 'additionalProperties'])
+
+/**
+ * A failed `oneOf` reports every branch's errors (`{"memory_id": "bad id"}` against `GetRequest`:
+ * "must have required property 'memory_ref'", "… legacy_citation", "must match exactly one
+ * schema"), which hides the one that matters. When one branch fits the value's shape better than
+ * every other (fewest type/required/unknown-key errors at the value itself), only that branch's
+ * errors are kept: here `memory_id: must match pattern …`. A tie keeps everything.
+ */
+function meantBranchOnly(errors: readonly ErrorObject[]): readonly ErrorObject[] {
+  let out = errors
+  for (const failed of errors) {
+    if (failed.keyword !== 'oneOf' || !Array.isArray(failed.schema)) continue
+    const at = failed.instancePath
+    const branchOf = (e: ErrorObject): number | undefined => {
+      if (e.instancePath !== at || !e.schemaPath.startsWith(`${failed.schemaPath}/`)) return
+      const n = Number(e.schemaPath.slice(failed.schemaPath.length + 1).split('/')[0])
+      return Number.isInteger(n) ? n : undefined
+    }
+    const shapeErrors = failed.schema.map(() => 0)
+    for (const e of out) {
+      const n = branchOf(e)
+      if (n !== undefined && SHAPE_KEYWORDS.has(e.keyword) && n < shapeErrors.length)
+        shapeErrors[n] = (shapeErrors[n] ?? 0) + 1
+    }
+    const fewest = Math.min(...shapeErrors)
+    const meant = shapeErrors.indexOf(fewest)
+    if (shapeErrors.lastIndexOf(fewest) !== meant) continue
+    out = out.filter((e) => e !== failed && (branchOf(e) ?? meant) === meant)
+  }
+  return out
 }
 
 function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {

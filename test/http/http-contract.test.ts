@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
 
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -451,6 +452,24 @@ describe('HTTP contract, end to end', () => {
     })
     expect(errorOf(expectContract('get', noVersion, 404)).code).toBe('memory_not_found')
 
+    // get: a malformed memory_id (or memory_ref) names that field alone, not the other branches
+    // of the request's oneOf ("must have required property 'memory_ref'" …).
+    for (const [body, field] of [
+      [{ scope_id: SCOPE, memory_id: 'bad id' }, 'memory_id'],
+      [{ scope_id: SCOPE, memory_id: 7 }, 'memory_id'],
+      [
+        { scope_id: SCOPE, memory_ref: { artifact_id: 'a b', revision: 1 } },
+        'memory_ref.artifact_id',
+      ],
+    ] as const) {
+      const badId = errorOf(expectContract('get', await call('get', body), 422))
+      expect(badId.code).toBe('invalid_request')
+      expect((badId as { message?: string }).message).toMatch(new RegExp(`: ${field} must `))
+      expect(badId.details?.['errors']).toEqual([
+        { field, message: expect.stringMatching(/^must /) as unknown },
+      ])
+    }
+
     // history: unknown field (request bodies reject unknown fields).
     const extra = await call('history', { scope_id: SCOPE, memory_id: ids.a, verbose: true })
     expect(errorOf(expectContract('history', extra, 422)).code).toBe('invalid_request')
@@ -506,6 +525,28 @@ describe('HTTP contract, end to end', () => {
     }
     const tooLarge = cases[3]![0]
     expect(tooLarge.status).toBe(413)
+
+    // A body in an encoding the server does not decode is 415, whatever it holds; identity is fine.
+    const encoded = (encoding: string, body: string | Uint8Array) =>
+      fetch(`${server.url}/v1/memory/get`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        body,
+      })
+    const getBody = JSON.stringify({ scope_id: SCOPE, memory_id: 'mem_01JNOSUCHMEMORY0000000000' })
+    for (const res of [
+      await encoded('gzip', gzipSync(getBody)),
+      await encoded('br', getBody),
+      await encoded('identity, gzip', gzipSync(getBody)),
+    ]) {
+      const body: unknown = await res.json()
+      expect(res.status, JSON.stringify(body)).toBe(415)
+      expect(res.headers.get('accept-encoding')).toBe('identity')
+      assertMatchesContract('get', 415, body)
+      assertErrorEnvelope(body, res.headers.get('x-powercontext-request-id'))
+      expect(errorOf(body).code).toBe('invalid_request')
+    }
+    expect((await encoded('identity', getBody)).status).toBe(404)
 
     const unknown = await fetch(`${server.url}/v1/memory/nope`)
     expect(unknown.status).toBe(404)

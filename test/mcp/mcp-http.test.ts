@@ -248,9 +248,14 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
   })
 
   it('is stateless HTTP: POST only, request id on every response', async () => {
-    for (const method of ['GET', 'DELETE']) {
-      const res = await fetch(`${open.url}/mcp`, { method })
-      expect(res.status).toBe(405)
+    for (const method of ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS']) {
+      const res = await fetch(`${open.url}/mcp`, {
+        method,
+        ...(method === 'PUT' || method === 'PATCH'
+          ? { headers: { 'content-type': 'application/json' }, body: '{}' }
+          : {}),
+      })
+      expect(res.status, method).toBe(405)
       expect(res.headers.get('allow')).toBe('POST')
     }
     const res = await fetch(`${open.url}/mcp`, {

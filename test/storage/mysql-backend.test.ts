@@ -66,6 +66,19 @@ function expectNoSecret(value: unknown): void {
   expect(text).not.toContain(encodeURIComponent(SECRET))
 }
 
+/** The settings error `parseDatabaseUrl` throws for `url`, checked to be one. */
+function urlError(url: string): PowerContextError {
+  let caught: unknown
+  try {
+    parseDatabaseUrl(url)
+  } catch (err) {
+    caught = err
+  }
+  expect(caught).toBeInstanceOf(PowerContextError)
+  expect((caught as PowerContextError).code).toBe('invalid_request')
+  return caught as PowerContextError
+}
+
 describe('database URL', () => {
   it('parses options and never echoes the password', () => {
     const s = parseDatabaseUrl(
@@ -81,16 +94,34 @@ describe('database URL', () => {
       `mysql://app:${SECRET}@h/`,
       `mysql://app:${SECRET}@h/pc?dialect=oracle`,
     ]) {
-      let caught: unknown
-      try {
-        parseDatabaseUrl(bad)
-      } catch (err) {
-        caught = err
-      }
-      expect(caught).toBeInstanceOf(PowerContextError)
-      expect((caught as PowerContextError).code).toBe('invalid_request')
+      const caught = urlError(bad)
       expectNoSecret(caught)
     }
+  })
+
+  it('a malformed percent-escape in the user, password or database is a settings error', () => {
+    for (const [bad, part] of [
+      [`mysql://app:${SECRET}%zz@h/pc`, 'password'],
+      [`mysql://ap%p:${SECRET}@h/pc`, 'user'],
+      [`mysql://app:${SECRET}@h/p%E0%A4%A`, 'database name'],
+    ] as const) {
+      const caught = urlError(bad)
+      expect(caught.message).toMatch(
+        new RegExp(`^invalid database URL .*: the ${part} holds a malformed percent-escape`),
+      )
+      expectNoSecret(caught)
+    }
+    // The server refuses it at startup with the same message (never `URI malformed`).
+    const server = spawnSync(process.execPath, [BIN, 'server', 'run', '--port', '0'], {
+      encoding: 'utf8',
+      env: { ...process.env, POWERCONTEXT_SERVER_DATABASE_URL: `mysql://root:${SECRET}%zz@h/t` },
+      timeout: 20_000,
+    })
+    expect(server.status).toBe(1)
+    expect(server.stderr).toMatch(
+      /^error: invalid_request: invalid database URL mysql:\/\/root:\*\*\*@h\/t: the password holds a malformed percent-escape/,
+    )
+    expect(server.stderr + server.stdout).not.toContain(SECRET)
   })
 
   it('a refused connection or a denied login is internal_error without the password', async () => {

@@ -64,6 +64,15 @@ function invalidUrl(url: string, why: string): PowerContextError {
   )
 }
 
+/** `decodeURIComponent` of one part of the URL; a malformed escape (`%zz`) is a settings error. */
+function decoded(url: string, part: string, value: string): string {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    throw invalidUrl(url, `the ${part} holds a malformed percent-escape (write % as %25)`)
+  }
+}
+
 function intParam(url: string, params: URLSearchParams, key: string, fallback: number): number {
   const raw = params.get(key)
   if (raw === null) return fallback
@@ -87,7 +96,7 @@ export function parseDatabaseUrl(url: string): MysqlConnectionSettings {
   }
   if (u.protocol !== 'mysql:') throw invalidUrl(url, 'the scheme must be mysql://')
   if (u.hostname === '') throw invalidUrl(url, 'a host is required')
-  const database = decodeURIComponent(u.pathname.replace(/^\//, ''))
+  const database = decoded(url, 'database name', u.pathname.replace(/^\//, ''))
   if (!/^[A-Za-z0-9_$-]{1,64}$/.test(database)) {
     throw invalidUrl(url, 'a database name ([A-Za-z0-9_$-], at most 64 characters) is required')
   }
@@ -103,8 +112,8 @@ export function parseDatabaseUrl(url: string): MysqlConnectionSettings {
   return Object.freeze({
     host: u.hostname.replace(/^\[|\]$/g, ''),
     port: u.port === '' ? DEFAULT_PORT : Number(u.port),
-    user: decodeURIComponent(u.username),
-    password: u.password === '' ? undefined : decodeURIComponent(u.password),
+    user: decoded(url, 'user', u.username),
+    password: u.password === '' ? undefined : decoded(url, 'password', u.password),
     database,
     connectionLimit: intParam(url, p, 'connection_limit', DEFAULT_CONNECTION_LIMIT),
     dialect: dialect as MysqlDialectName | undefined,
