@@ -37,6 +37,12 @@ export interface ConformanceOptions {
   /** Opens a backend; called once per area (closed after it) and by tests that need more. */
   readonly open: (options?: OpenOptions) => Promise<BackendUnderTest>
   readonly skip?: readonly SkipEntry[]
+  /**
+   * Overwrites the stored embedding hash of the memory's vector row behind the backend's back (a
+   * fault completeness and the per-hit re-check must catch). Backends without it skip the tests
+   * that need it, with a reason.
+   */
+  readonly alterEmbeddingHash?: (backend: BackendUnderTest, memoryId: string) => Promise<void>
 }
 
 /** What an area's tests see. */
@@ -48,18 +54,22 @@ export interface Area {
   /** `timeoutMs` overrides the suite's test timeout (long property tests). */
   test(title: string, body: () => Promise<void>, timeoutMs?: number): void
   group(title: string, body: () => void): void
+  /** {@link ConformanceOptions.alterEmbeddingHash}; fails when the backend gives none. */
+  alterEmbeddingHash(backend: BackendUnderTest, memoryId: string): Promise<void>
 }
 
 /** Registers areas and tests, applying the skip list and remembering every test path. */
 export class ConformanceSuite {
   readonly #open: (options?: OpenOptions) => Promise<BackendUnderTest>
   readonly #skips: readonly SkipEntry[]
+  readonly #alter: ConformanceOptions['alterEmbeddingHash']
   readonly #registered = new Set<string>()
   #path: readonly string[] = []
 
   constructor(options: ConformanceOptions) {
     this.#open = options.open
     this.#skips = options.skip ?? []
+    this.#alter = options.alterEmbeddingHash
   }
 
   /** A top-level describe block with its own backend (opened in beforeAll, closed in afterAll). */
@@ -78,6 +88,10 @@ export class ConformanceSuite {
       },
       test: (t, fn, timeoutMs) => this.#test(t, fn, timeoutMs),
       group: (t, fn) => this.#group(t, fn),
+      alterEmbeddingHash: async (backend, memoryId) => {
+        if (this.#alter === undefined) throw new Error('this backend cannot alter a stored hash')
+        await this.#alter(backend, memoryId)
+      },
     }
     this.#group(title, () => {
       beforeAll(async () => {

@@ -7,6 +7,9 @@ import { DeterministicEmbedder } from '../../src/runtime/embedder.js'
 import type { SearchMode } from '../../src/storage/spi/memory-backend.js'
 import type { Area, BackendUnderTest, ConformanceSuite } from './harness.case.js'
 import { expectCode, newScope, rememberOne } from './harness.case.js'
+import { ALTER_HASH_TESTS, vectorCompletenessTests } from './memory-vector-completeness.case.js'
+
+export { ALTER_HASH_TESTS } from './memory-vector-completeness.case.js'
 
 const rrf = (rank: number) => 1 / (60 + rank)
 const DIMENSION = 384
@@ -55,6 +58,7 @@ export const VECTOR_TESTS = [
   'vector > outage > a failing query embedding: auto uses fts, explicit modes report it',
   'vector > outage > rebuild re-embeds every vector with a model',
   ...REOPEN_TESTS,
+  ...ALTER_HASH_TESTS,
 ]
 
 const FILLER = Array.from({ length: 200 }, (_, i) => `filler${i}`).join(' ')
@@ -226,6 +230,7 @@ export function vectorArea(suite: ConformanceSuite): void {
       })
 
       vectorOutageTests(t)
+      vectorCompletenessTests(t)
     },
     { embedder },
   )

@@ -7,7 +7,8 @@ import { afterAll } from 'vitest'
 import { openMysqlBackend } from '../../src/storage/mysql/index.js'
 import { TestDatabases } from '../support/mysql-databases.js'
 import { emulateOceanBase, installL2Distance } from '../support/oceanbase-emulation.js'
-import type { ConformanceOptions, SkipEntry } from './memory-backend.case.js'
+import type { BackendUnderTest, ConformanceOptions, SkipEntry } from './memory-backend.case.js'
+import { ALTER_HASH_TESTS } from './memory-vector.case.js'
 
 /** Every test of the vector area (vector, hybrid and auto-as-hybrid search). */
 const VECTOR_TESTS = [
@@ -23,6 +24,7 @@ const VECTOR_TESTS = [
   'vector > outage > a failing query embedding: auto uses fts, explicit modes report it',
   'vector > outage > rebuild re-embeds every vector with a model',
   'vector > profile > the first configured profile is fixed; another one gets no vector capability',
+  ...ALTER_HASH_TESTS,
 ]
 
 /** The MySQL-protocol backends under test. */
@@ -86,13 +88,28 @@ export function mysqlFamilyOptions(
     }
     return url
   }
+  const databaseOf = new WeakMap<BackendUnderTest, string>()
   return {
     name,
-    open: async (o = {}) =>
-      openMysqlBackend({
-        url: await urlFor(o.reuse),
+    open: async (o = {}) => {
+      const url = await urlFor(o.reuse)
+      const backend = await openMysqlBackend({
+        url,
         embedder: o.embedder,
         ...(setup.rewriteSql === undefined ? {} : { rewriteSql: setup.rewriteSql }),
+      })
+      databaseOf.set(backend, new URL(url).pathname.slice(1))
+      return backend
+    },
+    alterEmbeddingHash: (backend, memoryId) =>
+      databases.admin(async (conn) => {
+        const [result] = await conn.query(
+          `UPDATE \`${databaseOf.get(backend) ?? ''}\`.memory_heads SET embedding_hash = ? WHERE memory_id = ?`,
+          ['0'.repeat(64), memoryId],
+        )
+        if ((result as { affectedRows: number }).affectedRows !== 1) {
+          throw new Error(`no vector row of ${memoryId}`)
+        }
       }),
     skip: MYSQL_FAMILY_SKIPS[name],
   }

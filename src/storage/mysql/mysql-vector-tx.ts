@@ -124,6 +124,17 @@ export class MysqlVectorTx implements VectorTx {
     return { heads: row?.heads ?? 0, vectors: row?.vectors ?? 0 }
   }
 
+  async matchingVectorHashes(
+    scopeId: string,
+  ): Promise<{ contentHash: string; embeddingHash: string }[]> {
+    return this.#sql.all(
+      `SELECT content_hash AS contentHash, embedding_hash AS embeddingHash FROM memory_heads
+       WHERE scope_id = ? AND vector_version = version AND vector_content_hash = content_hash
+         AND embedding_hash IS NOT NULL`,
+      [scopeId],
+    )
+  }
+
   async headVectors(q: {
     readonly scopeId?: string | undefined
     readonly memoryIds?: readonly string[] | undefined

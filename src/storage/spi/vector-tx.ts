@@ -72,6 +72,11 @@ export interface VectorTx {
   }): Promise<VectorHit[]>
   /** Active heads of the scope, and vector rows of the scope (completeness by count). */
   vectorCounts(scopeId: string): Promise<{ heads: number; vectors: number }>
+  /**
+   * The content hash and stored embedding hash of every head of the scope whose vector row has
+   * the head's version and content hash (completeness compares the embedding hashes).
+   */
+  matchingVectorHashes(scopeId: string): Promise<{ contentHash: string; embeddingHash: string }[]>
   /** Heads with their vector metadata, filtered by scope and/or memory ids (at least one given). */
   headVectors(q: {
     readonly scopeId?: string | undefined

@@ -243,6 +243,20 @@ export class SqliteVectorTx implements VectorTx {
       .get(scopeId, scopeId) as { heads: number; vectors: number }
   }
 
+  async matchingVectorHashes(
+    scopeId: string,
+  ): Promise<{ contentHash: string; embeddingHash: string }[]> {
+    return this.#sql
+      .stmt(
+        `SELECT m.content_hash AS contentHash, m.embedding_hash AS embeddingHash
+         FROM memory_heads h JOIN memory_vectors m
+           ON m.projection_id = h.projection_id AND m.memory_id = h.memory_id
+           AND m.version = h.version AND m.content_hash = h.content_hash
+         WHERE h.scope_id = ?`,
+      )
+      .all(scopeId) as { contentHash: string; embeddingHash: string }[]
+  }
+
   async headVectors(q: {
     readonly scopeId?: string | undefined
     readonly memoryIds?: readonly string[] | undefined

@@ -11,9 +11,11 @@ function notSupported(
   mode: 'vector' | 'hybrid',
   capability: string,
   why: string,
+  scopeId?: string,
 ): PowerContextError {
   return new PowerContextError('capability_not_supported', `search mode ${mode}: ${why}`, {
     capability,
+    ...(scopeId === undefined ? {} : { scope_id: scopeId }),
   })
 }
 
@@ -49,7 +51,12 @@ export async function searchInMode(
     )
   }
   const incomplete = (m: 'vector' | 'hybrid'): PowerContextError =>
-    notSupported(m, m, 'the scope has memories without vectors; run reindex')
+    notSupported(
+      m,
+      m,
+      `scope ${q.scopeId} has memories without a vector of their current version, content and profile; run reindex`,
+      q.scopeId,
+    )
   // Known complete scopes skip straight to embedding the query; others are checked first so an
   // incomplete scope costs no model call. The search transaction re-checks either way.
   const hint = support.completenessHint(q.scopeId)

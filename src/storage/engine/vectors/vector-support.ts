@@ -9,6 +9,7 @@ import { PowerContextError } from '../../../core/errors.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
 import type { VectorStatus } from '../../spi/memory-backend.js'
 import type { HeadVectorState } from '../../spi/vector-tx.js'
+import { CompletenessCache } from './completeness.js'
 
 /** Runs work in the backend's read or write transactions (passed down by the base class). */
 export interface TxRunner {
@@ -30,14 +31,6 @@ export interface PreparedVectors {
 /** First pause after a model failure; doubles per failure up to the maximum. */
 const COOLDOWN_MIN_MS = 5_000
 const COOLDOWN_MAX_MS = 300_000
-/** Scopes whose completeness is cached. */
-const CACHED_SCOPES = 1_000
-
-interface Completeness {
-  readonly seq: number
-  readonly epoch: number
-  readonly complete: boolean
-}
 
 function asInferenceError(err: unknown): PowerContextError {
   if (err instanceof PowerContextError) return err
@@ -50,12 +43,15 @@ function asInferenceError(err: unknown): PowerContextError {
  * The vector rules of the base class (DESIGN §4–§5), in one place: the database's fixed profile
  * against the configured model, embedding before writes (a failure never blocks the write; a
  * short cool-down keeps writes fast during an outage), query embedding, and the per-scope
- * completeness check cached by the scope's change-log seq and the database's vector epoch.
+ * completeness check ({@link CompletenessCache}).
  */
 export class VectorSupport {
   readonly #embedder: Embedder | undefined
   readonly #hashOf: ((contentHash: string) => string) | undefined
-  readonly #cache = new Map<string, Completeness>()
+  readonly #completeness = new CompletenessCache(
+    (h) => this.isValid(h),
+    (contentHash) => this.expectedHash(contentHash),
+  )
   #state: VectorStatus['state'] = 'not_configured'
   #reason: string | null = null
   #stored: EmbeddingProfile | null = null
@@ -209,34 +205,17 @@ export class VectorSupport {
 
   /** The last completeness answer for the scope (possibly outdated), or undefined. */
   completenessHint(scopeId: string): boolean | undefined {
-    return this.#cache.get(scopeId)?.complete
+    return this.#completeness.hint(scopeId)
   }
 
   /**
-   * DESIGN §5 completeness: every active head of the scope has its vector row. Each vector row is
-   * bound to its head when written (same version, content hash, and the embedding hash of that
-   * content under the profile, computed inside the head's transaction) and the transaction that
-   * changes or removes a head replaces or removes its vector, so the scope is complete exactly
-   * when it holds as many vector rows as active heads — two index counts instead of a scan with a
-   * hash per memory. Every hit is still re-checked, and `verify` audits every hash. Cached per
-   * scope by (change-log seq, vector epoch): writes move the seq, reindex and rebuild the epoch,
-   * so the answer is exact for every process sharing the database.
+   * DESIGN §5 completeness: every active head of the scope has a vector row of its current
+   * version, content hash and expected embedding hash ({@link CompletenessCache}); false without
+   * a ready profile.
    */
   async isComplete(tx: DialectTx, scopeId: string): Promise<boolean> {
     const vectors = tx.vectors
     if (!this.ready || vectors === undefined) return false
-    const seq = await tx.headSeq(scopeId)
-    const epoch = (await vectors.getProfile())?.epoch ?? 0
-    const cached = this.#cache.get(scopeId)
-    if (cached !== undefined && cached.seq === seq && cached.epoch === epoch) return cached.complete
-    const counts = await vectors.vectorCounts(scopeId)
-    const complete = counts.heads === counts.vectors
-    this.#cache.delete(scopeId)
-    this.#cache.set(scopeId, { seq, epoch, complete })
-    if (this.#cache.size > CACHED_SCOPES) {
-      const oldest = this.#cache.keys().next().value
-      if (oldest !== undefined) this.#cache.delete(oldest)
-    }
-    return complete
+    return this.#completeness.check(tx, vectors, scopeId)
   }
 }
