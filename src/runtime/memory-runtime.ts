@@ -278,11 +278,10 @@ export class MemoryRuntime implements MemoryOperations {
     this.#reindexLoop = new ReindexLoop(this.#backend, options, () => health.invalidate())
   }
 
-  /** Search modes available now: `auto` and `fts`, plus vector modes when the backend has them. */
+  /** Search modes available now, as the backend derives them from its probes (docs/search.md). */
   capabilities(): Capabilities {
     const caps = this.#backend.capabilities
-    const modes: Spi.SearchMode[] = ['auto', 'fts']
-    if (caps.vector) modes.push('vector', 'hybrid')
+    const modes = [...caps.searchModes]
     return {
       version: PRODUCT_VERSION,
       backend: this.#backend.name,

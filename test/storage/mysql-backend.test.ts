@@ -24,6 +24,7 @@ import {
 import { toStorageError } from '../../src/storage/mysql/mysql-errors.js'
 import { expectCode } from '../conformance/memory-backend.case.js'
 import { describeWithMariadb, MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
+import { emulateOceanBase, installL2Distance } from '../support/oceanbase-emulation.js'
 
 const SECRET = 'Sup3r-Secret_pw'
 const BIN = fileURLToPath(new URL('../../bin/powercontext.js', import.meta.url))
@@ -248,6 +249,65 @@ describeWithMariadb('startup probes and capabilities', () => {
     )
     expect(err.details).toEqual({ capability: 'fts' })
     expect((await backend.verify()).problems).toEqual([])
+  })
+
+  it('a failed full-text probe lists no fts/auto mode and refuses every mode it cannot run (issue 12 item 13)', async () => {
+    const { backend } = await fresh('nofts-modes', {
+      rewriteSql: (sql) => sql.replace('AND probe_id = ?', "AND probe_id = CONCAT(?, '-')"),
+    })
+    expect(backend.capabilities).toMatchObject({ fts: false, vector: false, searchModes: [] })
+    const runtime = await MemoryRuntime.open({ backend })
+    expect(runtime.capabilities().searchModes).toEqual([])
+    await backend.remember({ scopeId: 's', entries: [{ kind: 'fact', text: 'still written' }] })
+    for (const mode of ['auto', 'fts', 'hybrid'] as const) {
+      const err = await expectCode(
+        backend.search({ scopeId: 's', query: 'written', mode }),
+        'capability_not_supported',
+      )
+      expect(err.details).toEqual({ capability: 'fts' })
+      expect(err.message).toMatch(
+        /full-text search is unavailable on this backend: full-text probe/,
+      )
+    }
+    await expectCode(
+      backend.search({ scopeId: 's', query: 'written', mode: 'vector' }),
+      'capability_not_supported',
+    )
+  })
+
+  it('without full text but with vectors (OceanBase emulated), auto is vector and fts/hybrid are refused', async () => {
+    const url = await databases.create('nofts-vec')
+    const database = new URL(url).pathname.slice(1)
+    await databases.admin((conn) => installL2Distance(conn, database))
+    const embedder = new DeterministicEmbedder(8, 'nofts-vec')
+    const backend = await openMysqlBackend({
+      url: `${url}?dialect=oceanbase`,
+      embedder,
+      rewriteSql: (sql) =>
+        emulateOceanBase(sql).replace('AND probe_id = ?', "AND probe_id = CONCAT(?, '-')"),
+    })
+    opened.push(backend)
+    expect(backend.capabilities).toMatchObject({
+      fts: false,
+      vector: true,
+      searchModes: ['auto', 'vector'],
+    })
+    const { results } = await backend.remember({
+      scopeId: 's',
+      entries: [{ kind: 'fact', text: 'otter river' }],
+    })
+    const auto = await backend.search({ scopeId: 's', query: 'otter river', mode: 'auto' })
+    expect(auto.mode).toBe('vector')
+    expect(auto.hits.map((h) => h.memoryRef.artifactId)).toEqual([
+      results[0]!.memory.memoryRef.artifactId,
+    ])
+    for (const mode of ['fts', 'hybrid'] as const) {
+      const err = await expectCode(
+        backend.search({ scopeId: 's', query: 'otter', mode }),
+        'capability_not_supported',
+      )
+      expect(err.details).toEqual({ capability: 'fts' })
+    }
   })
 
   it('a database with a newer schema is refused', async () => {

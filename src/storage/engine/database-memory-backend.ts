@@ -50,7 +50,7 @@ import { rememberInTx } from './ops/remember.js'
 import { restoreInTx } from './ops/restore.js'
 import { planRestore } from './ops/restore-plan.js'
 import { updateInTx } from './ops/update.js'
-import { searchInMode } from './search/search-modes.js'
+import { searchInMode, searchModesOf } from './search/search-modes.js'
 import { reindexVectors } from './vectors/reindex.js'
 import { restoreTexts } from './vectors/texts-to-project.js'
 import { updateTexts } from './vectors/texts-to-project.js'
@@ -94,14 +94,24 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       run: this.#run,
       now: this.#now,
       context: (texts) => this.#context(texts),
-      search: (q) => searchInMode(this.#run, this.#vectors, q, 'auto'),
+      search: (q) => searchInMode(this.#run, this.#vectors, q, 'auto', this.fullTextProblem),
     })
   }
 
-  /** Capability defaults; adapters override what they support (STYLE R3). */
+  /**
+   * Why full-text search cannot run (the adapter's startup probe failed), or null; adapters with
+   * such a probe override it (STYLE R3).
+   */
+  protected get fullTextProblem(): string | null {
+    return null
+  }
+
+  /** Full-text and vector capabilities and the search modes derived from them. */
   get capabilities(): Spi.BackendCapabilities {
     const profile = this.#vectors.profile
-    return { fts: true, vector: profile !== null, embeddingProfile: profile }
+    const fts = this.fullTextProblem === null
+    const vector = profile !== null
+    return { fts, vector, embeddingProfile: profile, searchModes: searchModesOf(fts, vector) }
   }
 
   /**
@@ -246,7 +256,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
    */
   async search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult> {
     const { mode, ...checked } = checkSearch(cmd)
-    return searchInMode(this.#run, this.#vectors, checked, mode)
+    return searchInMode(this.#run, this.#vectors, checked, mode, this.fullTextProblem)
   }
 
   /** Active memories of one or more scopes, newest first, in one snapshot (no write lock). */

@@ -223,14 +223,15 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
     }
   }
 
-  /** Full-text search follows the startup probe; vectors follow the base class's state. */
+  /** Full-text search follows the startup probe (and the search modes with it). */
+  protected override get fullTextProblem(): string | null {
+    return this.#status.ftsProblem
+  }
+
+  /** The base class's capabilities and the cluster this node belongs to. */
   override get capabilities(): BackendCapabilities {
     const galera = this.#status.galera
-    return {
-      ...super.capabilities,
-      fts: this.#status.ftsProblem === null,
-      cluster: galera === null ? null : clusterStatusOf(galera),
-    }
+    return { ...super.capabilities, cluster: galera === null ? null : clusterStatusOf(galera) }
   }
 
   /**

@@ -12,7 +12,7 @@ import type { ImportReport } from './export-types.js'
 import type { SkippedSource, SourceJournalPort } from './flush-types.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from './legacy-types.js'
 import type * as L from './listing-types.js'
-import type { SearchCommand, SearchResult } from './search-types.js'
+import type { SearchCommand, SearchMode, SearchResult } from './search-types.js'
 
 /** Batch and page limits (DESIGN §7). */
 export const REMEMBER_MAX_ENTRIES = 100
@@ -279,11 +279,18 @@ export interface RebuildReport {
 
 /** What a backend can do; base defaults, adapters override (STYLE R3). */
 export interface BackendCapabilities {
+  /** Full-text search can run (false when the backend's full-text probe failed). */
   readonly fts: boolean
   /** Vector and hybrid search can run (index, model and matching profile); per-scope completeness is checked per search. */
   readonly vector: boolean
   /** The database's profile when `vector` is true, else null. */
   readonly embeddingProfile: EmbeddingProfile | null
+  /**
+   * The search modes that can run, derived from `fts` and `vector` (docs/search.md, "Modes"):
+   * `auto, fts` with full-text search, plus `vector, hybrid` with vectors; without full-text
+   * search `auto, vector` with vectors, else none. A mode not listed is refused.
+   */
+  readonly searchModes: readonly SearchMode[]
   /** The database cluster this node belongs to (as last probed), or null/absent for one server. */
   readonly cluster?: ClusterStatus | null
 }

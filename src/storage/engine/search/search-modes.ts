@@ -19,6 +19,20 @@ function notSupported(
   })
 }
 
+/** The search modes a backend can run (BackendCapabilities.searchModes, docs/search.md). */
+export function searchModesOf(fts: boolean, vector: boolean): SearchMode[] {
+  if (fts) return vector ? ['auto', 'fts', 'vector', 'hybrid'] : ['auto', 'fts']
+  return vector ? ['auto', 'vector'] : []
+}
+
+function noFullText(mode: SearchMode, problem: string): PowerContextError {
+  return new PowerContextError(
+    'capability_not_supported',
+    `search mode ${mode}: full-text search is unavailable on this backend: ${problem}`,
+    { capability: 'fts' },
+  )
+}
+
 /**
  * DESIGN §5 mode selection. `fts` runs the full-text channel. `vector`/`hybrid` need a ready
  * profile (model + index + the database's profile) and a complete projection of the scope, and
@@ -26,14 +40,23 @@ function notSupported(
  * `embedding-profile` when the model's profile differs); a failing query embedding is reported as
  * the model's error. `auto` is hybrid when all of that holds and fts otherwise (also when the query
  * embedding fails). The result reports the mode actually used; every hit of every channel is
- * re-checked against the authoritative rows in the same read transaction.
+ * re-checked against the authoritative rows in the same read transaction. When the backend
+ * cannot search full text (`fullTextProblem`), `fts` and `hybrid` are refused and `auto` is
+ * `vector` (refused too without vectors).
  */
 export async function searchInMode(
   run: TxRunner,
   support: VectorSupport,
   q: CheckedSearch,
   mode: SearchMode,
+  fullTextProblem: string | null,
 ): Promise<SearchResult> {
+  // Without full-text search (a failed probe), `auto` is `vector` when vectors are ready, and
+  // every mode that needs the full-text channel is refused before anything runs.
+  if (fullTextProblem !== null) {
+    if (mode === 'auto' && support.ready) return searchInMode(run, support, q, 'vector', null)
+    if (mode !== 'vector') throw noFullText(mode, fullTextProblem)
+  }
   const ftsOnly = (tx: DialectTx): Promise<SearchResult> =>
     ftsChannel(tx, q, q.limit).then((r) => fuseChannels('fts', { fts: r }, q.limit))
   if (mode === 'fts') return run.read(ftsOnly)
