@@ -4,6 +4,7 @@ import type { Command } from 'commander'
 
 import { invalidRequest } from '../core/errors.js'
 import type { MemoryState, SourceRef } from '../core/memory-model.js'
+import type { MemoryOperations } from '../runtime/memory-operations.js'
 import type * as Spi from '../storage/spi/memory-backend.js'
 import type { RememberEntry, SearchMode } from '../storage/spi/memory-backend.js'
 import { toWireListScopes } from '../wire/listing-wire.js'
@@ -226,16 +227,22 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
 
   program
     .command('changes')
-    .description('the scope change log after --since (exclusive; 0 = from the start)')
+    .description(
+      'one page of the scope change log after --since (exclusive; 0 = from the start); --all follows every page',
+    )
     .requiredOption('--scope <id>', 'scope id')
     .option('--since <seq>', 'last seq already seen', parseInteger, 0)
-    .option('--limit <n>', '1–10000 (default 1000)', parseInteger)
+    .option('--limit <n>', '1–10000 per page (default 1000)', parseInteger)
+    .option('--all', 'follow next_since until the head (every page)')
     .action(async (o, cmd: Command) =>
       run(cmd, async (ops, json) => {
-        const r = await ops.changes({ scopeId: o.scope, since: o.since, limit: o.limit })
+        const r = await allChanges(ops, { scopeId: o.scope, since: o.since, limit: o.limit }, o.all)
         return print(json, toWireChanges(r), () => [
           ...r.changes.map(formatChange),
           `head seq: ${r.headSeq}`,
+          ...(r.hasMore
+            ? [`more after seq ${r.nextSince}: add --since ${r.nextSince} (or --all)`]
+            : []),
         ])
       }),
     )
@@ -279,4 +286,22 @@ function getCommand(
   }
   // Shape is checked by the backend (checkLegacyCitation); only the field names change here.
   return { scopeId, legacyCitation: fromWireLegacyCitation(parsed) }
+}
+
+/** One page of changes, or with `all` every page from `since` to the head, joined (has_more false). */
+async function allChanges(
+  ops: MemoryOperations,
+  cmd: Spi.ChangesCommand,
+  all: boolean | undefined,
+): Promise<Spi.ChangesResult> {
+  let page = await ops.changes(cmd)
+  if (all !== true) return page
+  const changes = [...page.changes]
+  const skipped = [...(page.skippedSources ?? [])]
+  while (page.hasMore) {
+    page = await ops.changes({ ...cmd, since: page.nextSince })
+    changes.push(...page.changes)
+    skipped.push(...(page.skippedSources ?? []))
+  }
+  return { ...page, changes, ...(skipped.length > 0 ? { skippedSources: skipped } : {}) }
 }

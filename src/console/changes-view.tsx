@@ -17,8 +17,10 @@ export function ChangesView({ scope }: { scope: string }) {
   const { client } = useConsole()
   const [entries, setEntries] = useState<readonly Entry[]>([])
   const [head, setHead] = useState<number | undefined>()
+  // The server pages the log explicitly: the next page starts at `next_since` while `has_more`.
+  const [since, setSince] = useState(0)
+  const [hasMore, setHasMore] = useState(false)
   const action = useAction()
-  const since = entries.at(-1)?.seq ?? 0
   const more = async () => {
     const r: ChangesResponse | undefined = await action.run(() =>
       client.changes({ scope_id: scope, since, limit: PAGE }),
@@ -30,6 +32,8 @@ export function ChangesView({ scope }: { scope: string }) {
     ].sort((a, b) => a.seq - b.seq)
     setEntries([...entries, ...next])
     setHead(r.head_seq)
+    setSince(r.next_since)
+    setHasMore(r.has_more)
   }
   useEffect(() => {
     void more()
@@ -75,7 +79,7 @@ export function ChangesView({ scope }: { scope: string }) {
           </li>
         ))}
       </ol>
-      {head !== undefined && since < head && (
+      {hasMore && (
         <button type="button" disabled={action.busy} onClick={() => void more()}>
           Load more changes
         </button>

@@ -712,6 +712,7 @@ export const OPENAPI_DOCUMENT = {
           "memory"
         ],
         "summary": "The scope's change log after `since` (exclusive; 0 = from the start). No text.",
+        "description": "One page of at most `limit` rows, oldest first. When `has_more` is true, ask again with\n`since` = `next_since` until it is false; `next_since` is then `head_seq`. A `since`\nbeyond the scope's `head_seq` is `invalid_request` (field `since`).\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/RequestId"
@@ -2573,6 +2574,8 @@ export const OPENAPI_DOCUMENT = {
         "required": [
           "changes",
           "head_seq",
+          "has_more",
+          "next_since",
           "skipped_sources"
         ],
         "properties": {
@@ -2583,6 +2586,15 @@ export const OPENAPI_DOCUMENT = {
             }
           },
           "head_seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "has_more": {
+            "description": "More of the log lies after this page (ask again with `since` = `next_since`).",
+            "type": "boolean"
+          },
+          "next_since": {
+            "description": "The last seq this page covers; the `since` of the next page (`head_seq` when `has_more` is false).",
             "type": "integer",
             "minimum": 0
           },

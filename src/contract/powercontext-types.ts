@@ -109,7 +109,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The scope's change log after `since` (exclusive; 0 = from the start). No text. */
+        /**
+         * The scope's change log after `since` (exclusive; 0 = from the start). No text.
+         * @description One page of at most `limit` rows, oldest first. When `has_more` is true, ask again with
+         *     `since` = `next_since` until it is false; `next_since` is then `head_seq`. A `since`
+         *     beyond the scope's `head_seq` is `invalid_request` (field `since`).
+         */
         post: operations["changes"];
         delete?: never;
         options?: never;
@@ -501,7 +506,11 @@ export interface components {
         };
         ChangesResponse: {
             changes: components["schemas"]["MemoryChange"][];
+            /** @description More of the log lies after this page (ask again with `since` = `next_since`). */
+            has_more: boolean;
             head_seq: number;
+            /** @description The last seq this page covers; the `since` of the next page (`head_seq` when `has_more` is false). */
+            next_since: number;
             /** @description Sources flush skipped (poison) within this page's range; they share `seq` with changes. */
             skipped_sources: components["schemas"]["SkippedSource"][];
         };

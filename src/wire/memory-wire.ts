@@ -135,6 +135,8 @@ export const toWireList = (r: ListResult) => ({
 export const toWireChanges = (r: ChangesResult) => ({
   changes: r.changes.map(toWireChange),
   head_seq: r.headSeq,
+  has_more: r.hasMore,
+  next_since: r.nextSince,
   skipped_sources: (r.skippedSources ?? []).map(toWireSkipped),
 })
 
@@ -291,6 +293,8 @@ export const fromWireChanges = (r: Wire['ChangesResponse']): ChangesResult =>
   Object.freeze({
     changes: Object.freeze(r.changes.map(fromWireChange)),
     headSeq: r.head_seq,
+    hasMore: r.has_more,
+    nextSince: r.next_since,
     ...(r.skipped_sources?.length
       ? { skippedSources: r.skipped_sources.map(fromWireSkipped) }
       : {}),

@@ -319,3 +319,46 @@ describe('powercontext CLI on a data directory', () => {
     expect(bad.err).toContain('invalid_request')
   })
 })
+
+describe('powercontext changes pages the log (issue 12 item 14)', () => {
+  it('one page says where the next starts; --all follows next_since over 1,000+ changes', async () => {
+    const scope = 'cli:paged'
+    const file = join(dataDir, 'entries.json')
+    for (let b = 0; b < 11; b++) {
+      const entries = Array.from({ length: 100 }, (_, i) => ({
+        kind: 'fact',
+        text: `page ${b} ${i}`,
+      }))
+      writeFileSync(file, JSON.stringify(b === 10 ? entries.slice(0, 5) : entries))
+      expect((await cli('remember', '--scope', scope, '--entries', file)).code).toBe(0)
+    }
+    const page = await json<{
+      changes: unknown[]
+      head_seq: number
+      has_more: boolean
+      next_since: number
+    }>('changes', '--scope', scope)
+    expect(page.changes).toHaveLength(1000)
+    expect(page).toMatchObject({ head_seq: 1005, has_more: true, next_since: 1000 })
+    const text = await cli('changes', '--scope', scope, '--since', '990')
+    expect(text.out.trim().split('\n').slice(-1)).toEqual(['head seq: 1005'])
+    const cut = await cli('changes', '--scope', scope, '--limit', '3')
+    expect(cut.out.trim().split('\n').slice(-2)).toEqual([
+      'head seq: 1005',
+      'more after seq 3: add --since 3 (or --all)',
+    ])
+    const all = await json<{ changes: { seq: number }[]; has_more: boolean; next_since: number }>(
+      'changes',
+      '--scope',
+      scope,
+      '--all',
+      '--limit',
+      '400',
+    )
+    expect(all.changes.map((c) => c.seq)).toEqual(Array.from({ length: 1005 }, (_, i) => i + 1))
+    expect(all).toMatchObject({ has_more: false, next_since: 1005 })
+    const beyond = await cli('changes', '--scope', scope, '--since', '1006')
+    expect(beyond.code).not.toBe(0)
+    expect(beyond.err).toMatch(/invalid_request: since: 1006 is beyond/)
+  }, 120_000)
+})

@@ -121,12 +121,58 @@ export function changesArea(suite: ConformanceSuite): void {
       const after2 = await t.backend.changes({ scopeId, since: 2 })
       expect(after2.changes).toEqual(all.changes.slice(2))
       expect(after2.headSeq).toBe(4)
-      expect(await t.backend.changes({ scopeId, since: 4 })).toEqual({ changes: [], headSeq: 4 })
-      expect(await t.backend.changes({ scopeId, since: 99 })).toEqual({ changes: [], headSeq: 4 })
+      expect(all).toMatchObject({ hasMore: false, nextSince: 4 })
+      expect(await t.backend.changes({ scopeId, since: 4 })).toEqual({
+        changes: [],
+        headSeq: 4,
+        hasMore: false,
+        nextSince: 4,
+      })
       const limited = await t.backend.changes({ scopeId, since: 0, limit: 3 })
       expect(limited.changes).toEqual(all.changes.slice(0, 3))
-      expect(limited.headSeq).toBe(4)
+      expect(limited).toMatchObject({ headSeq: 4, hasMore: true, nextSince: 3 })
+      const exact = await t.backend.changes({ scopeId, since: 0, limit: 4 })
+      expect(exact).toMatchObject({ headSeq: 4, hasMore: false, nextSince: 4 })
     })
+
+    t.test('since beyond the head is invalid_request naming since (issue 12 item 14)', async () => {
+      const scopeId = newScope()
+      await rememberOne(t.backend, scopeId, { kind: 'fact', text: 'head one' })
+      const err = await expectCode(t.backend.changes({ scopeId, since: 2 }), 'invalid_request')
+      expect(err.details?.['errors']).toEqual([{ field: 'since', message: expect.any(String) }])
+      await expectCode(t.backend.changes({ scopeId: newScope(), since: 1 }), 'invalid_request')
+      expect((await t.backend.changes({ scopeId: newScope(), since: 0 })).changes).toEqual([])
+    })
+
+    t.test(
+      'more than 1,000 changes are paged explicitly and the pages join into the whole log',
+      async () => {
+        const scopeId = newScope()
+        for (let b = 0; b < 25; b++) {
+          await t.backend.remember({
+            scopeId,
+            entries: Array.from({ length: 50 }, (_, i) => ({
+              kind: 'fact',
+              text: `paged change ${b} ${i}`,
+            })),
+          })
+        }
+        const first = await t.backend.changes({ scopeId, since: 0 })
+        expect(first.changes).toHaveLength(1000)
+        expect(first).toMatchObject({ headSeq: 1250, hasMore: true, nextSince: 1000 })
+        const seqs: number[] = first.changes.map((c) => c.seq)
+        for (let page = first; page.hasMore;) {
+          page = await t.backend.changes({ scopeId, since: page.nextSince, limit: 100 })
+          seqs.push(...page.changes.map((c) => c.seq))
+          if (!page.hasMore) expect(page.nextSince).toBe(1250)
+        }
+        expect(seqs).toEqual(Array.from({ length: 1250 }, (_, i) => i + 1))
+        const whole = await t.backend.changes({ scopeId, since: 0, limit: 10000 })
+        expect(whole).toMatchObject({ hasMore: false, nextSince: 1250 })
+        expect(whole.changes).toHaveLength(1250)
+      },
+      120_000,
+    )
 
     t.test('rows carry op, revisions and states for add/update/forget/restore', async () => {
       const scopeId = newScope()
@@ -202,6 +248,8 @@ export function changesArea(suite: ConformanceSuite): void {
       expect(await t.backend.changes({ scopeId: newScope(), since: 0 })).toEqual({
         changes: [],
         headSeq: 0,
+        hasMore: false,
+        nextSince: 0,
       })
     })
 

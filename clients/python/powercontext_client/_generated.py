@@ -797,10 +797,14 @@ class ChangesResponse(Model):
 
     changes: List[MemoryChange]
     head_seq: int
+    has_more: bool
+    next_since: int
     skipped_sources: List[SkippedSource]
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("changes", "changes", T.list(T.model("MemoryChange")), True),
         Field("head_seq", "head_seq", T.INT, True),
+        Field("has_more", "has_more", T.BOOL, True),
+        Field("next_since", "next_since", T.INT, True),
         Field("skipped_sources", "skipped_sources", T.list(T.model("SkippedSource")), True),
     )
 

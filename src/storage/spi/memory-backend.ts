@@ -221,7 +221,7 @@ export interface RecentResult {
 
 export interface ChangesCommand {
   readonly scopeId: string
-  /** Exclusive; 0 returns everything. */
+  /** Exclusive; 0 starts at the beginning; beyond the scope's head seq is `invalid_request`. */
   readonly since: number
   /** 1–10000, default 1000. */
   readonly limit?: number | undefined
@@ -230,6 +230,10 @@ export interface ChangesCommand {
 export interface ChangesResult {
   readonly changes: readonly MemoryChange[]
   readonly headSeq: number
+  /** More of the log lies after this page: ask again with `since` = {@link nextSince}. */
+  readonly hasMore: boolean
+  /** The `since` of the next page: the last seq this page covers (`headSeq` when complete). */
+  readonly nextSince: number
   /** Sources flush gave up on (poison) in the range this page covers; they share the seq space. */
   readonly skippedSources?: readonly SkippedSource[]
 }

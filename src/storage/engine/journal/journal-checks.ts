@@ -17,8 +17,7 @@ export async function skippedInChangesTx(
   q: { scopeId: string; since: number; limit: number },
   page: ChangesResult,
 ): Promise<SkippedSource[]> {
-  const full = page.changes.length >= q.limit
-  const upper = full ? (page.changes.at(-1)?.seq ?? page.headSeq) : page.headSeq
+  const upper = page.nextSince
   if (upper <= q.since) return []
   return (await tx.journal.skippedBetween(q.scopeId, q.since, upper)).map(toSkipped)
 }
