@@ -76,7 +76,19 @@ export function registerAdminCommands(program: Command, io: CliIo, run: RunWithR
     run(
       cmd,
       async (rt, json) => {
-        const report = await rt.reindex(o.batchSize === undefined ? {} : { batchSize: o.batchSize })
+        // Progress goes to stderr (at most once a second, after a page of heads), so stdout
+        // keeps only the report.
+        let shown = 0
+        const report = await rt.reindex({
+          ...(o.batchSize === undefined ? {} : { batchSize: o.batchSize }),
+          onProgress: (p) => {
+            if (json || Date.now() - shown < 1_000) return
+            shown = Date.now()
+            io.err(
+              `reindex: ${p.scanned} active memories scanned, ${p.embedded} embedded, ${p.remaining} missing`,
+            )
+          },
+        })
         if (json) io.out(JSON.stringify(report))
         else {
           io.out(

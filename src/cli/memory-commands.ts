@@ -20,6 +20,8 @@ import { fromWireLegacyCitation, fromWireRemember } from '../wire/request-mapper
 import type { CliIo } from './cli-io.js'
 import { CliUsageError, collect, parseInteger } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
+import type { EmbeddingFlags } from './embedding-options.js'
+import { addEmbeddingOptions, embeddingSettings } from './embedding-options.js'
 import { formatChange, formatHit, formatMemory, formatScope } from './memory-format.js'
 
 const toSources = (ids: string[] | undefined): SourceRef[] =>
@@ -82,29 +84,42 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
       }),
     )
 
-  program
-    .command('search')
-    .description('search active memories')
-    .requiredOption('--scope <id>', 'scope id')
-    .option('--limit <n>', '1–50 (default 8)', parseInteger)
-    .option('--mode <mode>', 'auto | fts | vector | hybrid', 'auto')
-    .option('--kind <kind>', 'only this kind (repeatable)', collect)
+  addEmbeddingOptions(
+    program
+      .command('search')
+      .description(
+        'search active memories (locally, vector and hybrid need the embedding settings the server runs with)',
+      )
+      .requiredOption('--scope <id>', 'scope id')
+      .option('--limit <n>', '1–50 (default 8)', parseInteger)
+      .option('--mode <mode>', 'auto | fts | vector | hybrid', 'auto')
+      .option('--kind <kind>', 'only this kind (repeatable)', collect),
+  )
     .argument('<query...>', 'what to look for')
     .action(async (words: string[], o, cmd: Command) =>
-      run(cmd, async (ops, json) => {
-        const r = await ops.search({
-          scopeId: o.scope,
-          query: words.join(' '),
-          limit: o.limit,
-          mode: o.mode as SearchMode,
-          kinds: o.kind,
-        })
-        return print(json, toWireSearch(r), () =>
-          r.hits.length === 0
-            ? [`no hits (mode ${r.mode})`]
-            : r.hits.map((h, i) => formatHit(h, i + 1)),
-        )
-      }),
+      run(
+        cmd,
+        async (ops, json) => {
+          const r = await ops.search({
+            scopeId: o.scope,
+            query: words.join(' '),
+            limit: o.limit,
+            mode: o.mode as SearchMode,
+            kinds: o.kind,
+          })
+          return print(json, toWireSearch(r), () =>
+            r.hits.length === 0
+              ? [`no hits (mode ${r.mode})`]
+              : r.hits.map((h, i) => formatHit(h, i + 1)),
+          )
+        },
+        // Local only (a --server-url search uses the server's model): flags, else the server's
+        // POWERCONTEXT_SERVER_EMBEDDING_* environment.
+        () => {
+          const embedding = embeddingSettings(o as EmbeddingFlags)
+          return embedding === undefined ? {} : { embedding }
+        },
+      ),
     )
 
   program

@@ -48,6 +48,12 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   runtime.startBackgroundReindex({
     ...(settings.reindexIntervalMs === undefined ? {} : { intervalMs: settings.reindexIntervalMs }),
     onError: (err) => app.log.warn({ err }, 'background reindex: embedding model unavailable'),
+    onProgress: (phase, r) => {
+      const counts = { scanned: r.scanned, embedded: r.embedded, remaining: r.remaining }
+      if (phase === 'start') app.log.info('background reindex started')
+      else if (phase === 'progress') app.log.info(counts, 'background reindex progress')
+      else app.log.info(counts, 'background reindex finished')
+    },
   })
   if (settings.scheduleSeconds !== undefined && settings.scheduleSeconds > 0) {
     runtime.startFlushScheduler({

@@ -1,6 +1,6 @@
 import type { Embedder } from '../core/embedding.js'
 import { isErrorCode, PowerContextError } from '../core/errors.js'
-import type { MemoryBackend } from '../storage/spi/memory-backend.js'
+import type { MemoryBackend, ReindexReport } from '../storage/spi/memory-backend.js'
 
 /** How long a probe may take before it counts as `timeout`. */
 const PROBE_TIMEOUT_MS = 2_000
@@ -75,24 +75,34 @@ export class EmbeddingHealth {
 
 /** Options of the background reindex loop. */
 export interface ReindexLoopOptions {
-  /** First delay and the delay after a successful pass. Default 30 s. */
+  /** Delay after a successful pass (the first pass starts at once). Default 30 s. */
   readonly intervalMs?: number
   /** Largest delay after repeated failures (doubling backoff). Default 10 min. */
   readonly maxIntervalMs?: number
   /** Told about failures (the loop keeps going). */
   readonly onError?: (err: unknown) => void
+  /**
+   * Told when a pass starts (`start`, zero totals), every {@link PROGRESS_EVERY_MS} while it runs
+   * (`progress`, running totals) and when it ends (`done`, the pass's report).
+   */
+  readonly onProgress?: (phase: 'start' | 'progress' | 'done', report: ReindexReport) => void
 }
 
+/** Least time between two `progress` reports of one pass. */
+export const PROGRESS_EVERY_MS = 5_000
+
 /**
- * Re-embeds missing vectors in the background while the server runs (DESIGN §4): whenever the
- * backend reports a backlog (unknown at open; writes during a model outage), it runs `reindex`;
- * a failing model doubles the delay up to the maximum, a success resets it.
+ * Re-embeds missing vectors in the background while the server runs (DESIGN §4): at start, and
+ * whenever the backend reports a backlog (unknown at open; writes during a model outage), it runs
+ * `reindex`, reporting progress; a failing model doubles the delay up to the maximum, a success
+ * resets it.
  */
 export class ReindexLoop {
   readonly #backend: MemoryBackend
   readonly #base: number
   readonly #max: number
   readonly #onError: (err: unknown) => void
+  readonly #onProgress: NonNullable<ReindexLoopOptions['onProgress']>
   readonly #onPass: () => void
   #delay: number
   #timer: NodeJS.Timeout | undefined
@@ -104,27 +114,37 @@ export class ReindexLoop {
     this.#base = options.intervalMs ?? 30_000
     this.#max = Math.max(this.#base, options.maxIntervalMs ?? 600_000)
     this.#onError = options.onError ?? (() => {})
+    this.#onProgress = options.onProgress ?? (() => {})
     this.#onPass = onPass
     this.#delay = this.#base
-    this.#schedule()
+    this.#schedule(0)
   }
 
-  #schedule(): void {
+  #schedule(delay = this.#delay): void {
     if (this.#stopped) return
     this.#timer = setTimeout(() => {
       this.#running = this.#tick().finally(() => {
         this.#running = undefined
         this.#schedule()
       })
-    }, this.#delay)
+    }, delay)
     this.#timer.unref()
   }
 
   async #tick(): Promise<void> {
     const status = this.#backend.vectorStatus()
     if (status.state !== 'ready' || !status.backlog) return
+    this.#onProgress('start', { scanned: 0, embedded: 0, remaining: 0, error: null })
+    let reported = Date.now()
     try {
-      const report = await this.#backend.reindex()
+      const report = await this.#backend.reindex({
+        onProgress: (p) => {
+          if (Date.now() - reported < PROGRESS_EVERY_MS) return
+          reported = Date.now()
+          this.#onProgress('progress', p)
+        },
+      })
+      this.#onProgress('done', report)
       this.#onPass()
       if (report.error === null) this.#delay = this.#base
       else {

@@ -233,7 +233,7 @@ export class MemoryRuntime implements MemoryOperations {
    * when a model is configured for an existing database).
    * @throws PowerContextError `capability_not_supported` without a ready embedding profile.
    */
-  reindex(options?: { readonly batchSize?: number }): Promise<Spi.ReindexReport> {
+  reindex(options?: Spi.ReindexOptions): Promise<Spi.ReindexReport> {
     return this.#backend.reindex(options)
   }
   /** Every authoritative row as JSON-lines records, read in one snapshot (`admin export`). */

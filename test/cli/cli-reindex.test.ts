@@ -50,6 +50,8 @@ describe('powercontext admin reindex', () => {
     expect(JSON.parse(first.out)).toEqual({ scanned: 2, embedded: 2, remaining: 0, error: null })
     const again = await cli('admin', 'reindex', ...flags)
     expect(again.out).toBe('reindexed: 0 vectors embedded, 0 missing, 2 active memories\n')
+    // Progress goes to stderr, after each page of heads (issue 12 item 17).
+    expect(again.err).toBe('reindex: 2 active memories scanned, 0 embedded, 0 missing\n')
     const verify = await cli('--json', 'admin', 'verify')
     expect(JSON.parse(verify.out).counts).toMatchObject({ vectors: 2, missingVectors: 0 })
   })
@@ -64,6 +66,39 @@ describe('powercontext admin reindex', () => {
     expect(failed.out).toMatch(/^reindexed: 0 vectors embedded, 2 missing/)
     expect(failed.out).toMatch(/stopped: inference_unavailable/)
     embeddings.down = false
+  })
+
+  it('the local CLI searches vector and hybrid with the server embedding flags or environment (issue 12 item 17)', async () => {
+    const scope = 'cli:local-vec'
+    for (const text of ['Otters swim in the river', 'Tax forms are due in April']) {
+      expect((await cli('remember', '--scope', scope, '--kind', 'fact', text)).code).toBe(0)
+    }
+    expect((await cli('admin', 'reindex', ...flags)).code).toBe(0)
+    const search = (...args: string[]) => cli('--json', 'search', '--scope', scope, ...args)
+    const vector = await search('--mode', 'vector', ...flags, 'otters', 'river')
+    expect(vector.err).toBe('')
+    const hits = JSON.parse(vector.out) as { mode: string; hits: { text: string }[] }
+    expect(hits.mode).toBe('vector')
+    expect(hits.hits[0]?.text).toBe('Otters swim in the river')
+    const env = {
+      POWERCONTEXT_SERVER_EMBEDDING_URL: flags[1]!,
+      POWERCONTEXT_SERVER_EMBEDDING_MODEL: 'cli-model',
+      POWERCONTEXT_SERVER_EMBEDDING_DIMENSION: '32',
+      POWERCONTEXT_SERVER_EMBEDDING_PROFILE_ID: 'cli-profile',
+    }
+    Object.assign(process.env, env)
+    try {
+      const hybrid = await search('--mode', 'hybrid', 'otters')
+      expect(hybrid.err).toBe('')
+      expect(JSON.parse(hybrid.out)).toMatchObject({ mode: 'hybrid' })
+      expect(JSON.parse((await search('otters')).out)).toMatchObject({ mode: 'hybrid' })
+    } finally {
+      for (const name of Object.keys(env)) delete process.env[name]
+    }
+    const without = await cli('search', '--scope', scope, '--mode', 'vector', 'otters')
+    expect(without.code).toBe(1)
+    expect(without.err).toMatch(/capability_not_supported/)
+    expect(JSON.parse((await search('otters')).out)).toMatchObject({ mode: 'fts' })
   })
 
   it('needs all four embedding settings, or none', async () => {

@@ -350,8 +350,8 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
    * reported in `error`.
    * @throws PowerContextError `capability_not_supported` without a ready embedding profile.
    */
-  async reindex(options: { readonly batchSize?: number } = {}): Promise<Spi.ReindexReport> {
-    return reindexVectors(this.#run, this.#vectors, options.batchSize)
+  async reindex(options: Spi.ReindexOptions = {}): Promise<Spi.ReindexReport> {
+    return reindexVectors(this.#run, this.#vectors, options.batchSize, options.onProgress)
   }
 
   /** What the database holds for a scope an upgrade would write: an earlier upgrade, or data. */

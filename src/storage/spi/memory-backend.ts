@@ -336,6 +336,14 @@ export interface VectorStatus {
   readonly coolingDownUntil: string | null
 }
 
+/** Options of `reindex`. */
+export interface ReindexOptions {
+  /** Texts per embedding request and write transaction (1–1024, default 64). */
+  readonly batchSize?: number
+  /** Told after every scanned page of heads (the running totals so far); never awaited. */
+  readonly onProgress?: (progress: ReindexReport) => void
+}
+
 /** What `reindex` did. */
 export interface ReindexReport {
   /** Active heads examined. */
@@ -382,7 +390,7 @@ export interface MemoryBackend {
   verify(options?: VerifyOptions): Promise<VerifyReport>
   rebuild(): Promise<RebuildReport>
   /** Embeds every missing or stale vector of active memories, in bounded batches. */
-  reindex(options?: { readonly batchSize?: number }): Promise<ReindexReport>
+  reindex(options?: ReindexOptions): Promise<ReindexReport>
   /** The vector side's state, for capabilities and readiness. */
   vectorStatus(): VectorStatus
   /**

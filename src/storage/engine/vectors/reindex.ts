@@ -16,13 +16,15 @@ export const REINDEX_BATCH_DEFAULT = 64
  * pages, the texts of those without a valid vector are embedded in bounded batches outside any
  * transaction, and each batch is written in its own write transaction after re-checking that the
  * memory is still active at the same version and content. A model failure stops the run and is
- * reported (the remaining heads stay without vectors, never with stale ones).
+ * reported (the remaining heads stay without vectors, never with stale ones). `onProgress` hears
+ * the running totals after every page.
  * @throws PowerContextError `capability_not_supported` without a ready embedding profile.
  */
 export async function reindexVectors(
   run: TxRunner,
   support: VectorSupport,
   batchSize = REINDEX_BATCH_DEFAULT,
+  onProgress?: (progress: ReindexReport) => void,
 ): Promise<ReindexReport> {
   const status = support.status()
   if (!support.ready) {
@@ -61,6 +63,7 @@ export async function reindexVectors(
       embedded += written
       remaining += batch.length - written
     }
+    onProgress?.({ scanned, embedded, remaining, error })
   }
   if (embedded > 0) await run.write((tx) => vectorsOf(tx).bumpEpoch())
   if (error === null && remaining === 0) support.markBacklog(false)
