@@ -17,7 +17,16 @@ const layer = (dir) => [`**/${dir}/**`, `**/${dir}`, `**/${dir}/*.js`]
 const DRIVERS = ['better-sqlite3', 'mysql2', 'mysql2/*', 'sqlite-vec', 'hnswlib-node']
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'src/contract/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'src/contract/**',
+      '.stryker-tmp/**',
+      'reports/**',
+    ],
+  },
   js.configs.recommended,
   {
     files: ['**/*.js', '**/*.mjs'],

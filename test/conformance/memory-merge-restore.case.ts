@@ -312,6 +312,11 @@ export function restorePreviewArea(suite: ConformanceSuite): void {
         'forget of E': (s) => s.backend.forget({ scopeId: s.scopeId, memoryId: s.id('E') }),
         'another merge': (s) => s.merge('G', ['E', 'F'], 'gannet'),
         'a restore of A': (s) => s.backend.restore({ scopeId: s.scopeId, memoryId: s.id('A') }),
+        // Back to the same version and state: only the state version tells (issue 12 item 16).
+        'a forget and restore of E': async (s) => {
+          await s.backend.forget({ scopeId: s.scopeId, memoryId: s.id('E') })
+          await s.backend.restore({ scopeId: s.scopeId, memoryId: s.id('E') })
+        },
       }
       for (const [what, move] of Object.entries(moves)) {
         const s = await chainScene(t.backend)
