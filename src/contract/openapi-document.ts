@@ -1459,6 +1459,15 @@ export const OPENAPI_DOCUMENT = {
           }
         }
       },
+      "SourceHandling": {
+        "type": "string",
+        "enum": [
+          "structured",
+          "working_note",
+          "extracted",
+          "evidence_only"
+        ]
+      },
       "CapabilitiesResponse": {
         "type": "object",
         "required": [
@@ -1502,6 +1511,7 @@ export const OPENAPI_DOCUMENT = {
               "model",
               "prompt_version",
               "structured_media_types",
+              "source_kinds",
               "window_limit_default",
               "window_limit_max",
               "max_attempts",
@@ -1533,6 +1543,35 @@ export const OPENAPI_DOCUMENT = {
                 "type": "array",
                 "items": {
                   "type": "string"
+                }
+              },
+              "source_kinds": {
+                "type": "object",
+                "description": "How flush treats each kind of source (docs/sources-and-flush.md, \"Media types and source kinds\"): `structured` (its entries are candidates as they are), `working_note` (one mechanical note), `extracted` (retrieve-then-decide with the generation model and the kind's own prompt) or `evidence_only` (kept as evidence, no memory from it). `prompt` is a free-text source whose metadata `event` is `user_prompt_submit` (what the hooks capture); `content` is any other free-text source.",
+                "required": [
+                  "memory",
+                  "task_outcome",
+                  "git_change",
+                  "prompt",
+                  "content"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "memory": {
+                    "$ref": "#/components/schemas/SourceHandling"
+                  },
+                  "task_outcome": {
+                    "$ref": "#/components/schemas/SourceHandling"
+                  },
+                  "git_change": {
+                    "$ref": "#/components/schemas/SourceHandling"
+                  },
+                  "prompt": {
+                    "$ref": "#/components/schemas/SourceHandling"
+                  },
+                  "content": {
+                    "$ref": "#/components/schemas/SourceHandling"
+                  }
                 }
               },
               "window_limit_default": {

@@ -458,6 +458,14 @@ export interface components {
                 prompt_version: string | null;
                 /** @description Interval of the flush scheduler, or null when flush runs only on request. */
                 schedule_seconds: number | null;
+                /** @description How flush treats each kind of source (docs/sources-and-flush.md, "Media types and source kinds"): `structured` (its entries are candidates as they are), `working_note` (one mechanical note), `extracted` (retrieve-then-decide with the generation model and the kind's own prompt) or `evidence_only` (kept as evidence, no memory from it). `prompt` is a free-text source whose metadata `event` is `user_prompt_submit` (what the hooks capture); `content` is any other free-text source. */
+                source_kinds: {
+                    content: components["schemas"]["SourceHandling"];
+                    git_change: components["schemas"]["SourceHandling"];
+                    memory: components["schemas"]["SourceHandling"];
+                    prompt: components["schemas"]["SourceHandling"];
+                    task_outcome: components["schemas"]["SourceHandling"];
+                };
                 structured_media_types: string[];
                 window_limit_default: number;
                 window_limit_max: number;
@@ -937,6 +945,8 @@ export interface components {
             seq: number;
             source: components["schemas"]["SourceRef"];
         };
+        /** @enum {string} */
+        SourceHandling: "structured" | "working_note" | "extracted" | "evidence_only";
         /** @description Id of a captured source (evidence) of the same scope; printable ASCII. */
         SourceId: string;
         /** @description What one processed source contributed. */

@@ -4,6 +4,8 @@
  * probe, the optional scheduler, and what capabilities report about all of it.
  */
 import { MEMORY_MEDIA_TYPE, TASK_OUTCOME_MEDIA_TYPE } from '../core/extraction-rules.js'
+import type { SourceHandling, SourceKind } from '../core/source-kinds.js'
+import { sourceHandling } from '../core/source-kinds.js'
 import type {
   FlushRecordsCommand,
   FlushRecordsResult,
@@ -38,6 +40,8 @@ export interface ExtractionCapabilities {
   readonly promptVersion: string | null
   /** Media types turned into candidates without a model. */
   readonly structuredMediaTypes: readonly string[]
+  /** How flush treats each kind of source: extracted by the model, or evidence only, … */
+  readonly sourceKinds: Readonly<Record<SourceKind, SourceHandling>>
   readonly windowLimitDefault: number
   readonly windowLimitMax: number
   /** Failed attempts before a source is skipped. */
@@ -85,6 +89,7 @@ export class Extraction {
       model: this.#model?.model ?? null,
       promptVersion: this.#model === undefined ? null : PROMPT_VERSION,
       structuredMediaTypes: [MEMORY_MEDIA_TYPE, TASK_OUTCOME_MEDIA_TYPE],
+      sourceKinds: sourceHandling(this.#model !== undefined),
       windowLimitDefault: FLUSH_LIMIT_DEFAULT,
       windowLimitMax: FLUSH_LIMIT_MAX,
       maxAttempts: this.#flusher.maxAttempts,

@@ -14,6 +14,7 @@ import {
   TASK_OUTCOME_MEDIA_TYPE,
   taskOutcomeCandidates,
 } from '../core/extraction-rules.js'
+import { sourceKind } from '../core/source-kinds.js'
 import type {
   FlushDecision,
   FlushRecordDraft,
@@ -154,7 +155,7 @@ export class StructuredPlanner implements FlushPlanner {
           yielded === null
             ? null
             : { candidates: yielded.candidates.length, refused: yielded.refused },
-          `free content (${mediaTypeEssence(source.mediaType) || 'no media type'}) needs a generation model`,
+          `evidence only: a ${sourceKind(source)} source (${mediaTypeEssence(source.mediaType) || 'no media type'}) needs a generation model`,
         ),
       )
     }

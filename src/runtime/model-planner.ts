@@ -14,6 +14,7 @@ import { PowerContextError } from '../core/errors.js'
 import type { Candidate, Refusal } from '../core/extraction-rules.js'
 import { checkCandidate } from '../core/extraction-rules.js'
 import { findSecret } from '../core/secret-rules.js'
+import { sourceKind } from '../core/source-kinds.js'
 import { normalizeText, normalizeTimestamp } from '../core/text-rules.js'
 import type { SourceJournalPort, SourceWindow, WindowSource } from '../storage/spi/flush-types.js'
 import { RELATED_LIMIT_MAX } from '../storage/spi/flush-types.js'
@@ -24,8 +25,9 @@ import {
   type ModelDecision,
   PROMPT_VERSION,
   PROPOSE_SCHEMA,
-  PROPOSE_SYSTEM,
   type ProposedCandidate,
+  type ProposeKind,
+  proposeSystem,
 } from './extraction-prompts.js'
 import type { FlushPlan, FlushPlanner } from './flush-planner.js'
 import {
@@ -53,22 +55,37 @@ type Positioned = Candidate & { position: number | null }
 const invalid = (message: string): PowerContextError =>
   new PowerContextError('invalid_inference_output', `generation model: ${message}`)
 
-/** The window's free sources in batches of at most `budget` content characters. */
-function proposeBatches(sources: readonly WindowSource[], budget: number): WindowSource[][] {
-  const batches: WindowSource[][] = []
-  let current: WindowSource[] = []
-  let used = 0
+/**
+ * The window's free sources grouped by kind (kinds in order of first appearance, sources in window
+ * order), each kind in batches of at most `budget` content characters: one proposing call each.
+ */
+function proposeBatches(
+  sources: readonly WindowSource[],
+  budget: number,
+): { kind: ProposeKind; sources: WindowSource[] }[] {
+  const byKind = new Map<ProposeKind, WindowSource[]>()
   for (const s of sources) {
-    const size = Math.min(s.content.length, budget)
-    if (current.length > 0 && used + size > budget) {
-      batches.push(current)
-      current = []
-      used = 0
-    }
-    current.push(s)
-    used += size
+    const kind = sourceKind(s) as ProposeKind
+    const group = byKind.get(kind)
+    if (group === undefined) byKind.set(kind, [s])
+    else group.push(s)
   }
-  if (current.length > 0) batches.push(current)
+  const batches: { kind: ProposeKind; sources: WindowSource[] }[] = []
+  for (const [kind, group] of byKind) {
+    let current: WindowSource[] = []
+    let used = 0
+    for (const s of group) {
+      const size = Math.min(s.content.length, budget)
+      if (current.length > 0 && used + size > budget) {
+        batches.push({ kind, sources: current })
+        current = []
+        used = 0
+      }
+      current.push(s)
+      used += size
+    }
+    if (current.length > 0) batches.push({ kind, sources: current })
+  }
   return batches
 }
 
@@ -108,8 +125,14 @@ export class ModelPlanner implements FlushPlanner {
         y === null ? null : { candidates: y.candidates.length, refused: y.refused },
       )
     }
+    const proposals: JsonValue[] = []
     for (const batch of proposeBatches(free, this.#budget)) {
-      const proposed = await this.#propose(batch, calls)
+      const proposed = await this.#propose(batch.kind, batch.sources, calls)
+      proposals.push({
+        source_kind: batch.kind,
+        source_ids: batch.sources.map((s) => s.sourceId),
+        candidates: proposed.candidates.length,
+      })
       candidates.push(...proposed.candidates)
       refused.push(...proposed.refused)
     }
@@ -164,6 +187,7 @@ export class ModelPlanner implements FlushPlanner {
           window: windowJson(window),
           candidates: candidates.map(candidateJson),
           refused: refused.map((r) => ({ source_id: r.sourceId, reason: r.reason })),
+          proposals,
           retrievals,
           decisions,
           sources: outcomesJson(outcomes),
@@ -174,6 +198,7 @@ export class ModelPlanner implements FlushPlanner {
   }
 
   async #propose(
+    kind: ProposeKind,
     batch: readonly WindowSource[],
     calls: { n: number },
   ): Promise<{ candidates: Candidate[]; refused: Refusal[] }> {
@@ -191,7 +216,7 @@ export class ModelPlanner implements FlushPlanner {
     })
     calls.n += 1
     const answer = (await this.#model.completeJson({
-      system: PROPOSE_SYSTEM,
+      system: proposeSystem(kind),
       user,
       schemaName: 'memory_candidates',
       schema: PROPOSE_SCHEMA,

@@ -130,6 +130,7 @@ export const toWireExtraction = (e: ExtractionCapabilities) => ({
   model: e.model,
   prompt_version: e.promptVersion,
   structured_media_types: [...e.structuredMediaTypes],
+  source_kinds: { ...e.sourceKinds },
   window_limit_default: e.windowLimitDefault,
   window_limit_max: e.windowLimitMax,
   max_attempts: e.maxAttempts,

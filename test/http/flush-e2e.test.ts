@@ -14,6 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { PowerContextClient, PowerContextClientError } from '../../src/client/index.js'
 import { createPowerContextClient } from '../../src/client/index.js'
 import { MEMORY_MEDIA_TYPE } from '../../src/core/extraction-rules.js'
+import { sourceHandling } from '../../src/core/source-kinds.js'
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
 import { ChatServer, decision, proposal } from '../support/chat-server.js'
 import { assertMatchesContract } from '../support/contract-assert.js'
@@ -155,12 +156,19 @@ describe('flush over HTTP', () => {
       [2, 4],
       [4, 6],
     ])
-    expect((await pc.capabilities()).extraction.mode).toBe('structured')
+    const caps = await pc.capabilities()
+    assertMatchesContract('capabilities', 200, caps)
+    expect(caps.extraction.mode).toBe('structured')
+    // The values themselves are asserted in test/runtime/flush-task-events.test.ts.
+    expect(caps.extraction.source_kinds).toEqual(sourceHandling(false))
   })
 
   it('with a model: creates from free text; typed errors; poison source in the change feed', async () => {
     const scope_id = scope()
-    expect((await pm.capabilities()).extraction).toMatchObject({ mode: 'model', model: 'scripted' })
+    const caps = await pm.capabilities()
+    assertMatchesContract('capabilities', 200, caps)
+    expect(caps.extraction).toMatchObject({ mode: 'model', model: 'scripted' })
+    expect(caps.extraction.source_kinds).toEqual(sourceHandling(true))
     expect((await pm.ready()).checks['inference.generation']).toBe('ready')
     await pm.captureContent({ scope_id, source_id: 'talk', content: 'We use trunk-based dev.' })
     chat.script(

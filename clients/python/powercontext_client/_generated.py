@@ -164,6 +164,24 @@ class ReadinessResponse(Model):
 
 
 @dataclass(frozen=True)
+class CapabilitiesResponseExtractionSourceKinds(Model):
+    "How flush treats each kind of source (docs/sources-and-flush.md, \"Media types and source kinds\"): `structured` (its entries are candidates as they are), `working_note` (one mechanical note), `extracted` (retrieve-then-decide with the generation model and the kind's own prompt) or `evidence_only` (kept as evidence, no memory from it). `prompt` is a free-text source whose metadata `event` is `user_prompt_submit` (what the hooks capture); `content` is any other free-text source."
+
+    memory: str
+    task_outcome: str
+    git_change: str
+    prompt: str
+    content: str
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("memory", "memory", T.STR, True),
+        Field("task_outcome", "task_outcome", T.STR, True),
+        Field("git_change", "git_change", T.STR, True),
+        Field("prompt", "prompt", T.STR, True),
+        Field("content", "content", T.STR, True),
+    )
+
+
+@dataclass(frozen=True)
 class CapabilitiesResponseExtraction(Model):
     "The `CapabilitiesResponseExtraction` shape of the contract."
 
@@ -171,6 +189,7 @@ class CapabilitiesResponseExtraction(Model):
     model: Optional[str]
     prompt_version: Optional[str]
     structured_media_types: List[str]
+    source_kinds: CapabilitiesResponseExtractionSourceKinds
     window_limit_default: int
     window_limit_max: int
     max_attempts: int
@@ -180,6 +199,7 @@ class CapabilitiesResponseExtraction(Model):
         Field("model", "model", T.nullable(T.STR), True),
         Field("prompt_version", "prompt_version", T.nullable(T.STR), True),
         Field("structured_media_types", "structured_media_types", T.list(T.STR), True),
+        Field("source_kinds", "source_kinds", T.model("CapabilitiesResponseExtractionSourceKinds"), True),
         Field("window_limit_default", "window_limit_default", T.INT, True),
         Field("window_limit_max", "window_limit_max", T.INT, True),
         Field("max_attempts", "max_attempts", T.INT, True),
@@ -1577,6 +1597,7 @@ __all__ = [
     "ErrorResponse",
     "LiveResponse",
     "ReadinessResponse",
+    "CapabilitiesResponseExtractionSourceKinds",
     "CapabilitiesResponseExtraction",
     "CapabilitiesResponseCluster",
     "CapabilitiesResponseLimits",
