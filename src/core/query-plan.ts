@@ -130,23 +130,50 @@ export function termMatches(term: PlannedTerm, token: string): boolean {
   return true
 }
 
-/**
- * FTS admission under a plan: the candidate's Analyzer v1 tokens must match at least
- * `plan.requiredShared` distinct planned terms.
- */
-export function admits(plan: QueryPlan, candidateTokens: Iterable<string>): boolean {
-  const need = plan.requiredShared
-  if (!Number.isFinite(need)) return false
-  const terms = plan.terms
-  const matched = new Array<boolean>(terms.length).fill(false)
-  let count = 0
-  for (const token of candidateTokens) {
-    for (let i = 0; i < terms.length; i++) {
-      if (!matched[i] && termMatches(terms[i]!, token)) {
-        matched[i] = true
-        if (++count >= need) return true
-      }
+/** An Analyzer v1 CJK unigram or bigram token (`u_<hex>`, `b_<hex>_<hex>`): a piece of a word. */
+const CJK_GRAM = /^(?:u_[0-9a-f]+|b_[0-9a-f]+_[0-9a-f]+)$/
+
+/** For each term of the plan, whether one of `tokens` matches it ({@link termMatches}). */
+export function matchedTerms(plan: QueryPlan, tokens: Iterable<string>): boolean[] {
+  const matched = new Array<boolean>(plan.terms.length).fill(false)
+  for (const token of tokens) {
+    for (let i = 0; i < plan.terms.length; i++) {
+      if (!matched[i] && termMatches(plan.terms[i]!, token)) matched[i] = true
     }
   }
-  return false
+  return matched
 }
+
+/**
+ * Whether a term counts for the admission share even when no memory of the scope has it: a CJK
+ * unigram or bigram does (an absent bigram means the word is absent); a word does not.
+ */
+export const countsWhenUnknown = (term: PlannedTerm): boolean => CJK_GRAM.test(term.token)
+
+/**
+ * The admission share over the terms the searched memories know: `known[i]` tells whether some
+ * memory of the scope (under the search's filters) matches term `i`. A query word that no memory
+ * has cannot be shared by any candidate, so it is left out of the count instead of raising the
+ * share (`deploy zebra-marker-7731` needs what `deploy` needs). CJK unigrams and bigrams always
+ * count ({@link countsWhenUnknown}).
+ */
+export function requiredSharedKnown(plan: QueryPlan, known: readonly boolean[]): number {
+  const counted = plan.terms.filter((t, i) => known[i] === true || countsWhenUnknown(t)).length
+  return requiredSharedTerms(counted)
+}
+
+/**
+ * FTS admission under a plan: the candidate's Analyzer v1 tokens must match at least `need`
+ * (default `plan.requiredShared`) distinct planned terms.
+ */
+export function admits(
+  plan: QueryPlan,
+  candidateTokens: Iterable<string>,
+  need = plan.requiredShared,
+): boolean {
+  return sharedCount(matchedTerms(plan, candidateTokens)) >= need
+}
+
+/** How many terms a {@link matchedTerms} result matches. */
+export const sharedCount = (matched: readonly boolean[]): number =>
+  matched.reduce((n, m) => (m ? n + 1 : n), 0)

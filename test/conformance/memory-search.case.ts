@@ -17,6 +17,12 @@ export function searchArea(suite: ConformanceSuite): void {
       })
       return results.map((r) => r.memory.memoryRef.artifactId)
     }
+    /**
+     * One memory per word, so that the scope knows each word: the share rule counts only the
+     * query words some memory has (an unknown word never vetoes a match; see "unknown words").
+     */
+    const known = (scopeId: string, words: string): Promise<string[]> =>
+      many(scopeId, words.split(' '))
 
     t.group('analyzer', () => {
       t.test('Latin text: case folding, separators, underscores, diacritics kept', async () => {
@@ -147,6 +153,7 @@ export function searchArea(suite: ConformanceSuite): void {
       t.test('queries of 3 to 8 distinct terms need two shared terms', async () => {
         const scopeId = newScope()
         const [x] = await many(scopeId, ['red green blue', 'red yellow', 'red red red'])
+        await known(scopeId, 'purple orange pink brown one two three four five six seven')
         const q = (query: string) => searchIds(t.backend, scopeId, query)
         expect(await q('red green purple')).toEqual([x])
         expect(await q('red orange pink brown')).toEqual([])
@@ -158,9 +165,55 @@ export function searchArea(suite: ConformanceSuite): void {
       t.test('queries of 9 to 12 distinct terms need three shared terms', async () => {
         const scopeId = newScope()
         const [x] = await many(scopeId, ['red green blue'])
+        await known(scopeId, 'a1 a2 a3 a4 a5 a6 b1 b2 b3 b4 b5 b6 b7')
         const q = (query: string) => searchIds(t.backend, scopeId, query)
         expect(await q('red green blue a1 a2 a3 a4 a5 a6')).toEqual([x])
         expect(await q('red green b1 b2 b3 b4 b5 b6 b7')).toEqual([])
+      })
+    })
+
+    t.group('unknown words', () => {
+      t.test('a query word no memory of the scope has does not veto a match', async () => {
+        const scopeId = newScope()
+        const [deploy, lunch] = await many(scopeId, [
+          'The staging deploy uses the eu-west region.',
+          'Lunch is at noon in the big room.',
+        ])
+        const q = (query: string) => searchIds(t.backend, scopeId, query)
+        expect(await q('deploy')).toEqual([deploy])
+        expect(await q('deploy zebra-marker-7731')).toEqual([deploy])
+        expect(await q('staging deploy zebra-marker-7731')).toEqual([deploy])
+        expect(await q('which region does staging use quux zebra-marker-7731')).toEqual([deploy])
+        // Known words keep the share: 3 known terms need 2, one shared term is not enough.
+        expect(await q('deploy lunch noon zebra-marker-7731')).toEqual([lunch])
+        expect(await q('zebra-marker-7731')).toEqual([])
+      })
+
+      t.test('a word is known per scope and under the kinds filter', async () => {
+        const scopeId = newScope()
+        const [deploy] = await many(scopeId, ['The staging deploy uses the eu-west region.'])
+        await many(scopeId, ['The zebra marker is blue.'], 'decision')
+        // Another scope's words are unknown here.
+        await many(newScope(), ['quux quux marker zebra'])
+        const q = (query: string, kinds?: string[]) =>
+          searchIds(t.backend, scopeId, query, kinds === undefined ? {} : { kinds })
+        expect(await q('deploy quux', ['fact'])).toEqual([deploy])
+        // Under kinds [fact], zebra and marker are unknown; without a filter they count.
+        expect(await q('deploy zebra marker', ['fact'])).toEqual([deploy])
+        expect(await q('deploy zebra marker')).not.toContain(deploy)
+      })
+
+      t.test('with a full candidate pool, an unseen word is looked up, not assumed', async () => {
+        const scopeId = newScope()
+        // 40 memories fill the pool of limit 8 (32 candidates): the words no candidate has are
+        // looked up in the index (here: unknown, so left out of the share).
+        const ids = await many(
+          scopeId,
+          Array.from({ length: 40 }, (_, i) => `deploy deploy deploy step ${i}`),
+        )
+        const q = (limit: number) => searchIds(t.backend, scopeId, 'deploy zebra marker', { limit })
+        expect(await q(8)).toHaveLength(8)
+        expect([...(await q(50))].sort(byId)).toEqual([...ids].sort(byId))
       })
     })
 
@@ -240,6 +293,7 @@ export function searchArea(suite: ConformanceSuite): void {
         )
         const filler = Array.from({ length: 60 }, (_, i) => `filler${i}`).join(' ')
         const [long] = await many(scopeId, [`${filler} yak ${filler} zebra ${filler}`])
+        await known(scopeId, 'quokka')
         expect(await searchIds(t.backend, scopeId, 'yak zebra quokka', { limit: 1 })).toEqual([
           long,
         ])

@@ -6,9 +6,12 @@ import { analyzeTokens } from '../../src/core/analyzer.js'
 import type { PlannedTerm, QueryPlan } from '../../src/core/query-plan.js'
 import {
   admits,
+  countsWhenUnknown,
   englishStemPrefix,
+  matchedTerms,
   planQuery,
   QUERY_STOP_WORDS,
+  requiredSharedKnown,
   termMatches,
 } from '../../src/core/query-plan.js'
 import { admitsFts, requiredSharedTerms } from '../../src/core/search-rules.js'
@@ -169,5 +172,32 @@ describe('admission under a plan', () => {
         },
       ),
     )
+  })
+})
+
+describe('requiredSharedKnown (unknown words do not veto)', () => {
+  const plan = (q: string) => planQuery(analyzeTokens(q))
+
+  it('leaves words no memory has out of the share', () => {
+    const p = plan('deploy zebra marker 7731')
+    expect(p.requiredShared).toBe(2)
+    expect(requiredSharedKnown(p, [true, false, false, false])).toBe(1)
+    expect(requiredSharedKnown(p, [true, true, true, true])).toBe(2)
+    expect(requiredSharedKnown(p, [false, false, false, false])).toBe(Number.POSITIVE_INFINITY)
+  })
+
+  it('always counts CJK unigrams and bigrams, known or not', () => {
+    const p = plan('英文')
+    expect(p.terms.map((t) => countsWhenUnknown(t))).toEqual([true, true, true])
+    expect(requiredSharedKnown(p, [true, true, false])).toBe(p.requiredShared)
+    expect(countsWhenUnknown({ token: 'zebra', prefix: 'zebr' })).toBe(false)
+  })
+
+  it('matchedTerms and admits agree with the share', () => {
+    const p = plan('deploy zebra marker 7731')
+    const tokens = analyzeTokens('The staging deploy uses eu-west.')
+    expect(matchedTerms(p, tokens)).toEqual([true, false, false, false])
+    expect(admits(p, tokens)).toBe(false)
+    expect(admits(p, tokens, requiredSharedKnown(p, matchedTerms(p, tokens)))).toBe(true)
   })
 })

@@ -1,6 +1,13 @@
 import { analyzeTokens } from '../../../core/analyzer.js'
 import { isActive } from '../../../core/memory-state.js'
-import { admits, planQuery } from '../../../core/query-plan.js'
+import type { QueryPlan } from '../../../core/query-plan.js'
+import {
+  countsWhenUnknown,
+  matchedTerms,
+  planQuery,
+  requiredSharedKnown,
+  sharedCount,
+} from '../../../core/query-plan.js'
 import type { ChannelHit } from '../../../core/search-rules.js'
 import { candidatePoolSize } from '../../../core/search-rules.js'
 import type { CurrentMemory, DialectTx, TextHit } from '../../spi/dialect-tx.js'
@@ -17,7 +24,7 @@ export interface FtsChannelResult {
  * DESIGN §5 full-text candidates: the query is planned (`planQuery`: stop words dropped, English
  * stem prefixes), the adapter returns up to `max(limit * 4, 32)` candidates best bm25 first, each
  * with its head's Analyzer v1 tokens, and admission runs on those tokens, so rejected candidates
- * are never loaded; two or more admitted candidates are then ordered by BM25 over their tokens
+ * are never loaded — its share counts only the query words the scope knows ({@link knownShare}); two or more admitted candidates are then ordered by BM25 over their tokens
  * ({@link bm25Rerank}). The result is in channel order and still needs {@link recheckFts}.
  */
 export async function ftsCandidates(
@@ -31,14 +38,44 @@ export async function ftsCandidates(
 ): Promise<readonly TextHit[]> {
   const plan = planQuery(analyzeTokens(q.query))
   if (plan.terms.length === 0) return []
+  const pool = candidatePoolSize(q.limit)
   const raw = await tx.searchText({
     scopeId: q.scopeId,
     terms: plan.terms,
     kinds: q.kinds,
-    limit: candidatePoolSize(q.limit),
+    limit: pool,
   })
-  const admitted = raw.filter((h) => admits(plan, h.searchableText.split(' ')))
+  const matched = raw.map((h) => matchedTerms(plan, h.searchableText.split(' ')))
+  const need = await knownShare(tx, q, plan, matched, raw.length >= pool)
+  const admitted = raw.filter((_h, i) => sharedCount(matched[i]!) >= need)
   return bm25Rerank(tx, plan, admitted)
+}
+
+/**
+ * The admission share over the terms the scope knows ({@link requiredSharedKnown}): a term is
+ * known when a candidate matches it; when the candidates are not the scope's every match (the
+ * pool is full), a word no candidate matches is looked up in the index on its own (one query,
+ * one row) — only when leaving it out could lower the share.
+ */
+async function knownShare(
+  tx: DialectTx,
+  q: { readonly scopeId: string; readonly kinds: readonly string[] | undefined },
+  plan: QueryPlan,
+  matched: readonly (readonly boolean[])[],
+  poolFull: boolean,
+): Promise<number> {
+  const known = plan.terms.map((_t, i) => matched.some((m) => m[i]))
+  const unseen = plan.terms.flatMap((t, i) => (known[i] || countsWhenUnknown(t) ? [] : [i]))
+  if (unseen.length === 0 || requiredSharedKnown(plan, known) === plan.requiredShared)
+    return plan.requiredShared
+  if (poolFull) {
+    for (const i of unseen) {
+      const terms = [plan.terms[i]!]
+      const found = await tx.searchText({ scopeId: q.scopeId, terms, kinds: q.kinds, limit: 1 })
+      known[i] = found.length > 0
+    }
+  }
+  return requiredSharedKnown(plan, known)
 }
 
 /**
