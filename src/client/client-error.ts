@@ -1,12 +1,18 @@
 import { CONTRACT_ERROR_CODES, type ContractErrorCode } from '../contract/error-codes.js'
 
 /**
- * Codes the client produces itself, never sent by a server (`status` is 0): `connection_failed`
- * (no HTTP response: refused, reset, DNS, TLS; `details.reason` is e.g. `ECONNREFUSED`) and
- * `timeout` (no complete response within `timeoutMs`; `details.timeout_ms`). After either, a
- * mutation may or may not have been applied.
+ * Codes the client produces itself, never sent by a server: `connection_failed` (no HTTP
+ * response: refused, reset, DNS, TLS; `details.reason` is e.g. `ECONNREFUSED`) and `timeout` (no
+ * complete response within `timeoutMs`; `details.timeout_ms`), both with `status` 0 — after
+ * either, a mutation may or may not have been applied — and `unexpected_status`: a 2xx answer
+ * other than the operation's declared success status (`status` is the one received,
+ * `details.expected_status` the contract's), e.g. a proxy's 204 or a different server.
  */
-export const CLIENT_SIDE_ERROR_CODES = ['connection_failed', 'timeout'] as const
+export const CLIENT_SIDE_ERROR_CODES = [
+  'connection_failed',
+  'timeout',
+  'unexpected_status',
+] as const
 
 /** Every code a {@link PowerContextClientError} can carry. */
 export const CLIENT_ERROR_CODES = [...CONTRACT_ERROR_CODES, ...CLIENT_SIDE_ERROR_CODES] as const

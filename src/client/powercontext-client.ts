@@ -1,5 +1,6 @@
 import createClient from 'openapi-fetch'
 
+import { type OperationId, OPERATIONS } from '../contract/operations.js'
 import type { components, paths } from '../contract/powercontext-types.js'
 import { errorFromResponse, PowerContextClientError } from './client-error.js'
 import type * as Wire from './wire-types.js'
@@ -151,9 +152,10 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
   const raw = createClient<paths>({ baseUrl: options.baseUrl, headers })
 
   async function call<T>(
+    operation: OperationId,
     send: (init: RawInit) => Promise<RawResult>,
     opts: CallOptions | undefined,
-    accept: (status: number, body: unknown) => boolean = (status) => status >= 200 && status < 300,
+    accept: (status: number, body: unknown) => boolean = isSuccess,
   ): Promise<T> {
     const requestId = opts?.requestId
     const limit = checkTimeout(opts?.timeoutMs ?? timeoutMs)
@@ -201,46 +203,62 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
     }
     const { response } = result
     const body = result.data ?? result.error
-    if (accept(response.status, body)) return body as T
-    throw errorFromResponse(response, body)
+    if (!accept(response.status, body)) throw errorFromResponse(response, body)
+    const expected = SUCCESS_STATUS.get(operation)
+    if (response.status === expected || !isSuccess(response.status)) return body as T
+    throw new PowerContextClientError(
+      'unexpected_status',
+      `${operation}: HTTP ${response.status} from ${url.origin}, the contract declares ${expected}`,
+      response.status,
+      response.headers.get(REQUEST_ID_HEADER) ?? requestId ?? null,
+      { expected_status: expected },
+    )
   }
 
   // Readiness is a report for 200 and 503 alike; a 503 without one (e.g. a proxy) is an error.
   const isReport = (status: number, body: unknown): boolean =>
-    status === 200 ||
+    isSuccess(status) ||
     (status === 503 && typeof (body as { status?: unknown } | null)?.status === 'string')
   // The request types in `wire-types.ts` undo the generator's narrowing (fields with a default
   // made required, free-form objects typed as empty); those bodies are sent as given.
 
   return {
-    live: (o) => call((i) => raw.GET('/health/live', i), o),
-    ready: (o) => call((i) => raw.GET('/health/ready', i), o, isReport),
-    openapi: (o) => call((i) => raw.GET('/openapi.json', i), o),
-    capabilities: (o) => call((i) => raw.GET('/v1/capabilities', i), o),
+    live: (o) => call('live', (i) => raw.GET('/health/live', i), o),
+    ready: (o) => call('ready', (i) => raw.GET('/health/ready', i), o, isReport),
+    openapi: (o) => call('openapiDocument', (i) => raw.GET('/openapi.json', i), o),
+    capabilities: (o) => call('capabilities', (i) => raw.GET('/v1/capabilities', i), o),
     captureContent: (body, o) =>
       call(
+        'captureContent',
         (i) =>
           raw.POST('/v1/sources/content', { ...i, body: body as Schemas['CaptureContentRequest'] }),
         o,
       ),
-    remember: (body, o) => call((i) => raw.POST('/v1/memory/remember', { ...i, body }), o),
-    update: (body, o) => call((i) => raw.POST('/v1/memory/update', { ...i, body }), o),
-    forget: (body, o) => call((i) => raw.POST('/v1/memory/forget', { ...i, body }), o),
-    restore: (body, o) => call((i) => raw.POST('/v1/memory/restore', { ...i, body }), o),
+    remember: (body, o) =>
+      call('remember', (i) => raw.POST('/v1/memory/remember', { ...i, body }), o),
+    update: (body, o) => call('update', (i) => raw.POST('/v1/memory/update', { ...i, body }), o),
+    forget: (body, o) => call('forget', (i) => raw.POST('/v1/memory/forget', { ...i, body }), o),
+    restore: (body, o) => call('restore', (i) => raw.POST('/v1/memory/restore', { ...i, body }), o),
     restorePreview: (body, o) =>
-      call((i) => raw.POST('/v1/memory/restore/preview', { ...i, body }), o),
-    merge: (body, o) => call((i) => raw.POST('/v1/memory/merge', { ...i, body }), o),
-    get: (body, o) => call((i) => raw.POST('/v1/memory/get', { ...i, body }), o),
-    history: (body, o) => call((i) => raw.POST('/v1/memory/history', { ...i, body }), o),
+      call('restorePreview', (i) => raw.POST('/v1/memory/restore/preview', { ...i, body }), o),
+    merge: (body, o) => call('merge', (i) => raw.POST('/v1/memory/merge', { ...i, body }), o),
+    get: (body, o) => call('get', (i) => raw.POST('/v1/memory/get', { ...i, body }), o),
+    history: (body, o) => call('history', (i) => raw.POST('/v1/memory/history', { ...i, body }), o),
     list: (body, o) =>
-      call((i) => raw.POST('/v1/memory/list', { ...i, body: body as Schemas['ListRequest'] }), o),
+      call(
+        'list',
+        (i) => raw.POST('/v1/memory/list', { ...i, body: body as Schemas['ListRequest'] }),
+        o,
+      ),
     search: (body, o) =>
       call(
+        'search',
         (i) => raw.POST('/v1/memory/search', { ...i, body: body as Schemas['SearchRequest'] }),
         o,
       ),
     prepareContext: (body, o) =>
       call(
+        'prepareContext',
         (i) =>
           raw.POST('/v1/context/prepare', {
             ...i,
@@ -250,24 +268,33 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
       ),
     changes: (body, o) =>
       call(
+        'changes',
         (i) => raw.POST('/v1/memory/changes', { ...i, body: body as Schemas['ChangesRequest'] }),
         o,
       ),
     flush: (body, o) =>
-      call((i) => raw.POST('/v1/memory/flush', { ...i, body: body as Schemas['FlushRequest'] }), o),
+      call(
+        'flush',
+        (i) => raw.POST('/v1/memory/flush', { ...i, body: body as Schemas['FlushRequest'] }),
+        o,
+      ),
     listScopes: (body, o) =>
       call(
+        'listScopes',
         (i) => raw.POST('/v1/scopes/list', { ...i, body: body as Schemas['ListScopesRequest'] }),
         o,
       ),
-    getSources: (body, o) => call((i) => raw.POST('/v1/sources/get', { ...i, body }), o),
+    getSources: (body, o) =>
+      call('getSources', (i) => raw.POST('/v1/sources/get', { ...i, body }), o),
     listSources: (body, o) =>
       call(
+        'listSources',
         (i) => raw.POST('/v1/sources/list', { ...i, body: body as Schemas['ListSourcesRequest'] }),
         o,
       ),
     flushRecords: (body, o) =>
       call(
+        'flushRecords',
         (i) =>
           raw.POST('/v1/memory/flush/records', {
             ...i,
@@ -279,6 +306,16 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
 }
 
 type Schemas = components['schemas']
+
+const isSuccess = (status: number): boolean => status >= 200 && status < 300
+
+/**
+ * Each operation's declared success status: any other 2xx is `unexpected_status` (readiness's
+ * 503 report is accepted by its own rule).
+ */
+const SUCCESS_STATUS: ReadonlyMap<OperationId, number> = new Map(
+  OPERATIONS.map((op) => [op.operationId, op.successStatus]),
+)
 
 function checkTimeout(ms: number): number {
   if (!Number.isFinite(ms) || ms <= 0) throw new TypeError(`timeoutMs must be positive, got ${ms}`)

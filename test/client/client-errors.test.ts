@@ -182,6 +182,51 @@ describe('client-side failures', () => {
     })
   })
 
+  it("a 2xx other than the operation's declared success status is unexpected_status", async () => {
+    const memory = { memory_ref: { artifact_id: 'm', revision: 1 } }
+    const { url } = await fake((req, res) => {
+      const answer = (status: number, body?: unknown) => {
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          'x-powercontext-request-id': 'w2',
+        })
+        res.end(body === undefined ? undefined : JSON.stringify(body))
+      }
+      // capture is declared 202, everything else here 200.
+      if (req.url === '/v1/sources/content') return answer(200, { status: 'accepted' })
+      if (req.url === '/v1/memory/remember') return answer(201, { results: [] })
+      if (req.url === '/v1/memory/get') return answer(204)
+      if (req.url === '/health/ready') return answer(202, { status: 'ready', checks: {} })
+      if (req.url === '/health/live') return answer(200, { status: 'ok' })
+      answer(206, { memory })
+    })
+    const pc = createPowerContextClient({ baseUrl: url })
+    const capture = await failure(pc.captureContent({ scope_id: 's', content: 'x' }))
+    expect(capture).toMatchObject({
+      code: 'unexpected_status',
+      status: 200,
+      requestId: 'w2',
+      details: { expected_status: 202 },
+    })
+    expect(capture.message).toMatch(
+      /^captureContent: HTTP 200 from http:\/\/127\.0\.0\.1:\d+, the contract declares 202$/,
+    )
+    for (const [p, status] of [
+      [() => pc.remember(entry), 201],
+      [() => pc.get({ scope_id: 's', memory_id: 'm' }), 204],
+      [() => pc.ready(), 202],
+      [() => pc.update({ scope_id: 's', memory_ref: memory.memory_ref, text: 'y' }), 206],
+    ] as const) {
+      expect(await failure(p())).toMatchObject({
+        code: 'unexpected_status',
+        status,
+        details: { expected_status: 200 },
+      })
+    }
+    // The declared status still passes.
+    expect(await pc.live()).toEqual({ status: 'ok' })
+  })
+
   it("a caller's abort rejects with the signal's reason", async () => {
     const { url } = await fake(() => undefined)
     const pc = createPowerContextClient({ baseUrl: url })
