@@ -18,20 +18,18 @@
  * Usage: `npm run bench:http [-- --size 10000 --queries 500 --warmup 50 --writes 2000]`.
  * Prints a table, then one JSON line with every figure.
  */
-import { type ChildProcess, fork } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { fileURLToPath } from 'node:url'
 
 import { candidatePoolSize } from '../src/core/search-rules.js'
-import { startServer } from '../src/http/server-run.js'
 import { MemoryRuntime } from '../src/runtime/memory-runtime.js'
 import { SqliteMemoryBackend } from '../src/storage/sqlite/index.js'
 import { queryMatchExpression } from '../src/storage/sqlite/sqlite-search.js'
 import { locomoQuestions, memoryTexts } from './bench-data.js'
+import { type ServerChild, startServerChild } from './bench-server.js'
 import { f2, int, type Stats, stats } from './bench-stats.js'
 
 const SCOPE = 'bench-http'
@@ -101,63 +99,6 @@ function progress(message: string): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The server, in a child process
-// ---------------------------------------------------------------------------------------------
-
-type ToServer = 'rss' | 'stop'
-type FromServer = { url: string } | { rssMb: number }
-
-async function serveChild(dataDir: string, logLevel: string): Promise<void> {
-  const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, logLevel })
-  process.on('message', (m: ToServer) => {
-    if (m === 'rss') process.send!({ rssMb: process.memoryUsage().rss / 2 ** 20 })
-    else
-      void server.stop().then(() => {
-        process.disconnect()
-        process.exitCode = 0
-      })
-  })
-  process.send!({ url: server.url })
-}
-
-interface ServerHandle {
-  readonly url: URL
-  ask(m: 'rss'): Promise<number>
-  stop(): Promise<void>
-}
-
-function startServerChild(dataDir: string, logLevel: string): Promise<ServerHandle> {
-  const child: ChildProcess = fork(
-    fileURLToPath(import.meta.url),
-    ['--server', dataDir, logLevel],
-    { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
-  )
-  const next = (): Promise<FromServer> =>
-    new Promise((resolve, reject) => {
-      child.once('message', (m) => resolve(m as FromServer))
-      child.once('exit', (code) => reject(new Error(`server child exited with code ${code}`)))
-    })
-  return next().then((first) => {
-    if (!('url' in first)) throw new Error('server child did not report its address')
-    return {
-      url: new URL(first.url),
-      ask: async (m) => {
-        const reply = next()
-        child.send(m)
-        const r = await reply
-        if (!('rssMb' in r)) throw new Error('unexpected reply from the server child')
-        return r.rssMb
-      },
-      stop: () =>
-        new Promise<void>((resolve) => {
-          child.once('exit', () => resolve())
-          child.send('stop' satisfies ToServer)
-        }),
-    }
-  })
-}
-
-// ---------------------------------------------------------------------------------------------
 // HTTP client
 // ---------------------------------------------------------------------------------------------
 
@@ -210,7 +151,7 @@ interface WireRemember {
 
 async function run(opts: Options) {
   const dir = mkdtempSync(join(os.tmpdir(), 'powercontext-bench-http-'))
-  let server: ServerHandle | undefined
+  let server: ServerChild | undefined
   let runtime: MemoryRuntime | undefined
   try {
     const texts = memoryTexts(opts.size + 3 * opts.writes, SEED)
@@ -359,7 +300,7 @@ async function run(opts: Options) {
     const inProcessRun = writeRun(0)
     const httpRuns = CLIENTS.map((_, i) => writeRun(i + 1))
 
-    const serverRssMb = await server.ask('rss')
+    const serverRssMb = await server.rssMb()
     const search = { http: stats(httpMs), runtime: stats(runtimeMs), floor: stats(floorMs) }
     return {
       sqliteVersion,
@@ -428,10 +369,6 @@ function table(r: Awaited<ReturnType<typeof run>>): string {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2)
-  if (argv[0] === '--server') {
-    await serveChild(argv[1]!, argv[2] ?? 'info')
-    return
-  }
   const opts = parseOptions(argv)
   const started = performance.now()
   const loadBefore = os.loadavg()[0]!

@@ -3,22 +3,9 @@ import { InvalidArgumentError } from 'commander'
 import { PowerContextClientError } from '../client/index.js'
 import { PowerContextError } from '../core/errors.js'
 import { toWireError } from '../wire/memory-wire.js'
+import { type CliIo, EXIT_FAILURE, EXIT_USAGE } from './cli-output.js'
 
-/** Where the CLI writes; injectable so tests can capture output. */
-export interface CliIo {
-  out(text: string): void
-  err(text: string): void
-}
-
-export const PROCESS_IO: CliIo = {
-  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
-}
-
-/** Exit codes: 0 success, 1 a typed failure (or verify found problems), 2 a usage error. */
-export const EXIT_OK = 0
-export const EXIT_FAILURE = 1
-export const EXIT_USAGE = 2
+export { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, PROCESS_IO } from './cli-output.js'
 
 /** Parses a non-negative integer option or argument. */
 export function parseInteger(value: string): number {

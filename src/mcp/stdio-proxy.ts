@@ -12,6 +12,7 @@ import type {
 
 import type { ErrorCode } from '../core/errors.js'
 import { toWireError } from '../wire/memory-wire.js'
+import { JsonPoster } from './json-post.js'
 import { MCP_PATH, MCP_SERVER_INFO } from './mcp-identity.js'
 import { MCP_INSTRUCTIONS } from './tool-descriptions.js'
 
@@ -80,19 +81,18 @@ class RemoteUnavailable extends Error {
  */
 export class RemoteMcpTools {
   readonly #endpoint: URL
-  readonly #headers: Record<string, string>
+  readonly #poster: JsonPoster
   readonly #log: (line: string) => void
-  readonly #abort = new AbortController()
   #next = 0
 
   constructor(endpoint: URL, token: string | undefined, log: (line: string) => void = () => {}) {
     this.#endpoint = endpoint
-    this.#headers = {
+    this.#poster = new JsonPoster(endpoint, {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': PROXY_PROTOCOL_VERSIONS[1],
       ...(token === undefined || token === '' ? {} : { authorization: `Bearer ${token}` }),
-    }
+    })
     this.#log = log
   }
 
@@ -126,7 +126,7 @@ export class RemoteMcpTools {
 
   /** Abandons the calls still in flight (they answer as unreachable). */
   close(): void {
-    this.#abort.abort()
+    this.#poster.close()
   }
 
   async #call(method: string, params: unknown): Promise<unknown> {
@@ -136,25 +136,14 @@ export class RemoteMcpTools {
       method,
       ...(params === undefined ? {} : { params }),
     }
-    let res: Response
-    try {
-      res = await fetch(this.#endpoint, {
-        method: 'POST',
-        headers: this.#headers,
-        body: JSON.stringify(body),
-        redirect: 'error',
-        signal: AbortSignal.any([this.#abort.signal, AbortSignal.timeout(CALL_TIMEOUT_MS)]),
-      })
-    } catch (err) {
-      const cause = (err as { cause?: unknown }).cause
-      const reason = cause instanceof Error ? cause.message : (err as Error).message
-      throw new RemoteUnavailable(reason)
-    }
-    const text = await res.text().catch(() => '')
-    if (!res.ok) throw new RemoteUnavailable(`HTTP ${res.status}`, res.status)
+    const res = await this.#poster.post(JSON.stringify(body), CALL_TIMEOUT_MS).catch((err) => {
+      throw new RemoteUnavailable(err instanceof Error ? err.message : String(err))
+    })
+    if (res.status < 200 || res.status > 299)
+      throw new RemoteUnavailable(`HTTP ${res.status}`, res.status)
     let reply: { result?: unknown; error?: { code: number; message: string } }
     try {
-      reply = JSON.parse(text) as typeof reply
+      reply = JSON.parse(res.text) as typeof reply
     } catch {
       throw new RemoteUnavailable('the answer is not JSON-RPC')
     }
@@ -222,9 +211,9 @@ async function answer(remote: RemoteMcpTools, method: string, params: unknown): 
  * Runs a stdio MCP server that forwards `tools/list` and `tools/call` to a remote server's `/mcp`
  * (for agent hosts that only speak stdio): newline-delimited JSON-RPC on stdin and stdout,
  * `initialize` and `ping` answered locally, notifications dropped (the remote is stateless).
- * A small forwarder on Node built-ins and `fetch`, so it starts fast and stays small. Resolves when
- * stdin ends and the calls asked before have been answered; the proxy stays up while the remote is unreachable (tool calls then return `isError`
- * results).
+ * A small forwarder on Node built-ins (`node:http`, no `fetch`), so it starts fast and stays
+ * small. Resolves when stdin ends and the calls asked before have been answered; the proxy stays
+ * up while the remote is unreachable (tool calls then return `isError` results).
  */
 export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const stdin = options.stdin ?? process.stdin

@@ -161,7 +161,7 @@ describe('CLI start-up loads only what the command needs', () => {
     expect(heavy(doctor)).toEqual([])
   })
 
-  it('mcp --server-url loads no driver, server framework, MCP SDK or zod', async () => {
+  it('mcp --server-url loads no driver, server framework, MCP SDK, zod or the rest of the CLI', async () => {
     const initialize = {
       jsonrpc: '2.0',
       id: 1,
@@ -176,5 +176,10 @@ describe('CLI start-up loads only what the command needs', () => {
     expect(r.out).toContain('"serverInfo"')
     expect(heavy(r)).toEqual([])
     expect(r.modules.filter((m) => m.includes('/node_modules/zod/'))).toEqual([])
+    // The fast path of bin/powercontext.js: no command-line parser, no client, no other command.
+    const files = r.modules.filter((m) => m.startsWith('file:'))
+    expect(files.filter((m) => /\/node_modules\/|\/dist\/(cli\/main|client\/)/.test(m))).toEqual([])
+    expect(files.some((m) => m.endsWith('/dist/mcp/stdio-proxy.js'))).toBe(true)
+    expect(files.length).toBeLessThan(20)
   })
 })
