@@ -13,7 +13,13 @@
  *
  * All scopes live in one database and are loaded before the first search.
  *
- * Usage: `npm run bench:locomo [-- --mode fts|hybrid] [--data PATH]`; the data path defaults to
+ * With `--via prepare`, every question also asks `prepareContext` of its scope (8,000 bytes, what
+ * the agent hooks inject) and the run reports, beside search's Hit@10, the share of questions with
+ * an evidence turn among the prepared context's items (what the agent actually sees), the items
+ * and bytes it holds on average, and how many evidence items were truncated.
+ *
+ * Usage: `npm run bench:locomo [-- --mode fts|hybrid] [--via search|prepare] [--data PATH]`; the
+ * data path defaults to
  * `../shared/data/locomo/locomo-dev.json` relative to the repository root. Prints a table per
  * conversation and overall, then one JSON line with every figure.
  */
@@ -24,6 +30,7 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
 import { PowerContextError } from '../src/core/errors.js'
+import { PREPARE_MAX_ITEMS } from '../src/core/prepared-context.js'
 import { MemoryRuntime } from '../src/runtime/memory-runtime.js'
 
 const LIMIT = 10
@@ -33,9 +40,14 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const DEFAULT_DATA = resolve(REPO_ROOT, '../shared/data/locomo/locomo-dev.json')
 const MODES = ['fts', 'hybrid'] as const
 type Mode = (typeof MODES)[number]
+const VIAS = ['search', 'prepare'] as const
+type Via = (typeof VIAS)[number]
+/** The hooks' recall budget (integrations/shared/events.mjs `RECALL_MAX_BYTES`). */
+const PREPARE_MAX_BYTES = 8000
 
 interface Options {
   readonly mode: Mode
+  readonly via: Via
   readonly data: string
 }
 
@@ -64,7 +76,28 @@ interface Tally {
   reciprocalRanks: number
   recall: number
   searchMs: number
+  /** Questions with an evidence turn among the first {@link PREPARE_MAX_ITEMS} hits. */
+  hitsAtItems: number
+  /** `--via prepare`: questions with an evidence turn among the prepared items. */
+  inContext: number
+  /** `--via prepare`: items and content bytes over all questions, truncated evidence items. */
+  items: number
+  bytes: number
+  truncatedEvidence: number
 }
+
+const emptyTally = (): Tally => ({
+  questions: 0,
+  hits: 0,
+  reciprocalRanks: 0,
+  recall: 0,
+  searchMs: 0,
+  hitsAtItems: 0,
+  inContext: 0,
+  items: 0,
+  bytes: 0,
+  truncatedEvidence: 0,
+})
 
 interface Row {
   readonly name: string
@@ -74,10 +107,16 @@ interface Row {
   readonly mrr: number
   readonly recallAt10: number
   readonly meanSearchMs: number
+  readonly hitAtItems: number
+  readonly inContext: number
+  readonly meanItems: number
+  readonly meanBytes: number
+  readonly truncatedEvidence: number
 }
 
 function parseOptions(argv: readonly string[]): Options {
   let mode: Mode = 'fts'
+  let via: Via = 'search'
   let data = DEFAULT_DATA
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -96,6 +135,14 @@ function parseOptions(argv: readonly string[]): Options {
         mode = m as Mode
         break
       }
+      case '--via': {
+        const v = value()
+        if (!(VIAS as readonly string[]).includes(v)) {
+          throw new Error(`--via must be one of ${VIAS.join(', ')}`)
+        }
+        via = v as Via
+        break
+      }
       case '--data':
         data = resolve(value())
         break
@@ -103,7 +150,7 @@ function parseOptions(argv: readonly string[]): Options {
         throw new Error(`unknown argument ${arg}`)
     }
   }
-  return { mode, data }
+  return { mode, via, data }
 }
 
 const scopeOf = (conv: Conversation): string => `locomo-${conv.sample_id}`
@@ -132,10 +179,16 @@ function row(name: string, memories: number, t: Tally): Row {
     mrr: t.reciprocalRanks / n,
     recallAt10: t.recall / n,
     meanSearchMs: t.searchMs / n,
+    hitAtItems: t.hitsAtItems / n,
+    inContext: t.inContext / n,
+    meanItems: t.items / n,
+    meanBytes: t.bytes / n,
+    truncatedEvidence: t.truncatedEvidence,
   }
 }
 
-function table(rows: readonly Row[]): string {
+function table(rows: readonly Row[], via: Via): string {
+  const prepared = via === 'prepare'
   const header = [
     'conversation',
     'memories',
@@ -144,6 +197,9 @@ function table(rows: readonly Row[]): string {
     'MRR',
     'Recall@10',
     'ms/search',
+    ...(prepared
+      ? [`Hit@${PREPARE_MAX_ITEMS}`, 'in context', 'items', 'bytes', 'cut evidence']
+      : []),
   ]
   const body = rows.map((r) => [
     r.name,
@@ -153,6 +209,15 @@ function table(rows: readonly Row[]): string {
     r.mrr.toFixed(3),
     r.recallAt10.toFixed(3),
     r.meanSearchMs.toFixed(2),
+    ...(prepared
+      ? [
+          r.hitAtItems.toFixed(3),
+          r.inContext.toFixed(3),
+          r.meanItems.toFixed(2),
+          r.meanBytes.toFixed(0),
+          String(r.truncatedEvidence),
+        ]
+      : []),
   ])
   const widths = header.map((h, c) => Math.max(h.length, ...body.map((cells) => cells[c]!.length)))
   const line = (cells: readonly string[]): string =>
@@ -182,9 +247,9 @@ async function evaluate(
   runtime: MemoryRuntime,
   conv: Conversation,
   memoryOf: ReadonlyMap<string, string>,
-  mode: Mode,
+  opts: Options,
 ): Promise<Tally> {
-  const tally: Tally = { questions: 0, hits: 0, reciprocalRanks: 0, recall: 0, searchMs: 0 }
+  const tally = emptyTally()
   for (const qa of conv.qa) {
     if (qa.category < 1 || qa.category > 4 || typeof qa.question !== 'string') continue
     const evidence = [...new Set((qa.evidence ?? []).filter((e) => EVIDENCE_ID.test(e)))]
@@ -194,7 +259,7 @@ async function evaluate(
       scopeId: scopeOf(conv),
       query: qa.question,
       limit: LIMIT,
-      mode,
+      mode: opts.mode,
     })
     tally.searchMs += performance.now() - started
     const ranked = hits.map((h) => h.memoryRef.artifactId)
@@ -208,6 +273,20 @@ async function evaluate(
     if (found.length > 0) {
       tally.hits += 1
       tally.reciprocalRanks += 1 / (Math.min(...found) + 1)
+      if (Math.min(...found) < PREPARE_MAX_ITEMS) tally.hitsAtItems += 1
+    }
+    if (opts.via === 'prepare') {
+      const ids = new Set(evidence.map((e) => memoryOf.get(e)))
+      const prepared = await runtime.prepareContext({
+        scopeId: scopeOf(conv),
+        query: qa.question,
+        maxBytes: PREPARE_MAX_BYTES,
+      })
+      const cited = prepared.items.filter((item) => ids.has(item.memoryRef.artifactId))
+      if (cited.length > 0) tally.inContext += 1
+      tally.truncatedEvidence += cited.filter((item) => item.truncated).length
+      tally.items += prepared.items.length
+      tally.bytes += prepared.contentBytes
     }
   }
   return tally
@@ -228,7 +307,7 @@ async function main(): Promise<void> {
   const started = performance.now()
   try {
     const rows: Row[] = []
-    const total: Tally = { questions: 0, hits: 0, reciprocalRanks: 0, recall: 0, searchMs: 0 }
+    const total = emptyTally()
     let memories = 0
     // Every scope is loaded before the first search, so all questions see the same index (bm25
     // statistics are per database, not per scope).
@@ -240,7 +319,7 @@ async function main(): Promise<void> {
     for (const [c, conv] of conversations.entries()) {
       process.stderr.write(`[bench:locomo] searching ${conv.sample_id}\n`)
       const memoryOf = loaded[c]!
-      const tally = await evaluate(runtime, conv, memoryOf, opts.mode)
+      const tally = await evaluate(runtime, conv, memoryOf, opts)
       const count = new Set(memoryOf.values()).size
       rows.push(row(conv.sample_id, count, tally))
       memories += count
@@ -248,10 +327,12 @@ async function main(): Promise<void> {
     }
     const overall = row('overall', memories, total)
     console.log(
-      `\nLoCoMo retrieval (${opts.data})\nmode ${opts.mode}, limit ${LIMIT}; ` +
+      `\nLoCoMo retrieval (${opts.data})\nmode ${opts.mode}, limit ${LIMIT}` +
+        (opts.via === 'prepare' ? `, and prepared context (${PREPARE_MAX_BYTES} bytes)` : '') +
+        '; ' +
         `${overall.questions} questions over ${conversations.length} conversations\n`,
     )
-    console.log(table([...rows, overall]))
+    console.log(table([...rows, overall], opts.via))
     console.log()
     const secs = (performance.now() - started) / 1000
     const round = (_k: string, v: unknown): unknown =>
@@ -261,12 +342,23 @@ async function main(): Promise<void> {
         {
           bench: 'locomo',
           mode: opts.mode,
+          via: opts.via,
           limit: LIMIT,
           data: opts.data,
           questions: overall.questions,
           hitAt10: overall.hitAt10,
           mrr: overall.mrr,
           recallAt10: overall.recallAt10,
+          ...(opts.via === 'prepare'
+            ? {
+                prepareMaxBytes: PREPARE_MAX_BYTES,
+                hitAtItems: overall.hitAtItems,
+                inContext: overall.inContext,
+                meanItems: overall.meanItems,
+                meanBytes: overall.meanBytes,
+                truncatedEvidence: overall.truncatedEvidence,
+              }
+            : {}),
           conversations: rows,
           totalSecs: secs,
         },
