@@ -1,4 +1,5 @@
-/** Latency statistics and number formatting shared by the benchmark scripts. */
+/** Latency statistics, CPU time and number formatting shared by the benchmark scripts. */
+import { performance } from 'node:perf_hooks'
 
 export interface Stats {
   readonly p50: number
@@ -28,3 +29,25 @@ export const f1 = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : '�
 export const f2 = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '–')
 export const int = (x: number): string =>
   Number.isFinite(x) ? Math.round(x).toLocaleString('en') : '–'
+
+/** CPU time of this process so far, ms. */
+export function ownCpuMs(): number {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
+
+export interface Timing {
+  readonly ms: number[]
+  readonly cpu: number[]
+}
+
+/** Runs `f`; when `keep`, adds its wall time and this process's CPU time to `into`. */
+export async function timed<T>(into: Timing, keep: boolean, f: () => Promise<T>): Promise<T> {
+  const [started, cpu] = [performance.now(), ownCpuMs()]
+  const result = await f()
+  if (keep) {
+    into.ms.push(performance.now() - started)
+    into.cpu.push(ownCpuMs() - cpu)
+  }
+  return result
+}

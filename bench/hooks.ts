@@ -4,7 +4,8 @@
  * - Fills a fresh file database (temp dir) with `--size` LoCoMo-derived memories in one scope.
  * - Server side, in-process on that database: `--queries` LoCoMo questions, each through
  *   `runtime.prepareContext` (8,000 bytes, what the hook asks) and `runtime.search` (limit 8),
- *   interleaved in rotating order after `--warmup`; p50/p95 and the ratio prepare / search.
+ *   interleaved in rotating order after `--warmup`; p50/p95 of wall and CPU time and the ratios
+ *   prepare / search (CPU time is what a busy machine leaves comparable).
  * - Then starts the real server (`startServer`) on that database, on 127.0.0.1, and a temporary
  *   git repository whose origin resolves to the scope, and spawns the Claude Code hook program
  *   (`integrations/claude-code/hooks/powercontext-hook.mjs`) `--runs` times with a
@@ -26,7 +27,7 @@ import { fileURLToPath } from 'node:url'
 import { startServer } from '../src/http/server-run.js'
 import { MemoryRuntime } from '../src/runtime/memory-runtime.js'
 import { locomoQuestions, memoryTexts } from './bench-data.js'
-import { f1, f2, type Stats, stats } from './bench-stats.js'
+import { f1, f2, type Stats, stats, timed, type Timing } from './bench-stats.js'
 
 const SCOPE = 'git:github.com/bench/hooks'
 const ORIGIN = 'git@github.com:bench/hooks.git'
@@ -81,33 +82,29 @@ function timeProcess(
 
 async function serverSide(runtime: MemoryRuntime, opts: Options) {
   const questions = locomoQuestions(opts.warmup + opts.queries, SEED).map((q) => q.question)
-  const prepareMs: number[] = []
-  const searchMs: number[] = []
+  const prepare: Timing = { ms: [], cpu: [] }
+  const search: Timing = { ms: [], cpu: [] }
   let ready = 0
   for (const [i, query] of questions.entries()) {
     const measured = i >= opts.warmup
-    const prepare = async () => {
-      const t = performance.now()
-      const r = await runtime.prepareContext({ scopeId: SCOPE, query, maxBytes: 8000 })
-      if (measured) {
-        prepareMs.push(performance.now() - t)
-        if (r.status === 'ready') ready++
-      }
+    const viaPrepare = async () => {
+      const r = await timed(prepare, measured, () =>
+        runtime.prepareContext({ scopeId: SCOPE, query, maxBytes: 8000 }),
+      )
+      if (measured && r.status === 'ready') ready++
     }
-    const search = async () => {
-      const t = performance.now()
-      await runtime.search({ scopeId: SCOPE, query, limit: 8 })
-      if (measured) searchMs.push(performance.now() - t)
-    }
-    if (i % 2 === 0) {
-      await prepare()
-      await search()
-    } else {
-      await search()
-      await prepare()
-    }
+    const viaSearch = () =>
+      timed(search, measured, () => runtime.search({ scopeId: SCOPE, query, limit: 8 }))
+    if (i % 2 === 0) await viaPrepare().then(viaSearch)
+    else await viaSearch().then(viaPrepare)
   }
-  return { prepare: stats(prepareMs), search: stats(searchMs), readyShare: ready / opts.queries }
+  return {
+    prepare: stats(prepare.ms),
+    search: stats(search.ms),
+    prepareCpu: stats(prepare.cpu),
+    searchCpu: stats(search.cpu),
+    readyShare: ready / opts.queries,
+  }
 }
 
 async function hookRuns(url: string, repo: string, home: string, opts: Options) {
@@ -193,9 +190,12 @@ async function main(): Promise<void> {
       `${''.padEnd(34)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)}`,
       row('runtime.prepareContext (8000 B)', server.prepare),
       row('runtime.search (limit 8)', server.search),
+      row('  CPU time: prepareContext', server.prepareCpu),
+      row('  CPU time: search', server.searchCpu),
       row('hook UserPromptSubmit spawn→exit', hooks.hook),
       row('node -e 0 spawn→exit (floor)', hooks.floor),
-      `prepare p50 / search p50: ${f2(server.prepare.p50 / server.search.p50)} (target ≤ 1.5)`,
+      `prepare p50 / search p50: ${f2(server.prepare.p50 / server.search.p50)} (target ≤ 1.5); ` +
+        `in CPU time: ${f2(server.prepareCpu.p50 / server.searchCpu.p50)}`,
       `hook p50 − floor p50: ${f1(hooks.hook.p50 - hooks.floor.p50)} ms (target ≤ 60)`,
       `prepare ready: ${f2(server.readyShare)}; hook runs that injected a context: ${f2(hooks.injectedShare)}; with a diagnostic: ${hooks.diagnostics}`,
     ]

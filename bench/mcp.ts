@@ -42,7 +42,7 @@ import { mcpPlugin } from '../src/mcp/mcp-plugin.js'
 import { MemoryRuntime } from '../src/runtime/memory-runtime.js'
 import { locomoQuestions, memoryTexts } from './bench-data.js'
 import { type ServerChild, startServerChild } from './bench-server.js'
-import { f1, f2, type Stats, stats } from './bench-stats.js'
+import { f1, f2, ownCpuMs, type Stats, stats, timed, type Timing } from './bench-stats.js'
 
 const SCOPE = 'bench-mcp'
 const LIMIT = 8
@@ -110,12 +110,6 @@ function cpuMsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
-/** CPU time of this process so far, ms. */
-function ownCpuMs(): number {
-  const u = process.cpuUsage()
-  return (u.user + u.system) / 1000
-}
-
 /** Fills the database and the JSONL file with the same `size` texts. */
 async function fill(dataDir: string, jsonl: string, size: number): Promise<void> {
   const texts = memoryTexts(size, SEED)
@@ -138,22 +132,6 @@ async function fill(dataDir: string, jsonl: string, size: number): Promise<void>
       observations: [text],
     })
   writeFileSync(jsonl, `${texts.map(entity).join('\n')}\n`)
-}
-
-interface Timing {
-  readonly ms: number[]
-  readonly cpu: number[]
-}
-
-/** Runs `f`; when `keep`, adds its wall time and this process's CPU time to `into`. */
-async function timed<T>(into: Timing, keep: boolean, f: () => Promise<T>): Promise<T> {
-  const [started, cpu] = [performance.now(), ownCpuMs()]
-  const result = await f()
-  if (keep) {
-    into.ms.push(performance.now() - started)
-    into.cpu.push(ownCpuMs() - cpu)
-  }
-  return result
 }
 
 /** REST search and the same search over `/mcp`, in-process (`inject`), interleaved. */
