@@ -9,8 +9,12 @@ import { DeterministicEmbedder } from '../../src/runtime/embedder.js'
 import type { SearchMode } from '../../src/storage/spi/memory-backend.js'
 import type { SqliteMemoryBackend } from '../../src/storage/sqlite/index.js'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
-import { loadHnswlib } from '../../src/storage/sqlite/sqlite-ann-types.js'
+import { GraphLifecycle } from '../../src/storage/sqlite/sqlite-ann-lifecycle.js'
+import { SqliteAnnReader } from '../../src/storage/sqlite/sqlite-ann-rows.js'
+import { GraphSearch } from '../../src/storage/sqlite/sqlite-ann-search.js'
+import { ANN_DEFAULTS, loadHnswlib } from '../../src/storage/sqlite/sqlite-ann-types.js'
 import { SQLITE_SCHEMA_VERSION } from '../../src/storage/sqlite/sqlite-schema.js'
+import { SqliteStatements } from '../../src/storage/sqlite/sqlite-session.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pc-sqlite-ann-'))
 const opened: SqliteMemoryBackend[] = []
@@ -279,5 +283,35 @@ describe('sqlite approximate vector search', () => {
     const exact = await open(file, false)
     expect(await search(backend, 'heron reed')).toEqual(await search(exact, 'heron reed'))
     expect((await backend.annStatus()).scopes['s']?.searches).toBe(1)
+  })
+
+  it('a graph search names the work its graph needs and starts none of it itself', async () => {
+    const backend = await open(newFile(), false)
+    const refs = await fill(backend, 's', 0, 60)
+    const { hnswlib } = await loadHnswlib()
+    const reader = new SqliteAnnReader(new SqliteStatements(backend.rawDatabase), 'memory_vec')
+    const settings = { ...ANN_DEFAULTS, ...ANN }
+    const lifecycle = new GraphLifecycle(hnswlib!, 32, settings, async (work) => work(reader))
+    const graphs = new GraphSearch(lifecycle, settings)
+    const vector = Array.from({ length: 32 }, (_, i) => (i % 3) - 1)
+
+    expect(graphs.search(reader, 's', vector, 5)).toEqual({ near: undefined, work: 'build' })
+    await lifecycle.idle()
+    expect(lifecycle.status()).toEqual({}) // asked for, not started
+    lifecycle.schedule('s', 'build')
+    await lifecycle.idle()
+    expect(lifecycle.status()['s']).toMatchObject({ state: 'ready', vectors: 60, searches: 0 })
+    const answer = graphs.search(reader, 's', vector, 5)
+    expect(answer.work).toBeUndefined()
+    expect(answer.near).toHaveLength(5)
+
+    for (const ref of refs.slice(0, 41)) {
+      await backend.forget({ scopeId: 's', memoryId: ref.artifactId, expectedRevision: 1 })
+    }
+    expect(graphs.search(reader, 's', vector, 5)).toEqual({ near: undefined, work: 'drop' })
+    expect(lifecycle.graph('s')).toBeDefined() // the shrunk scope keeps it until the drop runs
+    lifecycle.schedule('s', 'drop')
+    expect(lifecycle.status()).toEqual({})
+    lifecycle.close()
   })
 })

@@ -24,8 +24,9 @@ export function logVectorChange(sql: SqliteStatements, scopeId: string, memoryId
 }
 
 /**
- * The reads of the approximate-search graphs (`sqlite-ann.ts`) over one connection: the vector
- * metadata, the vector index table (`table`, joined by rowid = projection id) and the log.
+ * The reads of the approximate-search graphs (`sqlite-ann-search.ts`, `sqlite-ann-lifecycle.ts`)
+ * over one connection: the vector metadata, the vector index table (`table`, joined by rowid =
+ * projection id) and the log.
  */
 export class SqliteAnnReader implements AnnReader {
   readonly #sql: SqliteStatements

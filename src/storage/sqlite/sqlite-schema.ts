@@ -204,8 +204,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ) STRICT;
   `,
   // 5: vector change log: one entry per change of a memory's vector row, written in the same
-  // transaction. The in-memory approximate-search graphs of large scopes (sqlite-ann.ts) catch up
-  // from it; it keeps the last 200,000 entries (a graph further behind is rebuilt).
+  // transaction. The in-memory approximate-search graphs of large scopes (sqlite-ann-*.ts) catch
+  // up from it; it keeps the last 200,000 entries (a graph further behind is rebuilt).
   `
   CREATE TABLE memory_vector_log (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,

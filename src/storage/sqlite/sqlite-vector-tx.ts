@@ -9,8 +9,9 @@ import type {
   VectorTx,
 } from '../spi/vector-tx.js'
 import { nearestFirst } from '../spi/vector-tx.js'
-import { AnnGraphs } from './sqlite-ann.js'
+import { GraphLifecycle } from './sqlite-ann-lifecycle.js'
 import { logVectorChange, SqliteAnnReader } from './sqlite-ann-rows.js'
+import { GraphSearch } from './sqlite-ann-search.js'
 import type { GraphStore } from './sqlite-ann-store.js'
 import type { AnnReadRunner } from './sqlite-ann-types.js'
 import type { AnnScopeStatus } from './sqlite-ann-types.js'
@@ -40,7 +41,7 @@ export class SqliteVectorTx implements VectorTx {
   #annConfig:
     { hnswlib: Hnswlib; settings: AnnSettings; read: AnnReadRunner; store?: GraphStore } | undefined
   #annProblem: string | undefined
-  #ann: AnnGraphs | undefined
+  #ann: { lifecycle: GraphLifecycle; search: GraphSearch } | undefined
 
   constructor(
     db: Database.Database,
@@ -147,8 +148,9 @@ export class SqliteVectorTx implements VectorTx {
   }
 
   /**
-   * Turns on approximate search for large scopes (`sqlite-ann.ts`); `read` runs background work
-   * in a read transaction between the backend's other work.
+   * Turns on approximate search for large scopes (`sqlite-ann-search.ts`, its graphs built and
+   * kept by `sqlite-ann-lifecycle.ts`); `read` runs background work in a read transaction between
+   * the backend's other work.
    */
   enableAnn(
     hnswlib: Hnswlib,
@@ -165,28 +167,30 @@ export class SqliteVectorTx implements VectorTx {
   }
 
   /** The graphs, created once the database has a profile (its dimension fixes theirs). */
-  #graphs(): AnnGraphs | undefined {
+  #graphs(): { lifecycle: GraphLifecycle; search: GraphSearch } | undefined {
     const config = this.#annConfig
     if (this.#ann !== undefined || config === undefined) return this.#ann
     const profile = this.#readProfile()
     if (profile === undefined) return undefined
     const { hnswlib, settings, read, store } = config
-    this.#ann = new AnnGraphs(hnswlib, profile.profile.dimension, settings, read, store)
+    const lifecycle = new GraphLifecycle(hnswlib, profile.profile.dimension, settings, read, store)
+    this.#ann = { lifecycle, search: new GraphSearch(lifecycle, settings) }
     return this.#ann
   }
 
   /** Approximate-search state per scope (benchmarks, tests); waits for background work first. */
   async annStatus(): Promise<{ lastError: string | null; scopes: Record<string, AnnScopeStatus> }> {
-    await this.#ann?.idle()
+    const lifecycle = this.#ann?.lifecycle
+    await lifecycle?.idle()
     return {
-      lastError: this.#annProblem ?? this.#ann?.lastError ?? null,
-      scopes: this.#ann?.status() ?? {},
+      lastError: this.#annProblem ?? lifecycle?.lastError ?? null,
+      scopes: lifecycle?.status() ?? {},
     }
   }
 
   /** Stops background work and frees every graph. */
   closeAnn(): void {
-    this.#ann?.close()
+    this.#ann?.lifecycle.close()
   }
 
   async searchVectors(q: {
@@ -196,9 +200,12 @@ export class SqliteVectorTx implements VectorTx {
     limit: number
   }): Promise<VectorHit[]> {
     if (this.#index === undefined || this.indexProblem !== null) return []
-    if (q.kinds === undefined) {
-      const near = this.#graphs()?.search(this.annReader, q.scopeId, q.vector, q.limit)
-      if (near !== undefined) return this.#withMetadata(near)
+    const graphs = q.kinds === undefined ? this.#graphs() : undefined
+    if (graphs !== undefined) {
+      const answer = graphs.search.search(this.annReader, q.scopeId, q.vector, q.limit)
+      // The search only names the work its graph needs (build, catch-up, save, drop); it starts here.
+      if (answer.work !== undefined) graphs.lifecycle.schedule(q.scopeId, answer.work)
+      if (answer.near !== undefined) return this.#withMetadata(answer.near)
     }
     // One statement: the KNN is materialised first (so the planner can never turn it into point
     // look-ups), then joined to the metadata rows.

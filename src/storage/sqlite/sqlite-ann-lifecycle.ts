@@ -1,20 +1,7 @@
-import type { HierarchicalNSW } from 'hnswlib-node'
-
+import { prunedPast, ScopeGraph } from './sqlite-ann-graph.js'
 import type { GraphStore } from './sqlite-ann-store.js'
-import type {
-  AnnReader,
-  AnnReadRunner,
-  AnnScopeStatus,
-  AnnSettings,
-  AnnStamp,
-  AnnVectorRow,
-  Hnswlib,
-} from './sqlite-ann-types.js'
+import type { AnnReadRunner, AnnScopeStatus, AnnSettings, Hnswlib } from './sqlite-ann-types.js'
 
-/** A ready graph is saved again once it has applied this many log entries since its last save. */
-const SAVE_AFTER = 10_000
-/** Entries applied inside a search; a longer backlog is applied in the background instead. */
-const SEARCH_CATCH_UP = 64
 /** Vectors (or log entries) read per background step, in one short read transaction. */
 const BUILD_PAGE = 200
 /**
@@ -25,135 +12,25 @@ const INSERT_SLICE = 25
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
-function toArray(buf: Buffer, dimension: number): number[] {
-  const out = new Array<number>(dimension)
-  for (let i = 0; i < dimension; i++) out[i] = buf.readFloatLE(i * 4)
-  return out
-}
-
-/** One scope's HNSW graph; labels are projection ids. */
-class ScopeGraph {
-  readonly #index: HierarchicalNSW
-  readonly #dimension: number
-  /** memory → label, and label → memory (a projection id can be reused by another head). */
-  readonly #labelOf = new Map<string, number>()
-  readonly #ownerOf = new Map<number, string>()
-  readonly #deleted = new Set<number>()
-  #capacity: number
-  stamp: AnnStamp
-  state: 'building' | 'ready' = 'building'
-  buildMs: number | null = null
-  searches = 0
-  /** A background catch-up is changing the graph, or a save is reading it: searches go exact. */
-  catchingUp = false
-  readonly loaded: boolean
-  /** The log position of the last save (-Infinity: never saved). */
-  savedAt: number
-
-  /** A new graph (`capacity` slots), or a saved one with its labels. */
-  constructor(
-    index: HierarchicalNSW,
-    dimension: number,
-    capacity: number,
-    stamp: AnnStamp,
-    saved?: { labels: readonly (readonly [string, number])[]; deleted: readonly number[] },
-  ) {
-    this.#index = index
-    this.#dimension = dimension
-    this.#capacity = capacity
-    this.stamp = stamp
-    for (const [memoryId, label] of saved?.labels ?? []) {
-      this.#labelOf.set(memoryId, label)
-      this.#ownerOf.set(label, memoryId)
-    }
-    for (const label of saved?.deleted ?? []) this.#deleted.add(label)
-    this.loaded = saved !== undefined
-    this.savedAt = saved === undefined ? -Infinity : stamp.logSeq
-  }
-
-  /** What a save needs: the index (unchanged until the save resolves) and the label maps. */
-  snapshot(): {
-    index: HierarchicalNSW
-    labels: [string, number][]
-    deleted: number[]
-  } {
-    return {
-      index: this.#index,
-      labels: [...this.#labelOf],
-      deleted: [...this.#deleted],
-    }
-  }
-
-  get live(): number {
-    return this.#labelOf.size
-  }
-
-  get deleted(): number {
-    return this.#deleted.size
-  }
-
-  upsert(row: AnnVectorRow): void {
-    const label = row.projectionId
-    const previous = this.#labelOf.get(row.memoryId)
-    if (previous !== undefined && previous !== label) this.remove(row.memoryId)
-    const owner = this.#ownerOf.get(label)
-    if (owner !== undefined && owner !== row.memoryId) this.#labelOf.delete(owner)
-    const slots = this.#labelOf.size + this.#deleted.size
-    if (!this.#ownerOf.has(label) && !this.#deleted.has(label) && slots >= this.#capacity) {
-      this.#capacity = Math.ceil(this.#capacity * 1.5)
-      this.#index.resizeIndex(this.#capacity)
-    }
-    // Adding an existing label (live or deleted) replaces its vector and makes it live again.
-    this.#index.addPoint(toArray(row.embedding, this.#dimension), label)
-    this.#deleted.delete(label)
-    this.#labelOf.set(row.memoryId, label)
-    this.#ownerOf.set(label, row.memoryId)
-  }
-
-  remove(memoryId: string): void {
-    const label = this.#labelOf.get(memoryId)
-    if (label === undefined) return
-    this.#labelOf.delete(memoryId)
-    if (this.#ownerOf.get(label) !== memoryId) return
-    this.#ownerOf.delete(label)
-    this.#index.markDelete(label)
-    this.#deleted.add(label)
-  }
-
-  /** Sets each memory to its current vector (`rows`), or removes it when it has none now. */
-  apply(memoryIds: readonly string[], rows: readonly AnnVectorRow[]): void {
-    const current = new Map(rows.map((r) => [r.memoryId, r]))
-    for (const id of new Set(memoryIds)) {
-      const row = current.get(id)
-      if (row === undefined) this.remove(id)
-      else this.upsert(row)
-    }
-  }
-
-  search(
-    vector: readonly number[],
-    k: number,
-    ef: number,
-  ): { projectionId: number; distance: number }[] {
-    this.searches++
-    this.#index.setEf(Math.max(ef, k))
-    const found = this.#index.searchKnn([...vector], Math.min(k, this.#capacity))
-    // hnswlib's l2 space returns squared distances.
-    return found.neighbors.map((projectionId, i) => ({
-      projectionId,
-      distance: Math.sqrt(Math.max(0, found.distances[i] ?? 0)),
-    }))
-  }
-}
+/**
+ * Work on one scope's graph, asked for by a search (`sqlite-ann-search.ts`) and run only when the
+ * caller hands it to {@link GraphLifecycle.schedule}:
+ * - `build`: make the graph ready — the saved one when it matches the database, else a new build
+ *   (a first build, or a rebuild after the vector epoch moved, the log was pruned past the graph
+ *   or too many of its nodes were deleted);
+ * - `catch-up`: apply a log backlog longer than a search applies (a build when that fails);
+ * - `save`: save a ready graph that has applied many entries since its last save;
+ * - `drop`: forget the graph of a scope that shrank (exact search is cheap again).
+ */
+export type GraphWork = 'build' | 'catch-up' | 'save' | 'drop'
 
 /**
- * The graphs of one backend. `search` runs inside the caller's read transaction and answers only
- * from a graph that is ready and, after applying the log, exactly in step with that transaction's
- * snapshot; otherwise it returns `undefined` (search exactly) and starts the work in the
- * background: a build for a scope that has grown to `minVectors`, a catch-up for a long backlog,
- * a rebuild after the vector epoch moved or the log was pruned past the graph.
+ * The lifecycle of one backend's graphs: which scope has a ready graph, and the work that builds,
+ * rebuilds, catches up, saves and drops them. Nothing here runs unless {@link schedule}d; the
+ * background work reads through `read` (one short read transaction per step, between the
+ * backend's other work), one task per scope at a time.
  */
-export class AnnGraphs {
+export class GraphLifecycle {
   readonly #hnswlib: Hnswlib
   readonly #settings: AnnSettings
   readonly #dimension: number
@@ -161,8 +38,6 @@ export class AnnGraphs {
   readonly #store: GraphStore | undefined
   readonly #graphs = new Map<string, ScopeGraph>()
   readonly #tasks = new Map<string, Promise<void>>()
-  /** Per scope: the log position at which its size was last counted (to count rarely). */
-  readonly #counted = new Map<string, number>()
   #closed = false
   lastError: string | null = null
 
@@ -181,71 +56,41 @@ export class AnnGraphs {
     this.#store = store
   }
 
-  /** Nearest rows of the scope from its graph, or `undefined` when it must be searched exactly. */
-  search(
-    reader: AnnReader,
-    scopeId: string,
-    vector: readonly number[],
-    k: number,
-  ): { projectionId: number; distance: number }[] | undefined {
-    if (this.#closed) return undefined
-    const graph = this.#graphs.get(scopeId)
-    const stamp = reader.stamp()
-    if (graph === undefined || graph.state !== 'ready') {
-      if (graph === undefined) this.#maybeBuild(reader, scopeId, stamp)
-      return undefined
-    }
-    if (!this.#inStep(reader, scopeId, graph, stamp)) return undefined
-    if (graph.live < this.#settings.minVectors / 2) {
-      this.#graphs.delete(scopeId) // the scope shrank: exact search is cheap again
-      return undefined
-    }
-    if (graph.deleted > Math.max(graph.live, this.#settings.minVectors)) this.#rebuild(scopeId)
-    else if (graph.stamp.logSeq - graph.savedAt >= SAVE_AFTER) {
-      this.#background(scopeId, () => this.#save(scopeId, graph))
-    }
-    return graph.search(vector, k, this.#settings.efSearch)
+  get closed(): boolean {
+    return this.#closed
   }
 
-  /** Brings a ready graph to the snapshot of `reader`; false when that is work for later. */
-  #inStep(reader: AnnReader, scopeId: string, graph: ScopeGraph, stamp: AnnStamp): boolean {
-    if (stamp.epoch !== graph.stamp.epoch || this.#pruned(stamp, graph.stamp)) {
-      this.#rebuild(scopeId)
-      return false
+  /** The scope's ready graph, if it has one. */
+  graph(scopeId: string): ScopeGraph | undefined {
+    return this.#graphs.get(scopeId)
+  }
+
+  /** True while background work on the scope's graph runs. */
+  busy(scopeId: string): boolean {
+    return this.#tasks.has(scopeId)
+  }
+
+  /**
+   * Starts `work` on the scope's graph: `drop` at once; the others as the scope's background task,
+   * unless one already runs or the graphs are closed.
+   */
+  schedule(scopeId: string, work: GraphWork): void {
+    if (work === 'drop') {
+      this.#graphs.delete(scopeId)
+      return
     }
-    if (graph.catchingUp) return false
-    if (stamp.logSeq === graph.stamp.logSeq) return true
-    const entries = reader.logAfter(scopeId, graph.stamp.logSeq, SEARCH_CATCH_UP + 1)
-    if (entries.length > SEARCH_CATCH_UP) {
+    if (work === 'build') {
+      this.#background(scopeId, () => this.#build(scopeId))
+      return
+    }
+    const graph = this.#graphs.get(scopeId)
+    if (graph === undefined) return
+    if (work === 'save') this.#background(scopeId, () => this.#save(scopeId, graph))
+    else {
       this.#background(scopeId, async () => {
         if (!(await this.#catchUp(scopeId, graph))) await this.#build(scopeId)
       })
-      return false
     }
-    const ids = [...new Set(entries.map((e) => e.memoryId))]
-    graph.apply(ids, reader.vectorsOf(ids))
-    graph.stamp = stamp
-    return true
-  }
-
-  /** True when log entries after `seen` were pruned before the graph applied them. */
-  #pruned(now: AnnStamp, seen: AnnStamp): boolean {
-    if (now.logSeq === seen.logSeq) return false
-    return now.minLogSeq === null || now.minLogSeq > seen.logSeq + 1
-  }
-
-  #maybeBuild(reader: AnnReader, scopeId: string, stamp: AnnStamp): void {
-    if (this.#tasks.has(scopeId)) return
-    // Counting the scope is cheap but not free: recount only after a tenth of the threshold of
-    // vector writes (to any scope) since the last count.
-    const last = this.#counted.get(scopeId)
-    if (last !== undefined && stamp.logSeq - last < this.#settings.minVectors / 10) return
-    this.#counted.set(scopeId, stamp.logSeq)
-    if (reader.vectorCount(scopeId) >= this.#settings.minVectors) this.#rebuild(scopeId)
-  }
-
-  #rebuild(scopeId: string): void {
-    this.#background(scopeId, () => this.#build(scopeId))
   }
 
   /** Runs one task per scope at a time; a failure drops the scope's graph (exact search goes on). */
@@ -302,7 +147,7 @@ export class AnnGraphs {
         meta.efConstruction === this.#settings.efConstruction &&
         meta.stamp.epoch === now.epoch &&
         meta.stamp.logSeq <= now.logSeq &&
-        !this.#pruned(now, meta.stamp) &&
+        !prunedPast(now, meta.stamp) &&
         (meta.stamp.logSeq === 0 ||
           (r.logMemoryAt(meta.stamp.logSeq) ?? meta.lastLogMemoryId) === meta.lastLogMemoryId)
       )
@@ -314,8 +159,8 @@ export class AnnGraphs {
 
   /**
    * Saves a ready graph (searches go exact while the index file is written). A failed save is
-   * reported in `lastError` and tried again after the next {@link SAVE_AFTER} entries; the graph
-   * itself stays in use.
+   * reported in `lastError` and asked for again by the search after its next batch of entries
+   * (`SAVE_AFTER` in `sqlite-ann-search.ts`); the graph itself stays in use.
    */
   async #save(scopeId: string, graph: ScopeGraph): Promise<void> {
     try {
@@ -392,7 +237,7 @@ export class AnnGraphs {
         if (this.#closed) return false
         const step = await this.#read((r) => {
           const stamp = r.stamp()
-          if (stamp.epoch !== graph.stamp.epoch || this.#pruned(stamp, graph.stamp)) return null
+          if (stamp.epoch !== graph.stamp.epoch || prunedPast(stamp, graph.stamp)) return null
           const entries = r.logAfter(scopeId, graph.stamp.logSeq, BUILD_PAGE)
           const ids = [...new Set(entries.map((e) => e.memoryId))]
           return { stamp, entries, ids, rows: r.vectorsOf(ids) }
