@@ -24,6 +24,8 @@ import {
 import { toStorageError } from '../../src/storage/mysql/mysql-errors.js'
 import { expectCode } from '../conformance/memory-backend.case.js'
 import { describeWithMariadb, MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
+import type { RowTransactions } from '../support/mysql-row-transactions.js'
+import { mysqlRowTransactions } from '../support/mysql-row-transactions.js'
 import { emulateOceanBase, installL2Distance } from '../support/oceanbase-emulation.js'
 
 const SECRET = 'Sup3r-Secret_pw'
@@ -31,8 +33,10 @@ const BIN = fileURLToPath(new URL('../../bin/powercontext.js', import.meta.url))
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url))
 const databases = new TestDatabases(MARIADB_TEST_URL)
 const opened: MysqlMemoryBackend[] = []
+const rawOpened: RowTransactions[] = []
 afterAll(async () => {
   for (const b of opened) await b.close()
+  for (const r of rawOpened) await r.close()
   await databases.dropAll()
 })
 
@@ -41,6 +45,13 @@ async function fresh(label: string, options: Partial<Parameters<typeof openMysql
   const backend = await openMysqlBackend({ url, ...options })
   opened.push(backend)
   return { url, backend }
+}
+
+/** Row-verb transactions on the test's own raw connections to the database of `url`. */
+function rawRows(url: string, options: { maxAttempts?: number } = {}): RowTransactions {
+  const rows = mysqlRowTransactions(url, options)
+  rawOpened.push(rows)
+  return rows
 }
 
 /** `url` with user and password replaced. */
@@ -335,14 +346,14 @@ describeWithMariadb('transactions', () => {
   })
 
   it('a duplicate version insert is revision_conflict and rolls the whole write back', async () => {
-    const { backend } = await fresh('dup')
+    const { url, backend } = await fresh('dup')
     const { results } = await backend.remember({
       scopeId: 's',
       entries: [{ kind: 'fact', text: 'x' }],
     })
     const id = results[0]!.memory.memoryRef.artifactId
     await expectCode(
-      backend.runMaintenance('write', async (tx) => {
+      rawRows(url).run('write', async (tx) => {
         const v = await tx.getVersion(id, 1)
         await tx.appendChanges('s', [
           {
@@ -366,26 +377,21 @@ describeWithMariadb('transactions', () => {
 
   it('deadlocks are retried: two crossing writers both commit', async () => {
     const { url, backend: a } = await fresh('deadlock')
-    const b = await openMysqlBackend({ url })
-    opened.push(b)
+    const b = rawRows(url)
     for (const id of ['x', 'y']) await a.captureSource({ scopeId: id, sourceId: 's', content: id })
     let attempts = 0
-    const cross = (first: string, second: string) => (backend: MysqlMemoryBackend) =>
-      backend.runMaintenance('write', async (tx) => {
+    const cross = (first: string, second: string) => (rows: RowTransactions) =>
+      rows.run('write', async (tx) => {
         attempts += 1
         await tx.nextSourcePosition(first)
         await new Promise((r) => setTimeout(r, 100))
         await tx.nextSourcePosition(second)
       })
-    await Promise.all([cross('x', 'y')(a), cross('y', 'x')(b)])
+    await Promise.all([cross('x', 'y')(rawRows(url)), cross('y', 'x')(b)])
     expect(attempts).toBeGreaterThan(2)
     // Each writer took one position in each scope; the failed attempt gave its numbers back.
-    expect(await a.runMaintenance('read', (tx) => tx.journal.highWatermark('x'))).toBe(3)
-    const once = [
-      await openMysqlBackend({ url, maxAttempts: 1 }),
-      await openMysqlBackend({ url, maxAttempts: 1 }),
-    ]
-    opened.push(...once)
+    expect(await b.run('read', (tx) => tx.journal.highWatermark('x'))).toBe(3)
+    const once = [rawRows(url, { maxAttempts: 1 }), rawRows(url, { maxAttempts: 1 })]
     const results = await Promise.allSettled([cross('x', 'y')(once[0]!), cross('y', 'x')(once[1]!)])
     const failed = results.filter((r) => r.status === 'rejected')
     expect(failed).toHaveLength(1)

@@ -395,9 +395,4 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       reindex: () => this.reindex(),
     }
   }
-
-  /** Runs maintenance work on raw rows in one transaction (tests that damage rows on purpose). */
-  runMaintenance<T>(mode: 'read' | 'write', work: (tx: DialectTx) => Promise<T>): Promise<T> {
-    return mode === 'read' ? this.inReadTransaction(work) : this.inWriteTransaction(work)
-  }
 }

@@ -4,12 +4,29 @@
  * sessions REPEATABLE READ on one consistent snapshot; a connection that failed is destroyed, not
  * returned to its pool.
  */
-import type { Pool, PoolConnection } from 'mysql2/promise'
+import type { Pool, PoolConnection, PoolOptions } from 'mysql2/promise'
 
 import type { SqlConnection, SqlDriver } from '../sql/transaction-runner.js'
 import { isConnectionError, isRetryable, toStorageError } from './mysql-errors.js'
 import type { MysqlDialect } from './mysql-search.js'
 import { MysqlSession } from './mysql-session.js'
+import type { MysqlConnectionSettings } from './mysql-url.js'
+
+/** The pool options of a database URL's settings (both pools of a backend use them). */
+export function mysqlPoolConfig(settings: MysqlConnectionSettings): PoolOptions {
+  return {
+    host: settings.host,
+    port: settings.port,
+    user: settings.user,
+    ...(settings.password === undefined ? {} : { password: settings.password }),
+    database: settings.database,
+    connectionLimit: settings.connectionLimit,
+    charset: 'utf8mb4',
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    enableKeepAlive: true,
+  }
+}
 
 /** What the driver needs: the pools, the product dialect, the password (to redact), a test hook. */
 export interface MysqlDriverSettings {

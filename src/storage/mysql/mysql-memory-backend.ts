@@ -13,7 +13,7 @@ import type {
 import { SqlMemoryBackend } from '../sql/sql-memory-backend.js'
 import { TransactionRunner } from '../sql/transaction-runner.js'
 import { mysqlSqlDialect } from './mysql-dialect.js'
-import { mysqlDriver } from './mysql-driver.js'
+import { mysqlDriver, mysqlPoolConfig } from './mysql-driver.js'
 import { sanitizedCause } from './mysql-errors.js'
 import {
   emptyFulltextRows,
@@ -148,18 +148,7 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
    */
   static async open(options: MysqlBackendOptions): Promise<MysqlMemoryBackend> {
     const settings = parseDatabaseUrl(options.url)
-    const config = {
-      host: settings.host,
-      port: settings.port,
-      user: settings.user,
-      ...(settings.password === undefined ? {} : { password: settings.password }),
-      database: settings.database,
-      connectionLimit: settings.connectionLimit,
-      charset: 'utf8mb4',
-      supportBigNumbers: true,
-      bigNumberStrings: false,
-      enableKeepAlive: true,
-    }
+    const config = mysqlPoolConfig(settings)
     const pool = mysql.createPool(config)
     const readPool = mysql.createPool(config)
     try {
