@@ -7,6 +7,21 @@ import { type CliIo, EXIT_FAILURE, EXIT_USAGE } from './cli-output.js'
 
 export { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, PROCESS_IO } from './cli-output.js'
 
+/**
+ * Prints a command's result: the wire JSON with `--json`, else the human lines. Returns
+ * {@link EXIT_OK}.
+ */
+export function printResult(
+  io: CliIo,
+  json: boolean,
+  wire: unknown,
+  human: () => string[],
+): number {
+  if (json) io.out(JSON.stringify(wire))
+  else for (const line of human()) io.out(line)
+  return EXIT_OK
+}
+
 /** Parses a non-negative integer option or argument. */
 export function parseInteger(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a non-negative integer')

@@ -5,20 +5,21 @@ import { createPowerContextClient, PowerContextClientError } from '../client/ind
 import { PRODUCT_VERSION } from '../core/product-version.js'
 import type { CliIo } from './cli-io.js'
 import { EXIT_FAILURE, EXIT_OK, printError } from './cli-io.js'
+import type { CheckLine, LocalStore } from './doctor-checks.js'
+import { dataDirCheck, mcpCheck, modelsCheck } from './doctor-checks.js'
 import { clientToken, remoteSettings } from './remote-settings.js'
 
 /** Server checked when neither `--server-url` nor `POWERCONTEXT_CLIENT_SERVER_URL` is set. */
 export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8000'
 
 /** Outcome of one doctor check; `skip` follows a failure that makes the check meaningless. */
-export type CheckStatus = 'pass' | 'fail' | 'skip'
+export type CheckStatus = CheckLine['status']
 
-/** One line of the doctor report. */
-export interface DoctorCheck {
-  readonly name: 'live' | 'ready' | 'auth' | 'capabilities'
-  readonly status: CheckStatus
-  readonly detail: string
-}
+/**
+ * One line of the doctor report: `live`, `ready`, `auth`, `capabilities`, `mcp`, `models`, and
+ * `data-dir` when a local store is checked.
+ */
+export type DoctorCheck = CheckLine
 
 /** What `powercontext doctor --json` prints. */
 export interface DoctorReport {
@@ -44,24 +45,34 @@ const unreachableReason = (e: PowerContextClientError): string =>
     ? `no answer within ${String(e.details?.['timeout_ms'])} ms`
     : String(e.details?.['reason'] ?? e.message)
 
+/** What {@link runDoctor} checks besides the server's health endpoints. */
+export interface DoctorTarget {
+  readonly serverUrl: string
+  readonly token: string | undefined
+  /** The local data directory to check as well (`data-dir`), or undefined for none. */
+  readonly store?: LocalStore | undefined
+}
+
 /**
- * Checks a server in order — liveness, readiness, authorization, capabilities and version — and
- * explains each failure in one line. Checks after an unreachable server are skipped.
+ * Checks a server in order — liveness, readiness, authorization, capabilities and version, its
+ * `/mcp` endpoint, its configured models — then the local data directory, and explains each
+ * failure in one line. Checks that depend on a failed one are skipped; `skip` never fails the
+ * report.
  */
 export async function runDoctor(
   client: PowerContextClient,
-  serverUrl: string,
-  tokenGiven: boolean,
+  target: DoctorTarget,
 ): Promise<DoctorReport> {
+  const { serverUrl } = target
+  const tokenGiven = target.token !== undefined
   const checks: DoctorCheck[] = []
-  const add = (name: DoctorCheck['name'], status: CheckStatus, detail: string): void => {
+  const add = (name: string, status: CheckStatus, detail: string): void => {
     checks.push({ name, status, detail })
   }
-  const report = (): DoctorReport => ({
-    server_url: serverUrl,
-    ok: checks.every((c) => c.status === 'pass'),
-    checks,
-  })
+  const report = async (): Promise<DoctorReport> => {
+    if (target.store !== undefined) checks.push(await dataDirCheck(target.store))
+    return { server_url: serverUrl, ok: checks.every((c) => c.status !== 'fail'), checks }
+  }
 
   try {
     await client.live()
@@ -77,13 +88,15 @@ export async function runDoctor(
         ? `server not reachable at ${serverUrl} (${unreachableReason(e)}); is \`powercontext server run\` running there?`
         : `${serverUrl} did not answer as a PowerContext server: ${describe(e)}`,
     )
-    for (const name of ['ready', 'auth', 'capabilities'] as const)
+    for (const name of ['ready', 'auth', 'capabilities', 'mcp', 'models'])
       add(name, 'skip', 'skipped: the liveness check failed')
     return report()
   }
 
+  let readiness: Readonly<Record<string, string>> | undefined
   try {
     const r = await client.ready()
+    readiness = r.checks
     const failing = Object.entries(r.checks).filter(([, v]) => v !== 'ready' && v !== 'ok')
     const list = (entries: [string, string][]): string =>
       entries.map(([k, v]) => `${k}=${v}`).join(', ')
@@ -110,9 +123,13 @@ export async function runDoctor(
     else {
       add('auth', 'skip', 'skipped: capabilities could not be read')
       add('capabilities', 'fail', `cannot read capabilities: ${describe(e)}`)
+      checks.push(await mcpCheck(serverUrl, target.token))
+      add('models', 'skip', 'skipped: capabilities could not be read')
       return report()
     }
     add('capabilities', 'skip', 'skipped: not authorized')
+    checks.push(await mcpCheck(serverUrl, target.token))
+    add('models', 'skip', 'skipped: not authorized')
     return report()
   }
 
@@ -128,6 +145,18 @@ export async function runDoctor(
       'pass',
       `version ${caps.version}${caps.backend === undefined ? '' : `, backend ${caps.backend}`}, search modes ${caps.search_modes.join(', ')}`,
     )
+  checks.push(await mcpCheck(serverUrl, target.token))
+  const profile = caps.embedding_profile as { model?: unknown } | null | undefined
+  checks.push(
+    readiness === undefined
+      ? { name: 'models', status: 'skip', detail: 'skipped: readiness could not be read' }
+      : modelsCheck({
+          readiness,
+          embeddingModel: typeof profile?.model === 'string' ? profile.model : null,
+          // A server of another version may lack either field: treat it as not configured.
+          generationModel: caps.extraction?.model ?? null,
+        }),
+  )
   return report()
 }
 
@@ -168,7 +197,16 @@ export function registerDoctorCommand(
       const serverUrl = remote?.serverUrl ?? DEFAULT_SERVER_URL
       const token = clientToken(cmd)
       const client = createPowerContextClient({ baseUrl: serverUrl, token })
-      const report = await runDoctor(client, serverUrl, token !== undefined)
+      const g = cmd.optsWithGlobals<{ dataDir?: string; database?: string }>()
+      const report = await runDoctor(client, {
+        serverUrl,
+        token,
+        store: {
+          dataDir: g.dataDir,
+          database: g.database !== undefined,
+          remote: remote !== undefined,
+        },
+      })
       if (json) io.out(JSON.stringify(report))
       else
         for (const c of report.checks)

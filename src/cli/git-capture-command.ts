@@ -2,12 +2,11 @@ import { resolve } from 'node:path'
 
 import type { Command } from 'commander'
 
-import { invalidRequest } from '../core/errors.js'
 import { GIT_CHANGE_MEDIA_TYPE, gitChangeSource } from '../core/git-change.js'
 import { resolveDataDir } from '../runtime/data-dir.js'
 import type { MemoryOperations } from '../runtime/memory-operations.js'
 import type { CliIo } from './cli-io.js'
-import { parseInteger } from './cli-io.js'
+import { CliUsageError, parseInteger } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
 import { lastProcessedCommit, saveProcessedCommit } from './git-capture-state.js'
 import {
@@ -166,7 +165,7 @@ export function registerGitCaptureCommand(program: Command, io: CliIo, run: RunW
       run(cmd, async (ops, json) => {
         const limit = o.limit ?? DEFAULT_GIT_LIMIT
         if (limit < 1 || limit > MAX_GIT_LIMIT)
-          throw invalidRequest('limit', `must be 1–${MAX_GIT_LIMIT}`)
+          throw new CliUsageError(`--limit must be 1–${MAX_GIT_LIMIT}`)
         const repo = resolve(o.repo ?? process.cwd())
         const scope = cmd.optsWithGlobals<{ scope?: string }>().scope ?? projectScope(repo)
         const r = await captureGit(ops, {

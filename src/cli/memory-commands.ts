@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs'
 
-import type { Command } from 'commander'
+import { type Command, Option } from 'commander'
 
-import { invalidRequest } from '../core/errors.js'
 import type { MemoryState, SourceRef } from '../core/memory-model.js'
 import type { MemoryOperations } from '../runtime/memory-operations.js'
 import type * as Spi from '../storage/spi/memory-backend.js'
@@ -18,20 +17,32 @@ import {
 } from '../wire/memory-wire.js'
 import { fromWireLegacyCitation, fromWireRemember } from '../wire/request-mapper.js'
 import type { CliIo } from './cli-io.js'
-import { CliUsageError, collect, parseInteger } from './cli-io.js'
+import { CliUsageError, collect, parseInteger, printResult } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
 import type { EmbeddingFlags } from './embedding-options.js'
 import { addEmbeddingOptions, embeddingSettings } from './embedding-options.js'
-import { formatChange, formatHit, formatMemory, formatScope } from './memory-format.js'
+import { formatChange, formatHit, formatMemory, formatMerge, formatScope } from './memory-format.js'
 
 const toSources = (ids: string[] | undefined): SourceRef[] =>
   (ids ?? []).map((sourceId) => ({ name: 'content', sourceId }))
 
+/** `--entries FILE|-`: read and parsed by the CLI, so an unreadable or malformed file is a usage error. */
 function readEntries(file: string): RememberEntry[] {
-  const raw = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8')) as unknown
+  let raw: unknown
+  try {
+    raw = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'))
+  } catch (err) {
+    const why =
+      err instanceof SyntaxError
+        ? 'is not JSON'
+        : `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`
+    throw new CliUsageError(`--entries ${file} ${why}`)
+  }
   const entries = Array.isArray(raw) ? raw : (raw as { entries?: unknown } | null)?.entries
   if (!Array.isArray(entries))
-    throw invalidRequest('entries', 'file must hold a JSON array of entries')
+    throw new CliUsageError(
+      `--entries ${file} must hold a JSON array of entries (or {"entries": [...]})`,
+    )
   // Unchecked JSON: the mapper only renames fields, the backend checks every entry.
   const unchecked = entries as Parameters<typeof fromWireRemember>[0]['entries']
   return [...fromWireRemember({ scope_id: '', entries: unchecked }).entries]
@@ -42,11 +53,8 @@ function readEntries(file: string): RememberEntry[] {
  * against `MemoryOperations`; `run` decides between the data directory and `--server-url`.
  */
 export function registerMemoryCommands(program: Command, io: CliIo, run: RunWithMemory): void {
-  const print = (json: boolean, wire: unknown, human: () => string[]): number => {
-    if (json) io.out(JSON.stringify(wire))
-    else for (const line of human()) io.out(line)
-    return 0
-  }
+  const print = (json: boolean, wire: unknown, human: () => string[]): number =>
+    printResult(io, json, wire, human)
 
   program
     .command('remember')
@@ -152,12 +160,14 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .action(async (memoryId: string, o, cmd: Command) =>
       run(cmd, async (ops, json) => {
         const r = await ops.history({ scopeId: o.scope, memoryId })
+        const into = r.versions.at(-1)?.mergedInto ?? null
         return print(json, toWireHistory(r), () => [
-          `${r.memoryId} [${r.state}] at revision ${r.currentRevision}`,
+          `${r.memoryId} [${r.state}] at revision ${r.currentRevision}${into === null ? '' : `, merged into ${into}`}`,
           ...r.versions.map(
             (v) => `  v${v.memoryRef.revision} ${v.createdAt} ${v.kind}: ${v.text}`,
           ),
           ...r.transitions.map((c) => `  ${formatChange(c)}`),
+          ...r.merges.map((m) => `  ${formatMerge(m)}`),
         ])
       }),
     )
@@ -199,7 +209,7 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .option('--kind <kind>', 'new kind')
     .option('--source <id>', 'additional evidence source id (repeatable)', collect)
     .option('--observed-at <time>', 'RFC 3339 time the fact became true')
-    .option('--clear-observed-at', 'remove observed_at')
+    .addOption(new Option('--clear-observed-at', 'remove observed_at').conflicts('observedAt'))
     .option('--reason <text>', 'audit reason')
     .argument('<memory-id>')
     .action(async (memoryId: string, o, cmd: Command) =>

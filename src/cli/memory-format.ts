@@ -1,12 +1,52 @@
-import type { Memory, MemoryChange } from '../core/memory-model.js'
+import type { MemoryChange, MergeRecord } from '../core/memory-model.js'
+import type { Memory } from '../core/memory-model.js'
+import type { FlushResult } from '../runtime/source-flusher.js'
 import type { ScopeSummary } from '../storage/spi/listing-types.js'
 import type { SearchHit } from '../storage/spi/memory-backend.js'
 
-/** One line per memory: `mem_…@2 [active] fact: text`. */
+/**
+ * One line per memory: `mem_…@2 [active] fact: text`, then its evidence and, for a merged
+ * memory, the memory it was merged into.
+ */
 export function formatMemory(m: Memory): string {
   const evidence =
     m.sources.length > 0 ? `  (sources: ${m.sources.map((s) => s.sourceId).join(', ')})` : ''
-  return `${m.memoryRef.artifactId}@${m.memoryRef.revision} [${m.state}] ${m.kind}: ${m.text}${evidence}`
+  const into = m.mergedInto === null ? '' : `  merged into ${m.mergedInto}`
+  return `${m.memoryRef.artifactId}@${m.memoryRef.revision} [${m.state}] ${m.kind}: ${m.text}${evidence}${into}`
+}
+
+/** One line per merge relation: `merge mrg_… effective: mem_a@1 + mem_b@2 → mem_c`. */
+export function formatMerge(m: MergeRecord): string {
+  const inputs = m.inputs.map((r) => `${r.artifactId}@${r.revision}`).join(' + ')
+  const undone = m.undoneAt === null ? '' : ` at ${m.undoneAt}`
+  return `merge ${m.mergeId} ${m.state}${undone}: ${inputs} → ${m.resultId}`
+}
+
+/**
+ * The lines of one flush round: the window, each change, then every source that yielded no
+ * memory (why) and every refused entry with its reason, and skipped sources.
+ */
+export function formatFlush(r: FlushResult): string[] {
+  if (r.status === 'idle') return [`idle: cursor ${r.cursor}, high watermark ${r.highWatermark}`]
+  const where = (s: { sourceId: string; position: number }): string => `${s.sourceId}@${s.position}`
+  return [
+    `processed positions ${r.previousCursor + 1}..${r.cursor} (${r.processedSourceCount} sources, ${r.changes.length} changes, ${r.mode}) record ${r.recordId ?? '-'}`,
+    ...r.changes.map((c) => `  ${formatChange(c)}`),
+    ...r.sources.flatMap((s) => [
+      ...(s.outcome !== 'candidates'
+        ? [`  source ${where(s)}: ${s.outcome}${s.note === null ? '' : ` (${s.note})`}`]
+        : s.refused.length > 0
+          ? [`  source ${where(s)}: ${s.candidates} candidates, ${s.refused.length} refused`]
+          : []),
+      ...s.refused.map(
+        (x) => `    refused ${x.entry === null ? 'content' : `entry ${x.entry}`}: ${x.reason}`,
+      ),
+    ]),
+    ...r.skippedSources.map(
+      (s) =>
+        `  skipped ${where({ sourceId: s.source.sourceId, position: s.position })} after ${s.attempts} attempts: ${s.error.code}: ${s.error.message}`,
+    ),
+  ]
 }
 
 /** One line per search hit, ranked. */

@@ -1,25 +1,47 @@
-import type { Command } from 'commander'
+import { type Command, Option } from 'commander'
 
-import { invalidRequest } from '../core/errors.js'
 import type { ArtifactRef } from '../core/memory-model.js'
+import type { MemoryOperations } from '../runtime/memory-operations.js'
 import type { PlanRef } from '../storage/spi/memory-backend.js'
 import { toWireMerge, toWireRestore, toWireRestorePreview } from '../wire/memory-wire.js'
 import type { CliIo } from './cli-io.js'
-import { parseInteger } from './cli-io.js'
+import { CliUsageError, parseInteger, printResult } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
 import { formatMemory } from './memory-format.js'
 
 /**
  * Parses `MEMORY_ID@REVISION` into an exact ref.
- * @throws PowerContextError `invalid_request`
+ * @throws CliUsageError when the argument is not of that form (exit 2)
  */
 export function parseExactRef(value: string): ArtifactRef {
   const at = value.lastIndexOf('@')
   const revision = at > 0 ? Number(value.slice(at + 1)) : Number.NaN
-  if (!Number.isSafeInteger(revision) || revision < 1) {
-    throw invalidRequest('inputs', `${value}: expected MEMORY_ID@REVISION, e.g. mem_01J…@2`)
+  if (!/^\d+$/.test(value.slice(at + 1)) || !Number.isSafeInteger(revision) || revision < 1) {
+    throw new CliUsageError(`${value}: expected MEMORY_ID@REVISION, e.g. mem_01J…@2`)
   }
   return { artifactId: value.slice(0, at), revision }
+}
+
+/**
+ * The kind of a merge without `--kind`: the inputs' common kind, read at the exact revisions
+ * merged (so it cannot change before the merge applies).
+ * @throws CliUsageError when the inputs have different kinds
+ */
+async function commonKind(
+  ops: MemoryOperations,
+  scopeId: string,
+  inputs: readonly ArtifactRef[],
+): Promise<string> {
+  const kinds = new Set<string>()
+  for (const ref of inputs) {
+    const r = await ops.get({ scopeId, memoryId: ref.artifactId, revision: ref.revision })
+    kinds.add(r.memory.kind)
+  }
+  if (kinds.size > 1)
+    throw new CliUsageError(
+      `the inputs have different kinds (${[...kinds].join(', ')}): give the merged memory's --kind`,
+    )
+  return [...kinds][0] as string
 }
 
 const refs = (list: readonly PlanRef[]): string =>
@@ -27,32 +49,30 @@ const refs = (list: readonly PlanRef[]): string =>
 
 /** Registers `merge` and `restore` (with `--preview` and `--preview-token`). */
 export function registerMergeCommands(program: Command, io: CliIo, run: RunWithMemory): void {
-  const print = (json: boolean, wire: unknown, human: () => string[]): number => {
-    if (json) io.out(JSON.stringify(wire))
-    else for (const line of human()) io.out(line)
-    return 0
-  }
+  const print = (json: boolean, wire: unknown, human: () => string[]): number =>
+    printResult(io, json, wire, human)
 
   program
     .command('merge')
     .description('merge two or more active memories (ID@REVISION each) into a new memory')
     .requiredOption('--scope <id>', 'scope id')
     .requiredOption('--text <text>', 'text of the merged memory')
-    .option('--kind <kind>', 'kind of the merged memory', 'fact')
+    .option('--kind <kind>', "kind of the merged memory (default: the inputs' common kind)")
     .option('--reason <text>', 'audit reason')
     .argument('<inputs...>', 'memories to merge, each as MEMORY_ID@REVISION (current revision)')
     .action(async (inputs: string[], o, cmd: Command) =>
       run(cmd, async (ops, json) => {
+        const refs = inputs.map(parseExactRef)
         const r = await ops.merge({
           scopeId: o.scope,
-          inputs: inputs.map(parseExactRef),
-          kind: o.kind,
+          inputs: refs,
+          kind: o.kind ?? (await commonKind(ops, o.scope, refs)),
           text: o.text,
           reason: o.reason,
         })
         return print(json, toWireMerge(r), () => [
-          `merged (${r.mergeId}): ${formatMemory(r.memory)}`,
-          ...r.inputs.map((m) => `  ${formatMemory(m)}`),
+          `${r.status} (${r.mergeId}): ${formatMemory(r.memory)}`,
+          ...r.inputs.map((m) => `  input ${formatMemory(m)}`),
         ])
       }),
     )
@@ -64,7 +84,11 @@ export function registerMergeCommands(program: Command, io: CliIo, run: RunWithM
     )
     .requiredOption('--scope <id>', 'scope id')
     .option('--to-revision <n>', 'old version whose content to restore', parseInteger)
-    .option('--preview', 'only show the plan and its preview token; change nothing')
+    .addOption(
+      new Option('--preview', 'only show the plan and its preview token; change nothing').conflicts(
+        'previewToken',
+      ),
+    )
     .option('--preview-token <token>', 'apply only if nothing moved since that preview')
     .option('--reason <text>', 'audit reason')
     .argument('<memory-id>')

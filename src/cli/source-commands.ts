@@ -2,47 +2,27 @@ import { readFileSync } from 'node:fs'
 
 import type { Command } from 'commander'
 
-import { invalidRequest, PowerContextError } from '../core/errors.js'
 import type { FlushResult } from '../runtime/source-flusher.js'
 import { toWireFlush, toWireFlushRecords } from '../wire/flush-wire.js'
 import { toWireSourceRef } from '../wire/memory-wire.js'
 import type { CliIo } from './cli-io.js'
-import { parseInteger } from './cli-io.js'
+import { CliUsageError, parseInteger, printResult } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
 import { addGenerationOptions, extractionOptions } from './generation-options.js'
-import { formatChange } from './memory-format.js'
+import { formatFlush } from './memory-format.js'
 
+/** `--metadata`: a JSON object, parsed by the CLI (anything else is a usage error). */
 function parseMetadata(value: string | undefined): Record<string, unknown> | undefined {
   if (value === undefined) return undefined
   let parsed: unknown
   try {
     parsed = JSON.parse(value)
   } catch {
-    throw invalidRequest('metadata', 'must be a JSON object')
+    throw new CliUsageError('--metadata must be a JSON object')
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw invalidRequest('metadata', 'must be a JSON object')
+    throw new CliUsageError('--metadata must be a JSON object')
   return parsed as Record<string, unknown>
-}
-
-/** One human line per flush round. */
-function formatFlush(r: FlushResult): string[] {
-  if (r.status === 'idle') return [`idle: cursor ${r.cursor}, high watermark ${r.highWatermark}`]
-  const lines = [
-    `processed positions ${r.previousCursor + 1}..${r.cursor} (${r.processedSourceCount} sources, ${r.changes.length} changes, ${r.mode}) record ${r.recordId ?? '-'}`,
-    ...r.changes.map((c) => `  ${formatChange(c)}`),
-    ...r.sources
-      .filter((s) => s.outcome !== 'candidates')
-      .map(
-        (s) =>
-          `  source ${s.sourceId}@${s.position}: ${s.outcome}${s.note === null ? '' : ` (${s.note})`}`,
-      ),
-    ...r.skippedSources.map(
-      (s) =>
-        `  skipped ${s.source.sourceId}@${s.position} after ${s.attempts} attempts: ${s.error.code}: ${s.error.message}`,
-    ),
-  ]
-  return lines
 }
 
 /**
@@ -50,11 +30,8 @@ function formatFlush(r: FlushResult): string[] {
  * `MemoryOperations`: local data directory or `--server-url`.
  */
 export function registerSourceCommands(program: Command, io: CliIo, run: RunWithMemory): void {
-  const print = (json: boolean, wire: unknown, human: () => string[]): number => {
-    if (json) io.out(JSON.stringify(wire))
-    else for (const line of human()) io.out(line)
-    return 0
-  }
+  const print = (json: boolean, wire: unknown, human: () => string[]): number =>
+    printResult(io, json, wire, human)
 
   program
     .command('capture')
@@ -115,23 +92,26 @@ export function registerSourceCommands(program: Command, io: CliIo, run: RunWith
           const r = await ops.flush({ scopeId: o.scope, limit: o.limit, until: o.until })
           rounds.push(r)
           if (!json) for (const line of formatFlush(r)) io.out(line)
-          if (r.cursor >= o.until) break
-          if (r.status === 'idle')
-            throw new PowerContextError(
-              'invalid_request',
-              `position ${o.until} was not captured (high watermark ${r.highWatermark})`,
-              { errors: [{ field: 'until', message: 'beyond the high watermark' }] },
-            )
+          if (r.cursor >= o.until || r.status === 'idle') break
         }
         const last = rounds.at(-1) as FlushResult
+        // Everything captured is processed but POSITION is not captured yet: a success that
+        // says so (the cursor reached the high watermark), not an error (issue 12 item 22).
+        const reached = last.cursor >= o.until
         return print(
           json,
           {
             cursor: last.cursor,
             high_watermark: last.highWatermark,
+            until: o.until,
+            until_reached: reached,
             flushes: rounds.map(toWireFlush),
           },
-          () => [`cursor ${last.cursor} (high watermark ${last.highWatermark})`],
+          () => [
+            reached
+              ? `cursor ${last.cursor} (high watermark ${last.highWatermark})`
+              : `cursor ${last.cursor} (high watermark ${last.highWatermark}): every captured source is processed; position ${o.until} is not captured yet`,
+          ],
         )
       },
       () => ({ extraction: extractionOptions(o) }),

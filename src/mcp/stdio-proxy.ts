@@ -66,7 +66,7 @@ export class RemoteRpcError extends Error {
 }
 
 /** Why the remote did not answer a call: the HTTP status it gave, or none (unreachable). */
-class RemoteUnavailable extends Error {
+export class RemoteUnavailable extends Error {
   constructor(
     message: string,
     readonly status?: number,
@@ -106,6 +106,15 @@ export class RemoteMcpTools {
       const { MCP_TOOLS } = await import('./tool-definitions.js')
       return { tools: MCP_TOOLS.map((b) => b.tool) }
     }
+  }
+
+  /**
+   * The remote's own tool list, without the fallback (`doctor` checks the endpoint with it).
+   * @throws RemoteRpcError (a JSON-RPC error), RemoteUnavailable (no answer, or an HTTP error:
+   *   `status` 401 when the token was refused).
+   */
+  async remoteTools(): Promise<ListToolsResult> {
+    return (await this.#call('tools/list', undefined)) as ListToolsResult
   }
 
   /**

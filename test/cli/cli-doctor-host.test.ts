@@ -62,7 +62,7 @@ describe('doctor claude-code', () => {
     expect(setup.code).toBe(0)
     const r = await cli('doctor', 'claude-code', '--project', project)
     expect(r.err).toBe('')
-    expect(lines(r.out).map((l) => l.slice(0, 4))).toEqual(Array(8).fill('ok  '))
+    expect(lines(r.out).map((l) => l.slice(0, 4))).toEqual(Array(9).fill('ok  '))
     expect(line(r.out, 'mcp')).toMatch(new RegExp(`^ok   mcp: ${open.url}/mcp lists \\d+ tools$`))
     expect(line(r.out, 'hooks')).toContain('SessionStart, UserPromptSubmit, Stop, PreCompact in')
     expect(line(r.out, 'scope')).toBe(
@@ -86,7 +86,7 @@ describe('doctor claude-code', () => {
         `^FAIL live: server not reachable at ${closedUrl} \\(.*\\); is \`powercontext server run\` running there\\?$`,
       ),
     )
-    expect(line(r.out, 'mcp')).toBe('skip mcp: skipped: the server is not reachable')
+    expect(line(r.out, 'mcp')).toBe('skip mcp: skipped: the liveness check failed')
     expect(line(r.out, 'hooks').startsWith('ok  ')).toBe(true)
   })
 
@@ -139,7 +139,7 @@ describe('doctor claude-code', () => {
     expect(line(other.out, 'mcp-entry')).toBe(
       `FAIL mcp-entry: ${join(project, '.mcp.json')} points powercontext at ${open.url}/mcp, not ${closedUrl}/mcp; run \`powercontext setup claude-code --server-url ${closedUrl}\``,
     )
-    for (const out of [bare.out, gone.out, other.out]) expect(lines(out)).toHaveLength(8)
+    for (const out of [bare.out, gone.out, other.out]) expect(lines(out)).toHaveLength(9)
   })
 
   it('an unknown host is a usage error', async () => {
@@ -154,7 +154,7 @@ describe('doctor codex', () => {
     await cli('--server-url', open.url, 'setup', 'codex', '--project', project)
     const r = await cli('doctor', 'codex', '--project', project)
     expect(r.err).toBe('')
-    expect(lines(r.out).map((l) => l.slice(0, 4))).toEqual(Array(8).fill('ok  '))
+    expect(lines(r.out).map((l) => l.slice(0, 4))).toEqual(Array(9).fill('ok  '))
     const config = join(project, '.codex', 'config.toml')
     writeFileSync(
       config,

@@ -91,12 +91,67 @@ describe.each([
     expect(JSON.parse(search.out).hits).toHaveLength(1)
     const idle = await cli(...where(), 'flush', '--scope', scope)
     expect(idle.out.trim()).toBe('idle: cursor 2, high watermark 2')
+    // Beyond the high watermark: everything captured is processed, which is a success.
     const beyond = await cli(...where(), 'flush', '--scope', scope, '--until', '9')
-    expect(beyond.code).toBe(1)
-    expect(beyond.err).toMatch(/invalid_request: position 9 was not captured/)
+    expect(beyond).toMatchObject({ code: 0, err: '' })
+    expect(beyond.out).toBe(
+      'idle: cursor 2, high watermark 2\ncursor 2 (high watermark 2): every captured source is processed; position 9 is not captured yet\n',
+    )
+    const beyondJson = await cli(...where(), '--json', 'flush', '--scope', scope, '--until', '9')
+    expect(JSON.parse(beyondJson.out)).toMatchObject({
+      cursor: 2,
+      high_watermark: 2,
+      until: 9,
+      until_reached: false,
+    })
     const records = await cli(...where(), 'flush-records', '--scope', scope)
     expect(records.out.trim().split('\n')).toHaveLength(2)
     expect(records.out).toMatch(/^flr_\S+ \(0\.\.1\] structured/)
+  })
+})
+
+describe('flush text output', () => {
+  it('names every refused entry with its reason, and each no-op source', async () => {
+    const scope = 'cli:flush:refusals'
+    const at = ['--data-dir', dataDir]
+    const content = JSON.stringify({
+      entries: [
+        { kind: 'fact', text: 'Builds run on Node 20.' },
+        { kind: 'fact', text: '' },
+        { kind: 'fact', text: 'x', colour: 'blue' },
+      ],
+    })
+    const structured = (id: string, json: string) =>
+      cli(
+        ...at,
+        'capture',
+        '--scope',
+        scope,
+        '--source-id',
+        id,
+        '--media-type',
+        MEMORY_MEDIA_TYPE,
+        json,
+      )
+    await structured('mixed', content)
+    await structured('bad', JSON.stringify({ entries: ['not an object'] }))
+    await cli(...at, 'capture', '--scope', scope, '--source-id', 'chat', 'just chatter')
+    const r = await cli(...at, 'flush', '--scope', scope, '--until', '3')
+    expect(r).toMatchObject({ code: 0, err: '' })
+    const lines = r.out.trimEnd().split('\n')
+    expect(lines[0]).toMatch(
+      /^processed positions 1\.\.3 \(3 sources, 1 changes, structured\) record flr_/,
+    )
+    expect(lines[1]).toMatch(/^ {2}#1 \S+ add mem_\w+ ∅ → 1\/active \(op_\w+\)$/)
+    expect(lines.slice(2)).toEqual([
+      '  source mixed@1: 1 candidates, 2 refused',
+      expect.stringMatching(/^ {4}refused entry 1: .+/),
+      expect.stringMatching(/^ {4}refused entry 2: .*colour/),
+      '  source bad@2: refused',
+      expect.stringMatching(/^ {4}refused entry 0: entry must be an object$/),
+      '  source chat@3: no_op (free content (text/plain) needs a generation model)',
+      'cursor 3 (high watermark 3)',
+    ])
   })
 })
 

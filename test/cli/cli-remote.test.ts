@@ -3,7 +3,7 @@
  * runs in-process through `main`, except one run of the built binary.
  */
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -260,15 +260,33 @@ describe('powercontext doctor', () => {
       'ok   ready',
       'ok   auth',
       'ok   capabilities',
+      'ok   mcp',
+      'ok   models',
+      'skip data-dir',
     ])
     expect(lines[3]).toContain('version 0.1.0')
+    expect(lines[4]).toMatch(new RegExp(`^ok   mcp: ${server.url}/mcp lists \\d+ tools$`))
+    expect(lines[5]).toBe(
+      'ok   models: no models configured: search is full-text, flush takes structured sources only',
+    )
+    expect(lines[6]).toBe(
+      'skip data-dir: skipped: memory commands go to the server; pass --data-dir DIR to check one',
+    )
     const report = await json<{ ok: boolean; server_url: string; checks: { status: string }[] }>(
       'doctor',
       '--server-url',
       server.url,
     )
     expect(report).toMatchObject({ ok: true, server_url: server.url })
-    expect(report.checks.map((c) => c.status)).toEqual(['pass', 'pass', 'pass', 'pass'])
+    expect(report.checks.map((c) => c.status)).toEqual([
+      'pass',
+      'pass',
+      'pass',
+      'pass',
+      'pass',
+      'pass',
+      'skip',
+    ])
   })
 
   it('explains an unreachable server', async () => {
@@ -277,7 +295,7 @@ describe('powercontext doctor', () => {
     expect(r.out.split('\n')[0]).toBe(
       `FAIL live: server not reachable at ${closedUrl} (ECONNREFUSED); is \`powercontext server run\` running there?`,
     )
-    expect(r.out.match(/^skip /gm)).toHaveLength(3)
+    expect(r.out.match(/^skip /gm)).toHaveLength(6)
   })
 
   it('explains an auth failure, with and without a token', async () => {
@@ -300,6 +318,63 @@ describe('powercontext doctor', () => {
     expect(mismatch.out).toMatch(
       /^FAIL capabilities: version mismatch: server 9\.0\.0, this CLI 0\.1\.0/m,
     )
+  })
+
+  it('explains a configured model that does not answer, and a broken /mcp', async () => {
+    const modelDown = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      dataDir: tempDir(),
+      logLevel: 'silent',
+      extraction: { generation: { url: closedUrl, model: 'gone-model' } },
+    })
+    try {
+      const r = await cli('doctor', '--server-url', modelDown.url)
+      expect(r.code).toBe(1)
+      expect(r.out).toMatch(
+        /^FAIL models: generation model gone-model unavailable: .+; check POWERCONTEXT_SERVER_GENERATION_URL and _MODEL of the server$/m,
+      )
+      expect(r.out).toMatch(/^ok {3}ready: degraded but serving: inference\.generation=/m)
+    } finally {
+      await modelDown.stop()
+    }
+    // The server from the future answers every path with JSON, /mcp included.
+    const mcp = await cli('doctor', '--server-url', newerUrl)
+    expect(mcp.out).toMatch(
+      new RegExp(`^FAIL mcp: ${newerUrl}/mcp did not answer tools/list: `, 'm'),
+    )
+  })
+
+  it('checks the local data directory: missing, a database, an empty or foreign file', async () => {
+    const dir = tempDir()
+    const dataDirLine = async (d: string): Promise<string> => {
+      const r = await cli('--data-dir', d, 'doctor')
+      return r.out.split('\n').find((l) => l.slice(5).startsWith('data-dir:')) ?? r.out
+    }
+    const fresh = join(dir, 'new')
+    expect(await dataDirLine(fresh)).toBe(
+      `ok   data-dir: ${fresh} does not exist yet (created at first use)`,
+    )
+    const used = join(dir, 'used')
+    expect((await cli('--data-dir', used, 'remember', '--scope', SCOPE, 'a fact')).code).toBe(0)
+    expect(await dataDirLine(used)).toMatch(
+      new RegExp(`^ok   data-dir: ${used} \\(${used}/powercontext\\.db, \\d+\\.\\d MiB\\)$`),
+    )
+    const empty = join(dir, 'empty')
+    mkdirSync(empty)
+    writeFileSync(join(empty, 'powercontext.db'), '')
+    expect(await dataDirLine(empty)).toBe(
+      `FAIL data-dir: ${empty}/powercontext.db is empty (0 bytes), not a database; restore it from a backup, or remove it to start a new empty store`,
+    )
+    const foreign = join(dir, 'foreign')
+    mkdirSync(foreign)
+    writeFileSync(join(foreign, 'powercontext.db'), 'not a database at all')
+    expect(await dataDirLine(foreign)).toMatch(/^FAIL data-dir: .* is not a SQLite database/)
+    const file = join(dir, 'a-file')
+    writeFileSync(file, 'x')
+    expect(await dataDirLine(file)).toMatch(/^FAIL data-dir: .* is not a directory/)
+    const db = await cli('--database', 'mysql://u@127.0.0.1:1/x', 'doctor')
+    expect(db.out).toMatch(/^skip data-dir: skipped: --database names a MySQL-protocol database$/m)
   })
 
   it('runs from the built binary with the server from the environment', async () => {

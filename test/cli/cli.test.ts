@@ -314,9 +314,10 @@ describe('powercontext CLI on a data directory', () => {
     )
     expect(stale.code).toBe(1)
     expect(stale.err).toContain('preview_stale')
+    // Inputs without @REVISION: the CLI rejects the command line (usage, exit 2).
     const bad = await cli('merge', '--scope', scope, '--text', 'x', ids[0]!, ids[1]!)
-    expect(bad.code).toBe(1)
-    expect(bad.err).toContain('invalid_request')
+    expect(bad.code).toBe(2)
+    expect(bad.err).toContain('expected MEMORY_ID@REVISION')
   })
 })
 

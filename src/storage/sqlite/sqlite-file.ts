@@ -3,27 +3,16 @@
  * under a temporary name, migrated, then linked into place), so an existing file — even a 0-byte
  * one — is always somebody's data and is refused unless it is a PowerContext database.
  */
-import {
-  closeSync,
-  existsSync,
-  linkSync,
-  openSync,
-  readSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from 'node:fs'
+import { existsSync, linkSync, renameSync, rmSync } from 'node:fs'
 
 import Database from 'better-sqlite3'
 
 import { PowerContextError } from '../../core/errors.js'
+import { databaseFileState } from './sqlite-header.js'
 
 /** Why a file is not opened (`details.reason` of the open error). */
 export type RefusedFileReason =
   'empty_file' | 'not_a_database' | 'foreign_database' | 'schema_newer' | 'corrupt'
-
-/** The 16 bytes every SQLite 3 database file starts with. */
-const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1')
 
 /** An open refused for a reason a person must act on; the message says what to do. */
 export function refusedFile(
@@ -45,14 +34,9 @@ export function refusedFile(
  * @throws PowerContextError (`details.reason` `empty_file` or `not_a_database`).
  */
 export function checkExistingFile(path: string): boolean {
-  let size: number
-  try {
-    size = statSync(path).size
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false
-    throw err
-  }
-  if (size === 0) {
+  const file = databaseFileState(path)
+  if (file.state === 'missing') return false
+  if (file.state === 'empty') {
     throw refusedFile(
       path,
       'empty_file',
@@ -60,14 +44,7 @@ export function checkExistingFile(path: string): boolean {
         'restore it from a backup, or remove it to start a new empty store',
     )
   }
-  const head = Buffer.alloc(SQLITE_HEADER.length)
-  const fd = openSync(path, 'r')
-  try {
-    readSync(fd, head, 0, head.length, 0)
-  } finally {
-    closeSync(fd)
-  }
-  if (!head.equals(SQLITE_HEADER)) {
+  if (file.state === 'not_sqlite') {
     throw refusedFile(
       path,
       'not_a_database',
