@@ -1,7 +1,16 @@
+import { resolve } from 'node:path'
+
 import type { Command } from 'commander'
 
 import type { CliIo } from './cli-io.js'
-import { CliUsageError, EXIT_FAILURE, EXIT_OK, parseInteger } from './cli-io.js'
+import {
+  CliUsageError,
+  EXIT_FAILURE,
+  EXIT_OK,
+  parseInteger,
+  printError,
+  printResult,
+} from './cli-io.js'
 import type { RunWithRuntime } from './cli-runners.js'
 import type { EmbeddingFlags } from './embedding-options.js'
 import { addEmbeddingOptions, embeddingSettings } from './embedding-options.js'
@@ -9,12 +18,53 @@ import { registerTransferCommands } from './transfer-commands.js'
 import { registerUpgradeCommand } from './upgrade-command.js'
 
 /**
- * Registers `admin verify`, `admin rebuild`, `admin reindex`, `admin export`, `admin import` and
+ * Registers `admin backup`, `admin verify`, `admin rebuild`, `admin reindex`, `admin export`, `admin import` and
  * `admin upgrade-from-reference`
  * (local data directory or `--database` only, never `--server-url`).
  */
-export function registerAdminCommands(program: Command, io: CliIo, run: RunWithRuntime): void {
+export function registerAdminCommands(
+  program: Command,
+  io: CliIo,
+  run: RunWithRuntime,
+  setExit: (code: number) => void,
+): void {
   const admin = program.command('admin').description('maintenance of a data directory')
+
+  admin
+    .command('backup')
+    .description(
+      "copy the data directory's database to a new file through SQLite's online backup API: one consistent snapshot, also while a server writes to it",
+    )
+    .requiredOption('--to <file>', 'the new file (must not exist)')
+    .action(async (o: { to: string }, cmd: Command) => {
+      const g = cmd.optsWithGlobals<{
+        dataDir?: string
+        database?: string
+        serverUrl?: string
+        json?: boolean
+      }>()
+      try {
+        if (g.serverUrl !== undefined)
+          throw new CliUsageError(
+            'admin backup works on a local data directory only; drop --server-url',
+          )
+        if (g.database !== undefined)
+          throw new CliUsageError(
+            "admin backup copies the embedded SQLite database; for --database use admin export or the database's own backup",
+          )
+        // Loaded here: only this command needs the driver.
+        const { databasePath, resolveDataDir } = await import('../runtime/data-dir.js')
+        const { backupSqliteFile } = await import('../storage/sqlite/sqlite-backup.js')
+        const r = await backupSqliteFile(databasePath(resolveDataDir(g.dataDir)), resolve(o.to))
+        setExit(
+          printResult(io, g.json === true, r, () => [
+            `backed up ${r.source} to ${r.target}: ${r.pages} pages, ${r.bytes} bytes, quick_check ok`,
+          ]),
+        )
+      } catch (err) {
+        setExit(printError(io, err, g.json === true))
+      }
+    })
 
   admin
     .command('verify')
