@@ -149,7 +149,7 @@ describe('flush text output', () => {
       expect.stringMatching(/^ {4}refused entry 2: .*colour/),
       '  source bad@2: refused',
       expect.stringMatching(/^ {4}refused entry 0: entry must be an object$/),
-      '  source chat@3: no_op (free content (text/plain) needs a generation model)',
+      '  source chat@3: no_op (evidence only: a content source (text/plain) needs a generation model)',
       'cursor 3 (high watermark 3)',
     ])
   })
