@@ -41,6 +41,14 @@ export interface QueryPlan {
   readonly requiredShared: number
 }
 
+/**
+ * At most this many planned terms are sent to a backend. The MySQL family runs one `MATCH … AGAINST`
+ * per term (to count the distinct terms a row matches), and MariaDB 10.11 overruns its thread
+ * stack near 600 of them; 32 terms stay far below any backend's limit, and admission then needs
+ * 8 of them.
+ */
+export const MAX_PLANNED_TERMS = 32
+
 /** Tokens shorter than this are matched exactly; stems (prefixes) keep at least 3 letters. */
 const MIN_STEMMED_TOKEN = 4
 const MIN_PREFIX = 3
@@ -91,8 +99,9 @@ export function englishStemPrefix(token: string): string | undefined {
 /**
  * Plans a full-text query from its Analyzer v1 tokens: distinct tokens, generic English stop words
  * dropped (unless nothing else is left), each remaining token extended to its English stem
- * prefix; two tokens with one stem (`paint`, `painting`) make one term. Admission then needs the
- * DESIGN §5 share of the planned terms (`requiredShared`); an empty plan admits nothing.
+ * prefix; two tokens with one stem (`paint`, `painting`) make one term; a long query keeps its
+ * {@link MAX_PLANNED_TERMS} most valuable terms. Admission then needs the DESIGN §5 share of the
+ * planned terms (`requiredShared`); an empty plan admits nothing.
  *
  * @example
  * planQuery(analyzeTokens('When did Melanie paint a sunrise?')).terms
@@ -100,18 +109,42 @@ export function englishStemPrefix(token: string): string | undefined {
  * //  { token: 'sunrise', prefix: 'sunris' }]
  */
 export function planQuery(tokens: readonly string[]): QueryPlan {
-  const distinct = [...new Set(tokens)]
+  const occurrences = new Map<string, number>()
+  for (const t of tokens) occurrences.set(t, (occurrences.get(t) ?? 0) + 1)
+  const distinct = [...occurrences.keys()]
   const meaningful = distinct.filter((t) => !QUERY_STOP_WORDS.has(t))
-  const byKey = new Map<string, PlannedTerm>()
+  const byKey = new Map<string, { term: PlannedTerm; uses: number }>()
   for (const token of meaningful.length > 0 ? meaningful : distinct) {
     const prefix = englishStemPrefix(token)
     const key = prefix === undefined ? `=${token}` : `*${prefix}`
-    if (!byKey.has(key)) {
-      byKey.set(key, Object.freeze(prefix === undefined ? { token } : { token, prefix }))
-    }
+    const uses = occurrences.get(token) ?? 1
+    const known = byKey.get(key)
+    if (known !== undefined) known.uses += uses
+    else
+      byKey.set(key, {
+        term: Object.freeze(prefix === undefined ? { token } : { token, prefix }),
+        uses,
+      })
   }
-  const terms = Object.freeze([...byKey.values()])
+  const terms = Object.freeze(mostValuable([...byKey.values()]))
   return Object.freeze({ terms, requiredShared: requiredSharedTerms(terms.length) })
+}
+
+/**
+ * The {@link MAX_PLANNED_TERMS} most valuable planned terms of a long query, in query order: the
+ * terms the query repeats most (its subject), then the longest tokens (long words are the rarer
+ * ones), then the earliest. Pure, so every backend is sent the same terms.
+ */
+function mostValuable(planned: readonly { term: PlannedTerm; uses: number }[]): PlannedTerm[] {
+  if (planned.length <= MAX_PLANNED_TERMS) return planned.map((p) => p.term)
+  const ranked = planned
+    .map((p, position) => ({ ...p, position }))
+    .sort(
+      (a, b) =>
+        b.uses - a.uses || b.term.token.length - a.term.token.length || a.position - b.position,
+    )
+    .slice(0, MAX_PLANNED_TERMS)
+  return ranked.sort((a, b) => a.position - b.position).map((p) => p.term)
 }
 
 /**

@@ -109,6 +109,28 @@ export function searchArea(suite: ConformanceSuite): void {
         expect(await searchIds(t.backend, scopeId, 'mango kiwi')).toEqual([both, one])
       })
 
+      t.test(
+        'a 594-word and a 1,600-word query run and find the memory they are about',
+        async () => {
+          // Issue 12 item 9: MariaDB ran one MATCH per planned term and overran its thread stack
+          // near 600 of them. The plan keeps the 32 most valuable terms on every backend.
+          const scopeId = newScope()
+          const subject = 'pgbouncer pooling staging replicas failover timeouts retries handshake'
+          const [target] = await many(scopeId, [subject, 'unrelated lunch menu'])
+          const filler = (n: number) =>
+            Array.from({ length: n }, (_, i) => `x${i.toString(36).padStart(3, '0')}`).join(' ')
+          // Repeated subject words outrank the fillers (more uses); once each, they still outrank
+          // the 4-letter fillers by length.
+          for (const query of [
+            `${subject} ${filler(580)} ${subject}`,
+            `${filler(800)} ${subject} ${filler(1600).slice(800 * 5)}`,
+          ]) {
+            expect(query.split(' ').length).toBeGreaterThanOrEqual(594)
+            expect(await searchIds(t.backend, scopeId, query)).toEqual([target])
+          }
+        },
+      )
+
       t.test('a short memory sharing only a common word ranks below the answer', async () => {
         // Issue 17, in a database of its own (statistics are the index's). SQLite's FTS5 order
         // (k1 1.2, b 0.75) puts the short one above the answer

@@ -9,6 +9,7 @@ import {
   countsWhenUnknown,
   englishStemPrefix,
   matchedTerms,
+  MAX_PLANNED_TERMS,
   planQuery,
   QUERY_STOP_WORDS,
   requiredSharedKnown,
@@ -122,6 +123,24 @@ describe('planQuery', () => {
         )
       }),
     )
+  })
+
+  it('keeps the 32 most valuable terms of a long query, in query order', () => {
+    const fillers = Array.from({ length: 1600 }, (_, i) => `x${i.toString(36).padStart(3, '0')}`)
+    const tokens = [...fillers.slice(0, 10), 'deploy', ...fillers.slice(10), 'kubernetes', 'deploy']
+    const plan = planQuery(tokens)
+    expect(plan.terms).toHaveLength(MAX_PLANNED_TERMS)
+    expect(plan.requiredShared).toBe(8)
+    // Repeated first (deploy), then the longest (kubernetes), then the earliest fillers.
+    expect(plan.terms.map((t) => t.token)).toEqual([
+      ...fillers.slice(0, 10),
+      'deploy',
+      ...fillers.slice(10, 30),
+      'kubernetes',
+    ])
+    // Deterministic, and a 32-term query is kept whole.
+    expect(planQuery(tokens)).toEqual(plan)
+    expect(planQuery(fillers.slice(0, 32)).terms).toHaveLength(32)
   })
 
   it('has a generic stop word list (lower case, no digits)', () => {
