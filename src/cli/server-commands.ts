@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 
+import type { ConnectionLimits } from '../http/connection-limits.js'
 import type { RunningServer } from '../http/server-run.js'
 import type { CliIo } from './cli-io.js'
 import { CliUsageError, EXIT_FAILURE, parseInteger, printError } from './cli-io.js'
@@ -22,7 +23,51 @@ function envWholeNumber(name: string): number | undefined {
   return Number(v)
 }
 
-interface ServerRunOptions extends EmbeddingFlags, GenerationFlags {
+/** The connection-limit settings: flag, environment variable (after the prefix), field. */
+const LIMIT_SETTINGS = [
+  [
+    '--request-timeout-ms',
+    'REQUEST_TIMEOUT_MS',
+    'requestTimeoutMs',
+    'the whole request (headers and body) must arrive within N ms, else 408 and close (default 30000)',
+  ],
+  [
+    '--headers-timeout-ms',
+    'HEADERS_TIMEOUT_MS',
+    'headersTimeoutMs',
+    'the request headers must arrive within N ms (default 10000)',
+  ],
+  [
+    '--keep-alive-timeout-ms',
+    'KEEP_ALIVE_TIMEOUT_MS',
+    'keepAliveTimeoutMs',
+    'close an idle keep-alive connection after N ms (default 5000)',
+  ],
+  [
+    '--max-requests-per-socket',
+    'MAX_REQUESTS_PER_SOCKET',
+    'maxRequestsPerSocket',
+    'close a connection after N requests, 0 = no limit (default 1000)',
+  ],
+  [
+    '--max-connections',
+    'MAX_CONNECTIONS',
+    'maxConnections',
+    'open connections at most; more are closed at once, 0 = no limit (default 200)',
+  ],
+] as const satisfies readonly (readonly [string, string, keyof ConnectionLimits, string])[]
+
+/** The limits given by flag (first) or environment. */
+function limitSettings(o: Partial<ConnectionLimits>): Partial<ConnectionLimits> {
+  const out: Partial<Record<keyof ConnectionLimits, number>> = {}
+  for (const [, name, field] of LIMIT_SETTINGS) {
+    const value = o[field] ?? envWholeNumber(name)
+    if (value !== undefined) out[field] = value
+  }
+  return out
+}
+
+interface ServerRunOptions extends EmbeddingFlags, GenerationFlags, Partial<ConnectionLimits> {
   scheduleSeconds?: number
   vectorGraphMin?: number
   host: string
@@ -77,6 +122,8 @@ export function registerServerCommands(
     'embedded SQLite: scopes with at least N vectors are searched through an in-memory HNSW graph, 0 = always exact (default 20000; env POWERCONTEXT_SERVER_VECTOR_GRAPH_MIN; docs/search.md)',
     parseInteger,
   )
+  for (const [flag, name, , what] of LIMIT_SETTINGS)
+    run.option(`${flag} <n>`, `${what} (env POWERCONTEXT_SERVER_${name})`, parseInteger)
   addGenerationOptions(run)
   addEmbeddingOptions(run).action(async (o: ServerRunOptions, cmd: Command) => {
     const globals = cmd.optsWithGlobals<{ dataDir?: string; database?: string; json?: boolean }>()
@@ -97,6 +144,7 @@ export function registerServerCommands(
       const { startServer } = await import('../http/server-run.js')
       running = await startServer({
         extraction: extractionOptions(o),
+        limits: limitSettings(o),
         ...(schedule === undefined || schedule === 0 ? {} : { scheduleSeconds: schedule }),
         ...(graphMin === undefined
           ? {}

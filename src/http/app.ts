@@ -23,6 +23,11 @@ import {
 import { REQUEST_ID_HEADER, requestIdFor } from '../wire/request-id.js'
 import { invokeOperation, type RuntimeSlot } from '../wire/surface-call.js'
 import { bearerMatches } from './auth.js'
+import {
+  type ConnectionLimits,
+  DEFAULT_CONNECTION_LIMITS,
+  serverOptions,
+} from './connection-limits.js'
 import { consolePlugin, PUBLIC_ROUTE } from './console-plugin.js'
 import { toErrorResponse } from './error-response.js'
 
@@ -36,6 +41,8 @@ export interface AppOptions {
   readonly authToken?: string | undefined
   /** Serve the web console at `/` (default true). */
   readonly console?: boolean
+  /** Timeouts and connection limits (default {@link DEFAULT_CONNECTION_LIMITS}). */
+  readonly limits?: ConnectionLimits | undefined
   /** Extra routes mounted by other surfaces (e.g. `/mcp`), behind the same auth. */
   readonly plugins?: readonly ((app: FastifyInstance, slot: RuntimeSlot) => void)[]
 }
@@ -92,7 +99,9 @@ function clientError(
  * tools use. An unbound app answers health routes (`not_ready`) and `runtime_not_ready` elsewhere.
  */
 export function buildApp(options: AppOptions): FastifyInstance {
+  const limits = options.limits ?? DEFAULT_CONNECTION_LIMITS
   const app = Fastify({
+    ...serverOptions(limits),
     logger: options.logger ?? false,
     logController: new RequestLogController(),
     genReqId: (req) => requestIdFor(req.headers[REQUEST_ID_HEADER]),
@@ -136,6 +145,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
       )
     },
   })
+  // Past the limit Node closes a new connection at once; the open ones are served as before.
+  if (limits.maxConnections > 0) app.server.maxConnections = limits.maxConnections
   const validator = new ContractValidator()
 
   app.removeAllContentTypeParsers()

@@ -2,6 +2,7 @@ import { PowerContextError } from '../core/errors.js'
 import { mcpPlugin } from '../mcp/mcp-plugin.js'
 import { MemoryRuntime } from '../runtime/memory-runtime.js'
 import { buildApp, type RuntimeSlot } from './app.js'
+import { connectionLimits } from './connection-limits.js'
 import { checkServerSettings, type ServerSettings } from './server-settings.js'
 
 export { isLoopback, type ServerSettings } from './server-settings.js'
@@ -20,6 +21,7 @@ export interface RunningServer {
  */
 export async function startServer(settings: ServerSettings): Promise<RunningServer> {
   checkServerSettings(settings)
+  const limits = connectionLimits(settings.limits)
   const runtime = await MemoryRuntime.open({
     ...(settings.dataDir === undefined ? {} : { dataDir: settings.dataDir }),
     ...(settings.databaseUrl === undefined ? {} : { databaseUrl: settings.databaseUrl }),
@@ -32,6 +34,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     slot,
     logger: { level: settings.logLevel ?? 'info' },
     authToken: settings.authToken,
+    limits,
     plugins: settings.plugins ?? [mcpPlugin],
   })
   try {

@@ -3,6 +3,7 @@ import type { EmbeddingSettings } from '../runtime/embedder.js'
 import type { ExtractionOptions } from '../runtime/extraction.js'
 import type { RuntimeOptions } from '../runtime/memory-runtime.js'
 import type { AppOptions } from './app.js'
+import type { ConnectionLimits } from './connection-limits.js'
 
 /** Server settings (CLI flags or `POWERCONTEXT_SERVER_*` environment variables). */
 export interface ServerSettings {
@@ -19,6 +20,8 @@ export interface ServerSettings {
   readonly authToken?: string
   /** Allow a non-loopback bind address without a token. */
   readonly insecureNoAuth?: boolean
+  /** Request, header and keep-alive timeouts, connection limits; defaults in connection-limits.ts. */
+  readonly limits?: Partial<ConnectionLimits> | undefined
   /** Surfaces mounted on the app; default `[mcpPlugin]` (MCP at `/mcp`). */
   readonly plugins?: AppOptions['plugins']
   /** OpenAI-compatible embedding model: vector and hybrid search, background reindex. */

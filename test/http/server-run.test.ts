@@ -71,6 +71,30 @@ describe('powercontext server run', () => {
     expect(server.stderr()).not.toMatch(/listening/)
   })
 
+  it('rejects connection limits that are not whole numbers or do not fit together', async () => {
+    const env = startCli(['server', 'run', '--port', '0', '--data-dir', dataDir], {
+      POWERCONTEXT_SERVER_MAX_CONNECTIONS: 'lots',
+    })
+    expect(await env.exited).toBe(2)
+    expect(env.stderr()).toMatch(/POWERCONTEXT_SERVER_MAX_CONNECTIONS must be a whole number/)
+    const flags = startCli([
+      'server',
+      'run',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--request-timeout-ms',
+      '1000',
+      '--headers-timeout-ms',
+      '2000',
+    ])
+    expect(await flags.exited).toBe(1)
+    expect(flags.stderr()).toMatch(
+      /error: invalid_request: the headers timeout \(2000 ms\) must not exceed the request timeout \(1000 ms\)/,
+    )
+  })
+
   it('rejects a vector graph threshold that is not a whole number', async () => {
     const bad = startCli(['server', 'run', '--port', '0', '--data-dir', dataDir], {
       POWERCONTEXT_SERVER_VECTOR_GRAPH_MIN: 'lots',
