@@ -2,7 +2,8 @@
  * MySQL-family driver wiring for the shared transaction runner: two mysql2 pools, write sessions
  * SERIALIZABLE (SQLite's serialised writers, across every replica sharing the database) and read
  * sessions REPEATABLE READ on one consistent snapshot; a connection that failed is destroyed, not
- * returned to its pool.
+ * returned to its pool. A new pooled connection is first handed to `onNewConnection` (the backend
+ * reads the server's uptime there: the pool reconnects after a database restart).
  */
 import type { Pool, PoolConnection, PoolOptions } from 'mysql2/promise'
 
@@ -37,6 +38,8 @@ export interface MysqlDriverSettings {
   readonly rewrite: ((sql: string) => string) | undefined
   /** Statements after the dialect's on every new connection (Galera: causal reads). */
   readonly extraSetup: readonly string[]
+  /** Runs first on every new pooled connection, with default session settings. */
+  readonly onNewConnection: (session: MysqlSession) => Promise<void>
 }
 
 /** The driver of one backend; each new pooled connection is set up once. */
@@ -48,6 +51,7 @@ export function mysqlDriver(s: MysqlDriverSettings): SqlDriver {
     if (!initialised.has(core)) {
       const level = write ? 'SERIALIZABLE' : 'REPEATABLE READ'
       try {
+        await s.onNewConnection(new MysqlSession(conn, s.rewrite))
         for (const statement of [...s.dialect.sessionSetup, ...s.extraSetup]) {
           await conn.query(statement)
         }

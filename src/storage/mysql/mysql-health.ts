@@ -22,7 +22,7 @@ const RESTART_SLACK_MS = 5000
 export interface NodeHealth {
   /** The Galera state, or null when the server is not a Galera node. */
   readonly galera: GaleraStatus | null
-  /** True when the server started again since the previous check (or since open). */
+  /** True when the server started again since the previous look (check, new connection, open). */
   readonly restarted: boolean
 }
 
@@ -48,9 +48,19 @@ export class MysqlHealthProbe {
     this.#galera = galera
   }
 
-  /** Records the server's start time from status rows read elsewhere (at open). */
-  remember(rows: ReadonlyMap<string, string>): void {
-    this.#startedAt = Date.now() - Number(rows.get('uptime') ?? 0) * 1000
+  /**
+   * Records the server's start time from status rows ({@link statusRows}: at open, on every new
+   * pooled connection, by each check); true when it moved since the last rows (the server
+   * restarted). Rows without `Uptime` tell nothing.
+   */
+  sawStart(rows: ReadonlyMap<string, string>): boolean {
+    const uptime = Number(rows.get('uptime'))
+    if (!Number.isFinite(uptime) || rows.get('uptime') === '') return false
+    const startedAt = Date.now() - uptime * 1000
+    const restarted =
+      this.#startedAt !== undefined && Math.abs(startedAt - this.#startedAt) > RESTART_SLACK_MS
+    this.#startedAt = startedAt
+    return restarted
   }
 
   /**
@@ -64,10 +74,7 @@ export class MysqlHealthProbe {
     })
     try {
       const rows = await statusRows(new MysqlSession(conn as unknown as PoolConnection))
-      const startedAt = Date.now() - Number(rows.get('uptime') ?? 0) * 1000
-      const restarted =
-        this.#startedAt !== undefined && Math.abs(startedAt - this.#startedAt) > RESTART_SLACK_MS
-      this.#startedAt = startedAt
+      const restarted = this.sawStart(rows)
       return { galera: this.#galera ? galeraStatusOf(rows) : null, restarted }
     } finally {
       conn.destroy()

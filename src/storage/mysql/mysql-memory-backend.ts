@@ -103,6 +103,8 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
   readonly #health: MysqlHealthProbe
   /** The server restarted and the FULLTEXT check after it has not succeeded yet. */
   #repairPending = false
+  /** The FULLTEXT check after a restart, while it runs (one at a time). */
+  #afterRestart: Promise<void> | undefined
   readonly #database: string
 
   private constructor(
@@ -113,6 +115,8 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
     options: MysqlBackendOptions,
     health: MysqlHealthProbe,
   ) {
+    // Set once `this` exists; the driver calls it for every new pooled connection after open.
+    let onNewConnection = async (_sql: MysqlSession): Promise<void> => {}
     const driver = mysqlDriver({
       pool: pools.write,
       readPool: pools.read,
@@ -120,6 +124,7 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
       password: settings.password,
       rewrite: options.rewriteSql,
       extraSetup: status.causalReads ? GALERA_SESSION_SETUP : [],
+      onNewConnection: (sql) => onNewConnection(sql),
     })
     const bounds = {
       maxAttempts: options.maxAttempts ?? MAX_ATTEMPTS_DEFAULT,
@@ -138,6 +143,7 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
     this.#health = health
     this.#rewrite = options.rewriteSql
     this.#database = settings.database
+    onNewConnection = (sql) => this.#noticeRestart(sql)
   }
 
   /**
@@ -161,7 +167,7 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
         const nodeRows = await statusRows(sql)
         const galera = (await isGaleraNode(sql)) ? galeraStatusOf(nodeRows) : null
         health = new MysqlHealthProbe(config, galera !== null)
-        health.remember(nodeRows)
+        health.sawStart(nodeRows)
         const causalReads = galera !== null && options.causalReads !== false
         // The schema version is read causally too: another node may have just migrated.
         if (causalReads) for (const statement of GALERA_SESSION_SETUP) await sql.run(statement)
@@ -241,13 +247,37 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
     if (health.restarted) this.#repairPending = true
     if (this.#repairPending) {
       try {
-        await this.#repairFulltext(false)
-        this.#repairPending = false
+        await this.#repairAfterRestart()
       } catch {
         return { ready: false, checks: { full_text: 'unavailable: checking after a restart' } }
       }
     }
     return { ready: true, checks: health.galera === null ? {} : { cluster: 'ready' } }
+  }
+
+  /**
+   * Every new pooled connection reads the server's uptime first (one `SHOW STATUS`): the pool
+   * reconnects after the database server restarted, so the restart is noticed by the first
+   * request after it, without waiting for a readiness poll, and the FULLTEXT check starts in the
+   * background (requests meanwhile are not held: one may still miss a head the crash left
+   * unsearchable until it ends).
+   */
+  async #noticeRestart(sql: MysqlSession): Promise<void> {
+    if (!this.#health.sawStart(await statusRows(sql))) return
+    this.#repairPending = true
+    this.#repairAfterRestart().catch(() => undefined) // readiness retries it
+  }
+
+  /** The FULLTEXT check after a restart; one at a time, pending until it succeeds. */
+  #repairAfterRestart(): Promise<void> {
+    this.#afterRestart ??= this.#repairFulltext(false)
+      .then(() => {
+        this.#repairPending = false
+      })
+      .finally(() => {
+        this.#afterRestart = undefined
+      })
+    return this.#afterRestart
   }
 
   /** Server, dialect and the reasons a capability is unavailable (startup probes). */
