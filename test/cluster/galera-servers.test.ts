@@ -11,11 +11,11 @@ import { setTimeout as sleep } from 'node:timers/promises'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { galeraUnavailable, PrivateGalera } from '../../harness/private-mariadb.js'
+import { DIST_MAIN, raced, ServerProcesses } from '../../harness/server-process.js'
 import type { PowerContextClient } from '../../src/client/index.js'
 import { createPowerContextClient, PowerContextClientError } from '../../src/client/index.js'
 import { openMysqlBackend } from '../../src/storage/mysql/index.js'
-import { galeraUnavailable, PrivateGalera } from '../support/private-mariadb.js'
-import { DIST_MAIN, raced, ServerProcesses } from '../support/server-process.js'
 
 const unavailable = galeraUnavailable()
 const DATABASE = 'pc_cluster'

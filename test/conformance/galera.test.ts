@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { galeraUnavailable, PrivateGalera } from '../../harness/private-mariadb.js'
 import { openMysqlBackend } from '../../src/storage/mysql/index.js'
 import { TestDatabases } from '../support/mysql-databases.js'
-import { galeraUnavailable, PrivateGalera } from '../support/private-mariadb.js'
 import { describeMemoryBackend } from './memory-backend.case.js'
 import { mysqlFamilyOptions } from './mysql-family.case.js'
 

@@ -14,9 +14,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { PrivateMariadb, privateMariadbUnavailable } from '../../harness/private-mariadb.js'
 import type { MysqlMemoryBackend } from '../../src/storage/mysql/index.js'
 import { openMysqlBackend } from '../../src/storage/mysql/index.js'
-import { PrivateMariadb, privateMariadbUnavailable } from '../support/private-mariadb.js'
 
 const SCOPE = 'proj:crash'
 const KILLS = 4

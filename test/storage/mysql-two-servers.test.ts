@@ -9,11 +9,11 @@ import { existsSync } from 'node:fs'
 
 import { afterAll, expect, it } from 'vitest'
 
+import { DIST_MAIN as DIST, raced, ServerProcesses } from '../../harness/server-process.js'
 import type { PowerContextClient } from '../../src/client/index.js'
 import { createPowerContextClient } from '../../src/client/index.js'
 import { openMysqlBackend } from '../../src/storage/mysql/index.js'
 import { describeWithMariadb, MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
-import { DIST_MAIN as DIST, raced, ServerProcesses } from '../support/server-process.js'
 
 const SCOPE = 'proj:two-servers'
 const WRITERS_PER_SERVER = 4

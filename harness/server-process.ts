@@ -1,16 +1,16 @@
 /*
  * `powercontext server run` as a child process on an ephemeral loopback port (needs the build:
- * `npm test` runs it first), for tests with several servers on one database.
+ * `npm test` runs it first), for tests and benchmarks with several servers on one database.
  */
 import type { ChildProcess } from 'node:child_process'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
-import { PowerContextClientError } from '../../src/client/index.js'
+import { PowerContextClientError } from '../src/client/index.js'
 
-const BIN = fileURLToPath(new URL('../../bin/powercontext.js', import.meta.url))
+const BIN = fileURLToPath(new URL('../bin/powercontext.js', import.meta.url))
 /** The built CLI entry the servers run (tests check it exists first). */
-export const DIST_MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url))
+export const DIST_MAIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url))
 
 /** Outcomes a racing request may legitimately get. */
 export const RACE_CODES = new Set(['revision_conflict', 'state_conflict'])

@@ -1,5 +1,5 @@
 /*
- * Private MariaDB servers for tests that must kill or restart a database (never the machine's
+ * Private MariaDB servers for tests and benchmarks that must kill or restart a database (never the machine's
  * server on 3306): each one has its own data directory in a temp dir owned by `mysql` (rsync state
  * transfer cannot write a root-owned one), its own port, socket and pid file, and runs as a child
  * process of the test. `PrivateGalera` starts three of them as a Galera cluster on loopback.
