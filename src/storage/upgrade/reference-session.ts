@@ -1,7 +1,7 @@
 /**
  * A read-only session on a database written by the Python reference (docs/upgrade.md). The SQLite
  * and MySQL-family adapters open one (`storage/sqlite/reference-sqlite.ts`,
- * `storage/oceanbase/reference-mysql.ts`); everything above reads through it with plain SQL that
+ * `storage/mysql/reference-mysql.ts`); everything above reads through it with plain SQL that
  * both dialects run unchanged (`?` parameters, keyset pages, no driver-specific syntax).
  */
 export interface ReferenceSession {
