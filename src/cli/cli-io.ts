@@ -3,7 +3,7 @@ import { InvalidArgumentError } from 'commander'
 import { PowerContextClientError } from '../client/index.js'
 import { PowerContextError } from '../core/errors.js'
 import { toWireError } from '../wire/memory-wire.js'
-import { type CliIo, EXIT_FAILURE, EXIT_USAGE } from './cli-output.js'
+import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-output.js'
 
 export { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, PROCESS_IO } from './cli-output.js'
 

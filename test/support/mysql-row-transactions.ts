@@ -39,6 +39,7 @@ export function mysqlRowTransactions(
     password: settings.password,
     rewrite: undefined,
     extraSetup: [],
+    onNewConnection: async () => {},
   })
   const runner = new TransactionRunner(driver, {
     maxAttempts: options.maxAttempts ?? 30,
