@@ -10,7 +10,8 @@ const INCREMENTAL_MAX_CHANGES = 2_000
  * What a completeness answer was computed from: the scope's change-log head (writes of every
  * process), the vector epoch (reindex and rebuild of every process) and the scope's counts of
  * active heads and vector rows (a reindex batch of another process moves them before its epoch
- * bump). Any of them moving makes the cached answer stale.
+ * bump). Any of them moving makes a cached incomplete answer stale; a complete one is kept while
+ * the seq and the epoch stay (counts are then not read).
  */
 interface Key {
   readonly seq: number
@@ -57,9 +58,13 @@ export class CompletenessCache {
   async check(tx: DialectTx, vectors: VectorTx, scopeId: string): Promise<boolean> {
     const seq = await tx.headSeq(scopeId)
     const epoch = (await vectors.getProfile())?.epoch ?? 0
+    const cached = this.#cache.get(scopeId)
+    // A complete answer holds until a write (seq) or a reindex/rebuild (epoch) moves: a reindex
+    // batch only adds the rows an incomplete scope lacks. So the common case — a complete scope,
+    // nothing written since — costs two point reads and no count over the scope's rows.
+    if (cached?.complete === true && cached.seq === seq && cached.epoch === epoch) return true
     const counts = await vectors.vectorCounts(scopeId)
     const key: Key = { seq, epoch, ...counts }
-    const cached = this.#cache.get(scopeId)
     if (cached !== undefined && sameKey(cached, key)) return cached.complete
     let complete = counts.heads === counts.vectors
     if (complete) {
