@@ -1,0 +1,251 @@
+/** The memory operations' commands and results (DESIGN §3–§7), and their batch and page limits. */
+import type {
+  ArtifactRef,
+  Memory,
+  MemoryChange,
+  MemoryState,
+  MergeRecord,
+  SourceRef,
+} from '../../core/memory-model.js'
+import type { SkippedSource } from './flush-types.js'
+
+/** Batch and page limits (DESIGN §7). */
+export const REMEMBER_MAX_ENTRIES = 100
+export const LIST_LIMIT_DEFAULT = 100
+export const LIST_LIMIT_MAX = 500
+export const CHANGES_LIMIT_DEFAULT = 1000
+export const CHANGES_LIMIT_MAX = 10_000
+export const RECENT_LIMIT_DEFAULT = 16
+export const RECENT_LIMIT_MAX = 100
+/** Most scopes one `recent` read (or one prepared context) covers. */
+export const RECENT_SCOPES_MAX = 9
+
+/** One entry of a `remember` batch. */
+export interface RememberEntry {
+  readonly kind: string
+  readonly text: string
+  readonly sources?: readonly SourceRef[] | undefined
+  readonly observedAt?: string | null | undefined
+  readonly reason?: string | null | undefined
+}
+
+export interface RememberCommand {
+  readonly scopeId: string
+  readonly entries: readonly RememberEntry[]
+}
+
+export interface RememberResult {
+  readonly results: readonly { readonly status: 'created' | 'unchanged'; readonly memory: Memory }[]
+}
+
+export interface UpdateCommand {
+  readonly scopeId: string
+  /** The exact version the change was computed from. */
+  readonly memoryRef: ArtifactRef
+  readonly text?: string | undefined
+  readonly kind?: string | undefined
+  /** Added to the previous version's evidence (union). */
+  readonly sources?: readonly SourceRef[] | undefined
+  /** `undefined` keeps the previous value; `null` clears it. */
+  readonly observedAt?: string | null | undefined
+  readonly reason?: string | null | undefined
+}
+
+export interface UpdateResult {
+  readonly status: 'updated' | 'unchanged'
+  readonly memory: Memory
+}
+
+export interface ForgetCommand {
+  readonly scopeId: string
+  readonly memoryId: string
+  readonly expectedRevision?: number | undefined
+  readonly reason?: string | null | undefined
+}
+
+export interface ForgetResult {
+  readonly status: 'forgotten' | 'unchanged'
+  readonly memory: Memory
+}
+
+export interface RestoreCommand {
+  readonly scopeId: string
+  readonly memoryId: string
+  /** Write a new version carrying this old version's content. */
+  readonly toRevision?: number | undefined
+  /** From `restorePreview`: refuse with `preview_stale` if anything moved since. */
+  readonly previewToken?: string | undefined
+  readonly reason?: string | null | undefined
+}
+
+export interface RestorePreviewCommand {
+  readonly scopeId: string
+  readonly memoryId: string
+  readonly toRevision?: number | undefined
+}
+
+/** One memory at one version, as a restore plan names it. */
+export interface PlanRef {
+  readonly memoryId: string
+  readonly version: number
+}
+
+/** What a restore will change (DESIGN §3), as a preview shows it. */
+export interface RestorePlanView {
+  /** Memories that come back to search, at these versions. */
+  readonly restore: readonly PlanRef[]
+  /** Merge results that will be retired. */
+  readonly retire: readonly PlanRef[]
+  /** Currently searchable memories whose content leaves search. */
+  readonly leavingSearch: readonly PlanRef[]
+  /** The version `to_revision` will write, or null. */
+  readonly newVersion: {
+    readonly memoryId: string
+    readonly fromRevision: number
+    readonly version: number
+  } | null
+}
+
+export interface RestorePreviewResult {
+  readonly plan: RestorePlanView
+  readonly previewToken: string
+}
+
+export interface MergeCommand {
+  readonly scopeId: string
+  /** Exact refs of at least two active memories, each at its current version. */
+  readonly inputs: readonly ArtifactRef[]
+  readonly kind: string
+  readonly text: string
+  readonly reason?: string | null | undefined
+}
+
+export interface MergeResult {
+  /** `unchanged` when the same merge already holds (a repeated request). */
+  readonly status: 'merged' | 'unchanged'
+  readonly mergeId: string
+  readonly memory: Memory
+  readonly inputs: readonly Memory[]
+}
+
+export interface RestoreResult {
+  readonly status: 'restored' | 'unchanged'
+  readonly memory: Memory
+  readonly restored: readonly Memory[]
+  readonly retired: readonly Memory[]
+}
+
+export interface GetCommand {
+  readonly scopeId: string
+  /** The memory to read; absent only when `legacyCitation` names the version instead. */
+  readonly memoryId?: string | undefined
+  /** The version to read; the current one when absent. */
+  readonly revision?: number | undefined
+  /**
+   * An entry citation of the Python reference (docs/upgrade.md): reads the exact version the
+   * cited entry version became when its scope was upgraded. Give it instead of `memoryId`.
+   */
+  readonly legacyCitation?: LegacyCitationInput | undefined
+}
+
+/** An old entry citation as callers give it (`memoryRef.family`, when present, is `memory`). */
+export interface LegacyCitationInput {
+  readonly memoryRef: {
+    readonly family?: string | undefined
+    readonly artifactId: string
+    readonly revision: number
+  }
+  readonly entryId: string
+  readonly entryVersionId: string
+}
+
+export interface GetResult {
+  readonly memory: Memory
+  readonly currentRevision: number
+  readonly state: MemoryState
+}
+
+export interface HistoryCommand {
+  readonly scopeId: string
+  readonly memoryId: string
+}
+
+export interface HistoryResult {
+  readonly memoryId: string
+  readonly state: MemoryState
+  readonly currentRevision: number
+  readonly versions: readonly Memory[]
+  /** Every change-log row of this memory, oldest first. */
+  readonly transitions: readonly MemoryChange[]
+  readonly merges: readonly MergeRecord[]
+}
+
+export interface ListCommand {
+  readonly scopeId: string
+  /** Default `['active']`. */
+  readonly states?: readonly MemoryState[] | undefined
+  readonly kinds?: readonly string[] | undefined
+  /** 1–500, default 100. */
+  readonly limit?: number | undefined
+  /** Exclusive keyset cursor: the last memory id of the previous page. */
+  readonly after?: string | undefined
+}
+
+export interface ListResult {
+  readonly memories: readonly Memory[]
+  readonly nextAfter: string | null
+}
+
+/** Active memories of one or more scopes, most recently written first. */
+export interface RecentCommand {
+  /** 1–9 scope ids, read in one snapshot (a repeated id counts once). */
+  readonly scopeIds: readonly string[]
+  /** Only these kinds; default all. */
+  readonly kinds?: readonly string[] | undefined
+  /** 1–100, default 16. */
+  readonly limit?: number | undefined
+}
+
+export interface RecentResult {
+  /**
+   * Current versions of active memories, newest first: by the time the memory last changed
+   * (a new version, or coming back to `active`), then by memory id, descending.
+   */
+  readonly memories: readonly Memory[]
+}
+
+export interface ChangesCommand {
+  readonly scopeId: string
+  /** Exclusive; 0 starts at the beginning; beyond the scope's head seq is `invalid_request`. */
+  readonly since: number
+  /** 1–10000, default 1000. */
+  readonly limit?: number | undefined
+}
+
+export interface ChangesResult {
+  readonly changes: readonly MemoryChange[]
+  readonly headSeq: number
+  /** More of the log lies after this page: ask again with `since` = {@link nextSince}. */
+  readonly hasMore: boolean
+  /** The `since` of the next page: the last seq this page covers (`headSeq` when complete). */
+  readonly nextSince: number
+  /** Sources flush gave up on (poison) in the range this page covers; they share the seq space. */
+  readonly skippedSources?: readonly SkippedSource[]
+}
+
+export interface CaptureSourceCommand {
+  readonly scopeId: string
+  readonly sourceId?: string | undefined
+  readonly content: string
+  readonly mediaType?: string | undefined
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined
+  readonly occurredAt?: string | null | undefined
+}
+
+export interface CaptureSourceResult {
+  readonly status: 'accepted'
+  readonly source: SourceRef
+  readonly position: number
+  /** False when the same payload was already captured (idempotent repeat). */
+  readonly created: boolean
+}
