@@ -75,6 +75,7 @@ interface ServerRunOptions extends EmbeddingFlags, GenerationFlags, Partial<Conn
   dataDir?: string
   database?: string
   insecureNoAuth?: boolean
+  logFormat?: string
 }
 
 /** Registers `server run`. It resolves only when the server has stopped. */
@@ -113,6 +114,10 @@ export function registerServerCommands(
       'allow a non-loopback address without POWERCONTEXT_SERVER_AUTH_TOKEN',
     )
   run.option(
+    '--log-format <format>',
+    'auto (pretty on a terminal, else JSON lines), json or pretty (env POWERCONTEXT_SERVER_LOG_FORMAT)',
+  )
+  run.option(
     '--schedule-seconds <n>',
     'flush scopes with pending sources every N seconds (env POWERCONTEXT_SERVER_SCHEDULE_SECONDS)',
     parseInteger,
@@ -141,7 +146,12 @@ export function registerServerCommands(
       const embedding = embeddingSettings(o)
       const schedule = o.scheduleSeconds ?? envWholeNumber('SCHEDULE_SECONDS')
       const graphMin = o.vectorGraphMin ?? envWholeNumber('VECTOR_GRAPH_MIN')
-      const { startServer } = await import('../http/server-run.js')
+      const { isLogFormat, LOG_FORMATS, startServer } = await import('../http/server-run.js')
+      const logFormat = o.logFormat ?? env('LOG_FORMAT') ?? 'auto'
+      if (!isLogFormat(logFormat))
+        throw new CliUsageError(
+          `--log-format (POWERCONTEXT_SERVER_LOG_FORMAT) must be one of ${LOG_FORMATS.join(', ')}`,
+        )
       running = await startServer({
         extraction: extractionOptions(o),
         limits: limitSettings(o),
@@ -157,6 +167,7 @@ export function registerServerCommands(
         ...(authToken === undefined ? {} : { authToken }),
         insecureNoAuth: o.insecureNoAuth === true || env('INSECURE_NO_AUTH') === 'true',
         logLevel: env('LOG_LEVEL') ?? 'info',
+        logFormat,
       })
     } catch (err) {
       setExit(printError(io, err, globals.json === true))
@@ -164,10 +175,10 @@ export function registerServerCommands(
     }
     io.err(`powercontext server listening on ${running.url}`)
     await new Promise<void>((resolve) => {
-      const stop = (): void => {
+      const stop = (signal: NodeJS.Signals): void => {
         process.off('SIGINT', stop)
         process.off('SIGTERM', stop)
-        running.stop().then(resolve, (err: unknown) => {
+        running.stop(signal).then(resolve, (err: unknown) => {
           setExit(printError(io, err, false) || EXIT_FAILURE)
           resolve()
         })

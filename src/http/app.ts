@@ -6,7 +6,6 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
-  LogController,
   type RouteHandlerMethod,
 } from 'fastify'
 
@@ -30,13 +29,15 @@ import {
 } from './connection-limits.js'
 import { consolePlugin, PUBLIC_ROUTE } from './console-plugin.js'
 import { toErrorResponse } from './error-response.js'
+import { loggerOptions, type LogSettings } from './log-format.js'
+import { addLogFields, RequestLogController } from './request-log.js'
 
 export type { RuntimeSlot } from '../wire/surface-call.js'
 
 export interface AppOptions {
   readonly slot: RuntimeSlot
-  /** pino logger options, or false for none (tests). */
-  readonly logger?: boolean | { level: string }
+  /** Log level, format and destination (log-format.ts), or false for none (tests). */
+  readonly logger?: boolean | LogSettings
   /** When set, every non-health route requires `Authorization: Bearer <token>`. */
   readonly authToken?: string | undefined
   /** Serve the web console at `/` (default true). */
@@ -45,25 +46,6 @@ export interface AppOptions {
   readonly limits?: ConnectionLimits | undefined
   /** Extra routes mounted by other surfaces (e.g. `/mcp`), behind the same auth. */
   readonly plugins?: readonly ((app: FastifyInstance, slot: RuntimeSlot) => void)[]
-}
-
-/** Structured per-request log lines: request id, method, route, status, duration. */
-class RequestLogController extends LogController {
-  constructor() {
-    super({ requestIdLogLabel: 'request_id' })
-  }
-  override incomingRequest(): void {}
-  override requestCompleted(_err: unknown, req: FastifyRequest, reply: FastifyReply): void {
-    reply.log.info(
-      {
-        method: req.method,
-        route: req.routeOptions.url ?? req.url,
-        status: reply.statusCode,
-        duration_ms: Math.round(reply.elapsedTime * 100) / 100,
-      },
-      'request completed',
-    )
-  }
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -85,6 +67,13 @@ function checkAuthorization(req: FastifyRequest, reply: FastifyReply, token: str
   }
 }
 
+/** Sends the error envelope of `err`; its code goes on the request's log line as `err_code`. */
+function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown, status?: number): void {
+  const { status: s, body } = toErrorResponse(err, req.id, req.log, status)
+  addLogFields(reply, { err_code: body.error.code })
+  void reply.code(s).header(REQUEST_ID_HEADER, req.id).send(body)
+}
+
 function clientError(
   status: number,
   code: 'invalid_request' | 'payload_too_large',
@@ -102,7 +91,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const limits = options.limits ?? DEFAULT_CONNECTION_LIMITS
   const app = Fastify({
     ...serverOptions(limits),
-    logger: options.logger ?? false,
+    logger:
+      typeof options.logger === 'object'
+        ? loggerOptions(options.logger)
+        : (options.logger ?? false),
     logController: new RequestLogController(),
     genReqId: (req) => requestIdFor(req.headers[REQUEST_ID_HEADER]),
     bodyLimit: MAX_BODY_BYTES,
@@ -114,13 +106,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     frameworkErrors: (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
       const status =
         typeof err.statusCode === 'number' && err.statusCode < 500 ? err.statusCode : 400
-      const { body } = toErrorResponse(
-        new PowerContextError('invalid_request', err.message),
-        req.id,
-        req.log,
-        status,
-      )
-      void reply.code(status).header(REQUEST_ID_HEADER, req.id).send(body)
+      sendError(req, reply, new PowerContextError('invalid_request', err.message), status)
     },
     // Requests Node's HTTP parser rejects (e.g. an unknown method token) never reach a route:
     // answer them in the envelope too, with a generated request id; close once it is flushed
@@ -205,8 +191,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
         status = e.statusCode
       }
     }
-    const { status: s, body } = toErrorResponse(mapped, req.id, req.log, status)
-    void reply.code(s).header(REQUEST_ID_HEADER, req.id).send(body)
+    sendError(req, reply, mapped, status)
   })
 
   app.setNotFoundHandler((req, reply) => {
@@ -217,12 +202,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
         ? `method ${req.method} not allowed on ${path}`
         : `no route ${req.method} ${path}`
     if (allowed.length > 0) void reply.header('Allow', allowed.join(', '))
-    const { body } = toErrorResponse(
+    sendError(
+      req,
+      reply,
       new PowerContextError('invalid_request', message),
-      req.id,
-      req.log,
+      allowed.length > 0 ? 405 : 404,
     )
-    void reply.code(allowed.length > 0 ? 405 : 404).send(body)
   })
 
   // The operations the app answers itself (exhaustive over SURFACE_OPERATIONS).

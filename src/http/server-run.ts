@@ -5,12 +5,17 @@ import { buildApp, type RuntimeSlot } from './app.js'
 import { connectionLimits } from './connection-limits.js'
 import { checkServerSettings, type ServerSettings } from './server-settings.js'
 
+export { isLogFormat, LOG_FORMATS } from './log-format.js'
 export { isLoopback, type ServerSettings } from './server-settings.js'
 
 /** A running server: its address and a stop function (used by tests and signal handlers). */
 export interface RunningServer {
   readonly url: string
-  stop(): Promise<void>
+  /**
+   * Stops the server: no new requests, in-flight ones answered, then the runtime closed. Each
+   * step is logged with its duration; `signal` (e.g. `SIGTERM`) names why it stops.
+   */
+  stop(signal?: string): Promise<void>
 }
 
 /**
@@ -32,7 +37,11 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   const slot: RuntimeSlot = { current: runtime }
   const app = buildApp({
     slot,
-    logger: { level: settings.logLevel ?? 'info' },
+    logger: {
+      level: settings.logLevel ?? 'info',
+      format: settings.logFormat,
+      stream: settings.logStream,
+    },
     authToken: settings.authToken,
     limits,
     plugins: settings.plugins ?? [mcpPlugin],
@@ -70,11 +79,19 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   let stopping: Promise<void> | undefined
   return {
     url: `http://${host}:${port}`,
-    stop: () => {
+    stop: (signal) => {
       stopping ??= (async () => {
+        const started = performance.now()
+        const since = (t: number) => ({ duration_ms: Math.round(performance.now() - t) })
+        if (signal !== undefined) app.log.info({ signal }, 'shutdown: signal received')
         slot.current = undefined
+        app.log.info('shutdown: draining requests, no new connections')
         await app.close()
+        app.log.info(since(started), 'shutdown: HTTP server closed')
+        const runtimeStarted = performance.now()
         await runtime.close()
+        app.log.info(since(runtimeStarted), 'shutdown: runtime closed')
+        app.log.info(since(started), 'shutdown: complete')
       })()
       return stopping
     },

@@ -4,6 +4,7 @@ import type { ExtractionOptions } from '../runtime/extraction.js'
 import type { RuntimeOptions } from '../runtime/memory-runtime.js'
 import type { AppOptions } from './app.js'
 import type { ConnectionLimits } from './connection-limits.js'
+import type { LogSettings } from './log-format.js'
 
 /** Server settings (CLI flags or `POWERCONTEXT_SERVER_*` environment variables). */
 export interface ServerSettings {
@@ -16,6 +17,10 @@ export interface ServerSettings {
    */
   readonly databaseUrl?: string
   readonly logLevel?: string
+  /** `auto` (default: pretty on a TTY, else JSON lines), `json` or `pretty` (env `POWERCONTEXT_SERVER_LOG_FORMAT`). */
+  readonly logFormat?: LogSettings['format']
+  /** JSON log lines go here instead of stdout (tests). */
+  readonly logStream?: LogSettings['stream']
   /** Bearer token required on every non-health route (env `POWERCONTEXT_SERVER_AUTH_TOKEN`). */
   readonly authToken?: string
   /** Allow a non-loopback bind address without a token. */

@@ -55,8 +55,32 @@ export function createMcpServer(
   return { server, transport }
 }
 
-const rpcError = (reply: FastifyReply, status: number, code: number, message: string) =>
-  reply.code(status).send({ jsonrpc: '2.0', error: { code, message }, id: null })
+const rpcError = (reply: FastifyReply, status: number, code: number, message: string) => {
+  reply.log = reply.log.child({ rpc_error_code: code })
+  return reply.code(status).send({ jsonrpc: '2.0', error: { code, message }, id: null })
+}
+
+const TOOL_NAMES: ReadonlySet<string> = new Set(MCP_TOOLS.map((b) => b.tool.name))
+/** A method name as a client may send it (anything else is logged as `other`). */
+const METHOD_NAME = /^[A-Za-z0-9_./-]{1,64}$/
+
+/**
+ * What the request log line names for a POST (`mcp_tool`): each call's tool, or the JSON-RPC
+ * method when it is not `tools/call`, comma-separated for a batch. Names only: a tool outside the
+ * allow-list is `unknown_tool`, and no argument is ever logged.
+ */
+function mcpLogName(messages: readonly JSONRPCMessage[]): string | undefined {
+  const names = new Set<string>()
+  for (const m of messages) {
+    if (!('method' in m)) continue
+    if (m.method !== 'tools/call') names.add(METHOD_NAME.test(m.method) ? m.method : 'other')
+    else {
+      const name = (m.params as { name?: unknown } | undefined)?.name
+      names.add(typeof name === 'string' && TOOL_NAMES.has(name) ? name : 'unknown_tool')
+    }
+  }
+  return names.size === 0 ? undefined : [...names].join(',')
+}
 
 /** The JSON-RPC messages of a POST body, or why it is not one (the SDK transport's rules). */
 function messagesOf(body: unknown): JSONRPCMessage[] | { code: number; message: string } {
@@ -105,6 +129,9 @@ export function mcpPlugin(app: FastifyInstance, slot: RuntimeSlot): void {
       )
     const messages = messagesOf(req.body)
     if (!Array.isArray(messages)) return rpcError(reply, 400, messages.code, messages.message)
+    const logName = mcpLogName(messages)
+    // The same line as every request's (http/request-log.ts); `/mcp` adds the tool it ran.
+    if (logName !== undefined) reply.log = reply.log.child({ mcp_tool: logName })
     const replies = await transport.exchange(messages, { log: req.log, requestId: req.id })
     if (replies.length === 0) return reply.code(202).send()
     return reply.send(Array.isArray(req.body) ? replies : replies[0])

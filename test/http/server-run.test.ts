@@ -13,16 +13,22 @@ const dataDir = mkdtempSync(join(tmpdir(), 'pc-server-'))
 function startCli(
   args: string[],
   env: Record<string, string> = {},
-): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
+): {
+  child: ChildProcess
+  stderr: () => string
+  stdout: () => string
+  exited: Promise<number | null>
+} {
   const child = spawn(process.execPath, [BIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   })
   let err = ''
+  let out = ''
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()))
-  child.stdout?.resume()
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()))
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return { child, stderr: () => err, exited }
+  return { child, stderr: () => err, stdout: () => out, exited }
 }
 
 async function waitFor<T>(probe: () => T | undefined, ms = 15_000): Promise<T> {
@@ -62,6 +68,24 @@ describe('powercontext server run', () => {
     server.child.kill('SIGTERM')
     expect(await server.exited).toBe(0)
     await expect(fetch(`${url}/health/live`)).rejects.toThrow()
+    // stdout is not a terminal: JSON lines, the shutdown among them.
+    const logged = server
+      .stdout()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { msg: string; signal?: string })
+    expect(logged).toContainEqual(
+      expect.objectContaining({ msg: 'shutdown: signal received', signal: 'SIGTERM' }),
+    )
+    expect(logged.map((l) => l.msg)).toContain('shutdown: complete')
+  })
+
+  it('refuses an unknown log format as a usage error', async () => {
+    const server = startCli(['server', 'run', '--port', '0', '--data-dir', dataDir], {
+      POWERCONTEXT_SERVER_LOG_FORMAT: 'xml',
+    })
+    expect(await server.exited).toBe(2)
+    expect(server.stderr()).toMatch(/must be one of auto, json, pretty/)
   })
 
   it('exits non-zero with a clear message when the runtime cannot open', async () => {
