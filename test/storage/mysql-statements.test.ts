@@ -112,7 +112,10 @@ describe('OceanBase-only statements, by construction', () => {
     expect(placeholders(searchTextSql(false, 1))).toBe(5)
     expect(placeholders(searchTextSql(true, 3))).toBe(8)
     wellFormed(searchTextSql(true, 3))
-    expect(searchTextSql(false, 2)).toContain('ORDER BY matched DESC, relevance DESC, h.memory_id')
+    expect(searchTextSql(false, 2)).toContain('ORDER BY matched DESC, relevance DESC, f.memory_id')
+    expect(searchTextSql(false, 2)).toContain(
+      'ORDER BY c.matched DESC, c.relevance DESC, c.memory_id',
+    )
   })
 })
 

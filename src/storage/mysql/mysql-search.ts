@@ -194,6 +194,14 @@ export function fulltextIndexSql(dialect: MysqlDialect, table = FULLTEXT_TABLE):
  * relevance is TF-IDF without saturation or length normalisation, so one frequent term could
  * otherwise fill the candidate pool with heads that match too few terms to be admitted
  * (DESIGN §5 admission counts distinct shared terms).
+ *
+ * The candidates are picked and sorted over ids and scores only (the derived table `c`, with its
+ * LIMIT), and the text of the chosen heads is joined afterwards. Sorting rows that carry the TEXT
+ * column `searchable_text` made MariaDB put them in an on-disk (Aria) temporary table — a table
+ * with a TEXT column cannot live in memory — and MariaDB 10.11 crashed twice under load freeing
+ * one (signal 11, `ha_maria::drop_table` ← `free_tmp_table` ← `JOIN::cleanup`). Now every
+ * temporary table of the query holds only an id and two numbers, and the outer sort reads `c`
+ * alone before the join (test/storage/mysql-search-plan.test.ts).
  */
 export function searchTextSql(withKinds: boolean, terms = 1): string {
   const matched = Array.from(
@@ -201,12 +209,15 @@ export function searchTextSql(withKinds: boolean, terms = 1): string {
     () => '(MATCH (f.fts_text) AGAINST (? IN BOOLEAN MODE) > 0)',
   ).join(' + ')
   return `SELECT h.memory_id AS memoryId, h.version, h.content_hash AS contentHash,
-      h.searchable_text AS searchableText, ${matched} AS matched,
-      MATCH (f.fts_text) AGAINST (? IN BOOLEAN MODE) AS relevance
-    FROM ${FULLTEXT_TABLE} f JOIN memory_heads h ON h.memory_id = f.memory_id
-    WHERE MATCH (f.fts_text) AGAINST (? IN BOOLEAN MODE) AND h.scope_id = ?${withKinds ? ' AND h.kind IN (?)' : ''}
-    ORDER BY matched DESC, relevance DESC, h.memory_id
-    LIMIT ?`
+      h.searchable_text AS searchableText
+    FROM (SELECT f.memory_id, ${matched} AS matched,
+        MATCH (f.fts_text) AGAINST (? IN BOOLEAN MODE) AS relevance
+      FROM ${FULLTEXT_TABLE} f JOIN memory_heads s ON s.memory_id = f.memory_id
+      WHERE MATCH (f.fts_text) AGAINST (? IN BOOLEAN MODE) AND s.scope_id = ?${withKinds ? ' AND s.kind IN (?)' : ''}
+      ORDER BY matched DESC, relevance DESC, f.memory_id
+      LIMIT ?) c
+    JOIN memory_heads h ON h.memory_id = c.memory_id
+    ORDER BY c.matched DESC, c.relevance DESC, c.memory_id`
 }
 
 /**
