@@ -51,6 +51,12 @@ function nfcDeep(value: unknown, path: string, depth = 0): JsonValue {
   throw invalidRequest(path, 'is not a JSON value')
 }
 
+function canonicalAt(value: unknown, path: string, depth: number): string {
+  const text = canonicalize(nfcDeep(value, path, depth))
+  if (text === undefined) throw invalidRequest(path, 'is not a JSON value')
+  return text
+}
+
 /**
  * Canonical JSON text: every string and key NFC-normalised, then RFC 8785 (JCS) serialisation.
  * Two values with the same meaning always give the same text.
@@ -58,9 +64,46 @@ function nfcDeep(value: unknown, path: string, depth = 0): JsonValue {
  *   or keys that collide after NFC.
  */
 export function canonicalJson(value: unknown, path = 'value'): string {
-  const text = canonicalize(nfcDeep(value, path))
-  if (text === undefined) throw invalidRequest(path, 'is not a JSON value')
-  return text
+  return canonicalAt(value, path, 0)
+}
+
+/** Levels of a value {@link canonicalJsonSliced} encodes member by member. */
+const SLICED_LEVELS = 2
+
+/**
+ * {@link canonicalJson} of a large value (a flush decision record of several MB) in slices: the
+ * members of its top-level objects and arrays (two levels) are encoded one at a time, `pause()`
+ * awaited before each, so the caller can yield to the event loop. The text and the errors are
+ * those of `canonicalJson`: canonical JSON composes (an object is its members in key order, an
+ * array its items in order), and members are checked in their own order before keys are sorted.
+ */
+export async function canonicalJsonSliced(
+  value: unknown,
+  path: string,
+  pause: () => Promise<void>,
+  depth = 0,
+): Promise<string> {
+  if (depth >= SLICED_LEVELS || value === null || typeof value !== 'object')
+    return canonicalAt(value, path, depth)
+  if (Array.isArray(value)) {
+    const items: string[] = []
+    for (const [i, item] of value.entries()) {
+      await pause()
+      items.push(await canonicalJsonSliced(item, `${path}[${i}]`, pause, depth + 1))
+    }
+    return `[${items.join(',')}]`
+  }
+  if (!isPlainObject(value)) return canonicalAt(value, path, depth)
+  const members = new Map<string, string>()
+  for (const [key, item] of Object.entries(value)) {
+    if (!key.isWellFormed()) throw invalidRequest(path, 'has a key with a lone surrogate')
+    const nfcKey = key.normalize('NFC')
+    if (members.has(nfcKey)) throw invalidRequest(path, `keys collide after NFC: ${nfcKey}`)
+    await pause()
+    members.set(nfcKey, await canonicalJsonSliced(item, `${path}.${nfcKey}`, pause, depth + 1))
+  }
+  const sorted = [...members].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return `{${sorted.map(([k, text]) => `${JSON.stringify(k)}:${text}`).join(',')}}`
 }
 
 /** Canonical bytes: UTF-8 of {@link canonicalJson}. */

@@ -15,6 +15,7 @@ import {
   taskOutcomeCandidates,
 } from '../core/extraction-rules.js'
 import { sourceKind } from '../core/source-kinds.js'
+import { timeSlicer } from '../storage/engine/event-loop-slices.js'
 import type {
   FlushDecision,
   FlushRecordDraft,
@@ -144,9 +145,11 @@ export class StructuredPlanner implements FlushPlanner {
   }
 
   async plan(window: SourceWindow): Promise<FlushPlan> {
+    const pause = timeSlicer()
     const candidates: Candidate[] = []
     const outcomes: SourceOutcome[] = []
     for (const source of window.sources) {
+      await pause()
       const yielded = sourceCandidates(source, { taskOutcomes: true })
       candidates.push(...(yielded?.candidates ?? []))
       outcomes.push(
@@ -162,6 +165,7 @@ export class StructuredPlanner implements FlushPlanner {
     const creates = new Map<string, FlushDecision & { op: 'create'; sources: string[] }>()
     const decided: JsonValue[] = []
     for (const [i, c] of candidates.entries()) {
+      await pause()
       const key = `${c.kind}\u0000${c.text}`
       const earlier = creates.get(key)
       if (earlier !== undefined) {

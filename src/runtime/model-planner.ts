@@ -16,6 +16,7 @@ import { checkCandidate } from '../core/extraction-rules.js'
 import { findSecret } from '../core/secret-rules.js'
 import { sourceKind } from '../core/source-kinds.js'
 import { normalizeText, normalizeTimestamp } from '../core/text-rules.js'
+import { timeSlicer } from '../storage/engine/event-loop-slices.js'
 import type { SourceJournalPort, SourceWindow, WindowSource } from '../storage/spi/flush-types.js'
 import { RELATED_LIMIT_MAX } from '../storage/spi/flush-types.js'
 import type { ChatModel } from './chat-model.js'
@@ -110,6 +111,7 @@ export class ModelPlanner implements FlushPlanner {
   }
 
   async plan(window: SourceWindow): Promise<FlushPlan> {
+    const pause = timeSlicer()
     const calls = { n: 0 }
     const positions = new Map(window.sources.map((s) => [s.sourceId, s]))
     const candidates: Candidate[] = []
@@ -117,6 +119,7 @@ export class ModelPlanner implements FlushPlanner {
     const yielded = new Map<string, { candidates: number; refused: readonly Refusal[] } | null>()
     const free: WindowSource[] = []
     for (const s of window.sources) {
+      await pause()
       const y = sourceCandidates(s, { taskOutcomes: false })
       if (y === null) free.push(s)
       else candidates.push(...y.candidates)
@@ -140,6 +143,7 @@ export class ModelPlanner implements FlushPlanner {
     const retrievals: JsonValue[] = []
     const decisions: JsonValue[] = []
     for (const [i, c] of candidates.entries()) {
+      await pause()
       const known = c.sources.map((id) => positions.get(id)?.position ?? 0)
       const positioned: Positioned = { ...c, position: Math.max(...known) }
       const { action, note, retrieval, raw } = await this.#decide(

@@ -8,7 +8,7 @@
  */
 import { monotonicFactory } from 'ulid'
 
-import { canonicalJson, type JsonValue } from '../../../core/canonical.js'
+import { canonicalJsonSliced, type JsonValue } from '../../../core/canonical.js'
 import { normalizeSourceRefs } from '../../../core/content-hash.js'
 import { PowerContextError } from '../../../core/errors.js'
 import { afterFailedAttempt } from '../../../core/flush-policy.js'
@@ -26,6 +26,7 @@ import type {
 } from '../../spi/flush-types.js'
 import type { CursorRow, FailureRow } from '../../spi/journal-tx.js'
 import { CHANGES_LIMIT_MAX } from '../../spi/memory-backend.js'
+import { type Pause, timeSlicer } from '../event-loop-slices.js'
 import { toChange } from '../ops/changes.js'
 import { mergeInTx } from '../ops/merge.js'
 import { rememberInTx } from '../ops/remember.js'
@@ -74,8 +75,12 @@ async function requireCursor(
 const refsOf = (ids: readonly string[]): SourceRef[] =>
   normalizeSourceRefs(ids.map((sourceId) => ({ name: 'content' as const, sourceId })))
 
-function recordJson(draft: FlushRecordDraft, extra: Record<string, JsonValue>): string {
-  return canonicalJson({ ...draft.details, ...extra }, 'record')
+function recordJson(
+  draft: FlushRecordDraft,
+  extra: Record<string, JsonValue>,
+  pause: Pause,
+): Promise<string> {
+  return canonicalJsonSliced({ ...draft.details, ...extra }, 'record', pause)
 }
 
 /**
@@ -90,6 +95,7 @@ export async function applyFlushInTx(
   hooks: ApplyHooks = {},
 ): Promise<ApplyFlushResult> {
   const { scopeId } = cmd
+  const pause = timeSlicer()
   const cursor = await requireCursor(tx, scopeId, cmd.expected)
   if (cmd.through > (await tx.journal.highWatermark(scopeId)))
     throw new PowerContextError('invalid_request', 'through: beyond the high watermark', {
@@ -100,6 +106,7 @@ export async function applyFlushInTx(
   const seqBefore = await tx.headSeq(scopeId)
   const applied: AppliedDecision[] = []
   for (const [i, d] of cmd.decisions.entries()) {
+    await pause()
     const outside = d.sources.filter((id) => !inWindow.has(id))
     if (outside.length > 0 || d.sources.length === 0) {
       throw new PowerContextError(
@@ -155,8 +162,25 @@ export async function applyFlushInTx(
   )
   if (!advanced) throw cursorMoved(scopeId)
   await tx.journal.clearFailures(scopeId, cmd.through)
+  await pause()
   const changes = (await tx.listChanges(scopeId, seqBefore, CHANGES_LIMIT_MAX)).map(toChange)
   const recordId = newFlushRecordId(Date.parse(ctx.at))
+  const detailsJson = await recordJson(
+    cmd.record,
+    {
+      applied: applied.map((a) => ({
+        op: a.op,
+        status: a.status,
+        memory_id: a.memory.memoryRef.artifactId,
+        revision: a.memory.memoryRef.revision,
+      })),
+      change_seqs: changes.map((c) => c.seq),
+      skipped: [],
+    },
+    pause,
+  )
+  // Writing a record of several MB is one statement: the slices before and after it stay short.
+  await pause()
   await tx.journal.insertRecord({
     recordId,
     scopeId,
@@ -167,17 +191,9 @@ export async function applyFlushInTx(
     promptVersion: cmd.record.promptVersion,
     operationId: ctx.operationId,
     createdAt: ctx.at,
-    detailsJson: recordJson(cmd.record, {
-      applied: applied.map((a) => ({
-        op: a.op,
-        status: a.status,
-        memory_id: a.memory.memoryRef.artifactId,
-        revision: a.memory.memoryRef.revision,
-      })),
-      change_seqs: changes.map((c) => c.seq),
-      skipped: [],
-    }),
+    detailsJson,
   })
+  await pause()
   return { recordId, operationId: ctx.operationId, cursor: cmd.through, applied, changes }
 }
 
@@ -269,18 +285,22 @@ export async function failFlushInTx(
     promptVersion: cmd.record.promptVersion,
     operationId: ctx.operationId,
     createdAt: ctx.at,
-    detailsJson: recordJson(cmd.record, {
-      applied: [],
-      change_seqs: [skipped.seq],
-      skipped: [
-        {
-          source_id: skipped.source.sourceId,
-          position,
-          attempts,
-          error: { code: skipped.error.code, message: skipped.error.message },
-        },
-      ],
-    }),
+    detailsJson: await recordJson(
+      cmd.record,
+      {
+        applied: [],
+        change_seqs: [skipped.seq],
+        skipped: [
+          {
+            source_id: skipped.source.sourceId,
+            position,
+            attempts,
+            error: { code: skipped.error.code, message: skipped.error.message },
+          },
+        ],
+      },
+      timeSlicer(),
+    ),
   })
   return { recorded: true, attempts, skipped, cursor: position, recordId }
 }

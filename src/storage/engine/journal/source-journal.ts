@@ -1,4 +1,4 @@
-import { canonicalJson, type JsonValue } from '../../../core/canonical.js'
+import { canonicalJsonSliced, type JsonValue } from '../../../core/canonical.js'
 import { checkArtifactRef, checkLimit } from '../../../core/command-rules.js'
 import { invalidRequest } from '../../../core/errors.js'
 import { isIsolating, windowEnd } from '../../../core/flush-policy.js'
@@ -14,6 +14,7 @@ import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
 import * as F from '../../spi/flush-types.js'
 import type { FlushRecordRow } from '../../spi/journal-tx.js'
 import { REMEMBER_MAX_ENTRIES, type SearchResult } from '../../spi/memory-backend.js'
+import { type Pause, timeSlicer } from '../event-loop-slices.js'
 import { decodeSource } from '../ops/capture.js'
 import { checkMergeInputs } from '../ops/merge.js'
 import type { CheckedSearch } from '../search/channel.js'
@@ -44,9 +45,11 @@ async function readWindow(
   after: number,
   through: number,
 ): Promise<SourceRow[]> {
+  const pause = timeSlicer()
   const rows: SourceRow[] = []
   let bytes = 0
   for (let from = after; from < through; from += WINDOW_CHUNK) {
+    await pause()
     for (const row of await tx.journal.listSources(
       scopeId,
       from,
@@ -96,11 +99,24 @@ function checkDecision(d: F.FlushDecision, i: number): F.FlushDecision {
   throw invalidRequest(`${at}.op`, 'must be create, update or merge')
 }
 
-function checkDraft(draft: F.FlushRecordDraft): F.FlushRecordDraft {
+async function checkDraft(draft: F.FlushRecordDraft, pause: Pause): Promise<F.FlushRecordDraft> {
   if (draft?.mode !== 'structured' && draft?.mode !== 'model')
     throw invalidRequest('record.mode', 'must be structured or model')
-  canonicalJson(draft.details, 'record.details')
+  await canonicalJsonSliced(draft.details, 'record.details', pause)
   return draft
+}
+
+/** Each decision checked, in order, with a pause before each. */
+async function checkDecisions(
+  decisions: readonly F.FlushDecision[],
+  pause: Pause,
+): Promise<F.FlushDecision[]> {
+  const out: F.FlushDecision[] = []
+  for (const [i, d] of decisions.entries()) {
+    await pause()
+    out.push(checkDecision(d, i))
+  }
+  return out
 }
 
 function toRecord(row: FlushRecordRow): F.FlushRecord {
@@ -182,12 +198,13 @@ export class SourceJournal implements F.SourceJournalPort {
     })
     if (!Array.isArray(cmd.decisions) || cmd.decisions.length > MAX_DECISIONS)
       throw invalidRequest('decisions', `must hold at most ${MAX_DECISIONS} decisions`)
+    const pause = timeSlicer()
     const checked: F.ApplyFlushCommand = {
       scopeId: checkScopeId(cmd.scopeId),
       expected,
       through,
-      decisions: cmd.decisions.map(checkDecision),
-      record: checkDraft(cmd.record),
+      decisions: await checkDecisions(cmd.decisions, pause),
+      record: await checkDraft(cmd.record, pause),
     }
     const ctx = await this.#deps.context(checked.decisions.map((d) => d.text))
     return this.#deps.run.write((tx) => applyFlushInTx(tx, ctx, checked, hooks))
@@ -205,7 +222,7 @@ export class SourceJournal implements F.SourceJournalPort {
       }),
       error: { code: String(cmd.error.code), message: String(cmd.error.message) },
       maxAttempts: checkLimit(cmd.maxAttempts, 'max_attempts', { min: 1, max: 100, fallback: 3 }),
-      record: checkDraft(cmd.record),
+      record: await checkDraft(cmd.record, timeSlicer()),
     }
     const now = this.#deps.now()
     const ctx = { operationId: newOperationId(now.getTime()), at: now.toISOString() }
