@@ -28,6 +28,7 @@ import { candidatePoolSize } from '../src/core/search-rules.js'
 import { MemoryRuntime } from '../src/runtime/memory-runtime.js'
 import { SqliteMemoryBackend } from '../src/storage/sqlite/index.js'
 import { queryMatchExpression } from '../src/storage/sqlite/sqlite-search.js'
+import { parseFlags, positiveInt } from './bench-args.js'
 import { locomoQuestions, memoryTexts } from './bench-data.js'
 import { type ServerChild, startServerChild } from './bench-server.js'
 import { f2, int, type Stats, stats } from './bench-stats.js'
@@ -60,37 +61,13 @@ interface WriteRun {
 
 function parseOptions(argv: readonly string[]): Options {
   const opts = { size: 10_000, queries: 500, warmup: 50, writes: 2000, logLevel: 'info' }
-  const int = (flag: string, value: string | undefined): number => {
-    const n = Number(value)
-    if (value === undefined || !Number.isInteger(n) || n < 1) {
-      throw new Error(`${flag} needs a positive integer`)
-    }
-    return n
-  }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    const [flag, inline] = arg.includes('=') ? arg.split('=', 2) : [arg, undefined]
-    const value = (): string | undefined => inline ?? argv[++i]
-    switch (flag) {
-      case '--size':
-        opts.size = int('--size', value())
-        break
-      case '--queries':
-        opts.queries = int('--queries', value())
-        break
-      case '--warmup':
-        opts.warmup = int('--warmup', value())
-        break
-      case '--writes':
-        opts.writes = int('--writes', value())
-        break
-      case '--log-level':
-        opts.logLevel = value() ?? 'info'
-        break
-      default:
-        throw new Error(`unknown argument ${arg}`)
-    }
-  }
+  parseFlags(argv, {
+    '--size': (v, flag) => (opts.size = positiveInt(flag, v)),
+    '--queries': (v, flag) => (opts.queries = positiveInt(flag, v)),
+    '--warmup': (v, flag) => (opts.warmup = positiveInt(flag, v)),
+    '--writes': (v, flag) => (opts.writes = positiveInt(flag, v)),
+    '--log-level': (v) => (opts.logLevel = v ?? 'info'),
+  })
   return opts
 }
 

@@ -37,9 +37,11 @@ import {
 } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 
+import { initializeRequest } from '../harness/mcp-messages.js'
 import { buildApp } from '../src/http/app.js'
 import { mcpPlugin } from '../src/mcp/mcp-plugin.js'
 import { MemoryRuntime } from '../src/runtime/memory-runtime.js'
+import { parseFlags, positiveInt } from './bench-args.js'
 import { locomoQuestions, memoryTexts } from './bench-data.js'
 import { type ServerChild, startServerChild } from './bench-server.js'
 import { f1, f2, ownCpuMs, type Stats, stats, timed, type Timing } from './bench-stats.js'
@@ -67,22 +69,13 @@ function parseOptions(argv: readonly string[]): Options {
     starts: 20,
     logLevel: 'info',
   }
-  const positive = (flag: string, v: string | undefined): number => {
-    const n = Number(v)
-    if (v === undefined || !Number.isInteger(n) || n < 1)
-      throw new Error(`${flag} needs a positive integer`)
-    return n
-  }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    const [flag, inline] = arg.includes('=') ? arg.split('=', 2) : [arg, undefined]
-    const value = (): string | undefined => inline ?? argv[++i]
-    if (flag === '--sizes') opts.sizes = (value() ?? '').split(',').map((s) => positive(flag, s))
-    else if (flag === '--log-level') opts.logLevel = value() ?? 'info'
-    else if (flag === '--queries' || flag === '--warmup' || flag === '--starts')
-      opts[flag.slice(2) as 'queries' | 'warmup' | 'starts'] = positive(flag, value())
-    else throw new Error(`unknown argument ${arg}`)
-  }
+  parseFlags(argv, {
+    '--sizes': (v, flag) => (opts.sizes = (v ?? '').split(',').map((s) => positiveInt(flag, s))),
+    '--queries': (v, flag) => (opts.queries = positiveInt(flag, v)),
+    '--warmup': (v, flag) => (opts.warmup = positiveInt(flag, v)),
+    '--starts': (v, flag) => (opts.starts = positiveInt(flag, v)),
+    '--log-level': (v) => (opts.logLevel = v ?? 'info'),
+  })
   return opts
 }
 
@@ -327,16 +320,7 @@ function timeStart(args: readonly string[], input: string | undefined) {
 }
 
 async function proxyStarts(serverUrl: URL, rounds: number) {
-  const initialize = `${JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'bench-mcp', version: '0.0.0' },
-    },
-  })}\n`
+  const initialize = `${JSON.stringify(initializeRequest('bench-mcp'))}\n`
   const proxy: number[] = []
   const floor: number[] = []
   const rss: number[] = []

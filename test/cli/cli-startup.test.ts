@@ -13,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { initializeRequest } from '../../harness/mcp-messages.js'
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
 
 const BIN = fileURLToPath(new URL('../../bin/powercontext.js', import.meta.url))
@@ -162,16 +163,7 @@ describe('CLI start-up loads only what the command needs', () => {
   })
 
   it('mcp --server-url loads no driver, server framework, MCP SDK, zod or the rest of the CLI', async () => {
-    const initialize = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'startup-test', version: '0' },
-      },
-    }
+    const initialize = initializeRequest('startup-test')
     const r = await traced(['mcp', '--server-url', server.url], `${JSON.stringify(initialize)}\n`)
     expect(r.out).toContain('"serverInfo"')
     expect(heavy(r)).toEqual([])

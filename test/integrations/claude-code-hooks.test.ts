@@ -9,30 +9,25 @@
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 import { beforeAll, describe, expect, it } from 'vitest'
 
 import { useHookFixture } from '../support/hook-fixture.js'
 import { diagnosticOf, runHookProcess, startMisbehavingServer } from '../support/hook-harness.js'
 
-const HOOK = fileURLToPath(
-  new URL('../../integrations/claude-code/hooks/powercontext-hook.mjs', import.meta.url),
-)
 const SCOPE = 'git:github.com/acme/payments'
 const MARKER = 'zebra-marker-7731' // in every prompt: must never reach a diagnostic
 const MEMORY = 'Refunds go through the ledger service, never straight to the PSP.'
-const fx = useHookFixture('pc-claude-hooks-', 'payments', {
+const fx = useHookFixture('claude-code', {
   origin: 'git@github.com:acme/payments.git',
   scopeId: SCOPE,
-  authToken: 'right-token-0123456789',
   memories: [
     { kind: 'decision', text: MEMORY },
     { kind: 'constraint', text: 'Never log card numbers; mask all but the last four digits.' },
     { kind: 'fact', text: 'The PSP sandbox resets every night at 02:00 UTC.' },
   ],
 })
-const { base, repo } = fx
+const { base, repo, hook: HOOK } = fx
 
 const prompt = (text: string, extra: Record<string, unknown> = {}) => ({
   session_id: 'sess-1',
@@ -305,7 +300,7 @@ describe('fails open: exit 0, nothing injected, one diagnostic without prompt or
     const run = await runHookProcess(
       HOOK,
       payload(),
-      fx.envFor(fx.authServer.url, { POWERCONTEXT_CLIENT_API_TOKEN: 'right-token-0123456789' }),
+      fx.envFor(fx.authServer.url, { POWERCONTEXT_CLIENT_API_TOKEN: fx.authToken }),
     )
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' }) // nothing remembered there: empty
   })

@@ -14,22 +14,18 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { useHookFixture } from '../support/hook-fixture.js'
 import { diagnosticOf, runHookProcess } from '../support/hook-harness.js'
 
-const HOOK = fileURLToPath(
-  new URL('../../integrations/codex/hooks/powercontext-hook.mjs', import.meta.url),
-)
 const SCOPE = 'git:gitlab.example.org/team/billing'
 const MARKER = 'okapi-marker-5521'
 const MEMORY = 'Invoices are numbered per tenant; never reuse a number after a void.'
-const fx = useHookFixture('pc-codex-hooks-', 'billing', {
+const fx = useHookFixture('codex', {
   origin: 'https://ci:tok@GitLab.example.org/team/billing.git',
   scopeId: SCOPE,
-  authToken: 'codex-token-0123456789',
   memories: [
     { kind: 'constraint', text: MEMORY },
     { kind: 'preference', text: 'Keep invoice PDFs under 200 KB.' },
   ],
 })
-const { base, repo } = fx
+const { base, repo, hook: HOOK } = fx
 
 const rollout = join(base, 'rollout.jsonl')
 

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { initializeRequest } from '../../harness/mcp-messages.js'
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
 import { MCP_INSTRUCTIONS } from '../../src/mcp/tool-descriptions.js'
 
@@ -59,16 +60,7 @@ afterAll(async () => {
 
 describe('/mcp exchanges', () => {
   it('initialize answers with the server identity and instructions, statelessly', async () => {
-    const r = await post({
-      jsonrpc: '2.0',
-      id: 'init',
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 't', version: '0' },
-      },
-    })
+    const r = await post(initializeRequest('t', 'init'))
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({
       jsonrpc: '2.0',
@@ -133,15 +125,7 @@ describe('/mcp exchanges', () => {
       await refused(list, { ...HEADERS, 'mcp-protocol-version': '1999-01-01' }, 400),
     ).toMatchObject({ code: -32000, message: expect.stringMatching(/protocol version/) })
     expect(await refused({ jsonrpc: '1.0', id: 1 }, HEADERS, 400)).toMatchObject({ code: -32700 })
-    const init = {
-      ...list,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 't', version: '0' },
-      },
-    }
+    const init = initializeRequest('t', list.id)
     expect(await refused([init, list], HEADERS, 400)).toMatchObject({ code: -32600 })
     expect(await refused(Array(101).fill(list), HEADERS, 400)).toMatchObject({ code: -32600 })
     // Not JSON at all: the app's own envelope, as for every route.

@@ -6,7 +6,8 @@
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 import { afterAll, beforeAll } from 'vitest'
 
@@ -84,29 +85,42 @@ export async function startHookFixture(options: {
   }
 }
 
+/** The agent hosts whose hook programs the tests run: `integrations/<host>/hooks/`. */
+export type HookHost = 'claude-code' | 'codex'
+
+/** The bearer token the fixture's second server (`authServer`) requires. */
+const AUTH_TOKEN = 'hook-fixture-token-0123456789'
+
 /** What {@link useHookFixture} gives a test file: its directories and, inside tests, the fixture. */
 export interface HookFixtureLifecycle extends Omit<HookFixture, 'close'> {
+  /** The host's hook program (`integrations/<host>/hooks/powercontext-hook.mjs`). */
+  readonly hook: string
+  /** The token `authServer` requires. */
+  readonly authToken: string
   /** The test file's temporary directory (real path), removed after the file. */
   readonly base: string
-  /** The git repository inside `base`. */
+  /** The git repository inside `base`, named as the origin's last path segment. */
   readonly repo: string
 }
 
 /**
- * Registers the hook fixture of one test file: a temporary directory `prefix…` holding the
- * repository `repoName`, the fixture started in `beforeAll` and closed (and the directory
- * removed) in `afterAll`. Its servers can be read only inside tests.
+ * Registers the hook fixture of one test file for `host`'s hook program: a temporary directory
+ * holding a repository with `origin`, the fixture started in `beforeAll` and closed (and the
+ * directory removed) in `afterAll`. Its servers can be read only inside tests.
  */
 export function useHookFixture(
-  prefix: string,
-  repoName: string,
-  options: Omit<Parameters<typeof startHookFixture>[0], 'base' | 'repo'>,
+  host: HookHost,
+  options: Omit<Parameters<typeof startHookFixture>[0], 'base' | 'repo' | 'authToken'>,
 ): HookFixtureLifecycle {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
-  const repo = join(base, repoName)
+  const hook = fileURLToPath(
+    new URL(`../../integrations/${host}/hooks/powercontext-hook.mjs`, import.meta.url),
+  )
+  const base = realpathSync(mkdtempSync(join(tmpdir(), `pc-${host}-hooks-`)))
+  const repo = join(base, basename(options.origin).replace(/\.git$/, ''))
+  const start = { ...options, authToken: AUTH_TOKEN, base, repo }
   let started: HookFixture | undefined
   beforeAll(async () => {
-    started = await startHookFixture({ ...options, base, repo })
+    started = await startHookFixture(start)
   })
   afterAll(async () => {
     await started?.close()
@@ -117,6 +131,8 @@ export function useHookFixture(
     return started
   }
   return {
+    hook,
+    authToken: AUTH_TOKEN,
     base,
     repo,
     get server() {
