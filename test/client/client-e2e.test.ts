@@ -3,13 +3,7 @@
  * and readiness before the runtime is bound. Every response body the client receives is validated
  * against the contract's schema for its operation and status (ContractRecorder).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-
-import type { FastifyInstance } from 'fastify'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import {
   createPowerContextClient,
@@ -17,25 +11,21 @@ import {
   PowerContextClientError,
 } from '../../src/client/index.js'
 import { OPERATIONS } from '../../src/contract/operations.js'
-import { buildApp } from '../../src/http/app.js'
-import { type RunningServer, startServer } from '../../src/http/server-run.js'
+import type { RunningServer } from '../../src/http/server-run.js'
 import { ContractRecorder } from '../support/contract-assert.js'
+import { useLoopbackServers } from '../support/loopback-servers.js'
 
 const TOKEN = 'client-e2e-token'
 const SCOPE = 'project:client/e2e'
-const dirs: string[] = []
 const recorder = new ContractRecorder()
 
+const servers = useLoopbackServers(TOKEN, 'pc-client-e2e-')
 let server: RunningServer
 let authServer: RunningServer
-let unbound: FastifyInstance
 let unboundUrl: string
-
-const tempDir = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'pc-client-e2e-'))
-  dirs.push(dir)
-  return dir
-}
+beforeAll(() => {
+  ;({ server, authServer, unboundUrl } = servers)
+})
 
 const client = (baseUrl: string, token?: string): PowerContextClient =>
   createPowerContextClient({ baseUrl, token, fetch: recorder.fetch })
@@ -49,27 +39,6 @@ async function failure(p: Promise<unknown>): Promise<PowerContextClientError> {
   expect(err).toBeInstanceOf(PowerContextClientError)
   return err as PowerContextClientError
 }
-
-beforeAll(async () => {
-  server = await startServer({ host: '127.0.0.1', port: 0, dataDir: tempDir(), logLevel: 'silent' })
-  authServer = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: tempDir(),
-    logLevel: 'silent',
-    authToken: TOKEN,
-  })
-  unbound = buildApp({ slot: { current: undefined }, logger: false })
-  await unbound.listen({ host: '127.0.0.1', port: 0 })
-  unboundUrl = `http://127.0.0.1:${(unbound.server.address() as AddressInfo).port}`
-})
-
-afterAll(async () => {
-  await server?.stop()
-  await authServer?.stop()
-  await unbound?.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
 
 afterEach(() => {
   expect(recorder.takeViolations()).toEqual([])

@@ -4,23 +4,18 @@
  * schema the contract declares for that operation and status, and the request id header checked
  * on every response.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
 import { type OperationId, OPERATIONS } from '../../src/contract/operations.js'
-import { buildApp } from '../../src/http/app.js'
-import { type RunningServer, startServer } from '../../src/http/server-run.js'
+import type { RunningServer } from '../../src/http/server-run.js'
 import {
   assertErrorEnvelope,
   assertMatchesContract,
   REQUEST_ID_PATTERN,
 } from '../support/contract-assert.js'
+import { useLoopbackServers } from '../support/loopback-servers.js'
 
 const SCOPE = 'project:contract/e2e'
 const TOKEN = 'contract-test-token'
@@ -39,43 +34,17 @@ interface Memory {
   readonly text: string
 }
 
-const dirs: string[] = []
-const tempDir = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'pc-http-contract-'))
-  dirs.push(dir)
-  return dir
-}
-
+const servers = useLoopbackServers(TOKEN, 'pc-http-contract-')
 let server: RunningServer
 let authServer: RunningServer
-let unbound: FastifyInstance
 let unboundUrl: string
+beforeAll(() => {
+  ;({ server, authServer, unboundUrl } = servers)
+})
 
 /** Operations answered with a contract-valid success body, and with a contract-valid error. */
 const validated = new Set<OperationId>()
 const errored = new Set<OperationId>()
-
-beforeAll(async () => {
-  server = await startServer({ host: '127.0.0.1', port: 0, dataDir: tempDir(), logLevel: 'silent' })
-  authServer = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: tempDir(),
-    logLevel: 'silent',
-    authToken: TOKEN,
-  })
-  // A real listener whose runtime slot is still empty (the server's state before the runtime opens).
-  unbound = buildApp({ slot: { current: undefined }, logger: false })
-  await unbound.listen({ host: '127.0.0.1', port: 0 })
-  unboundUrl = `http://127.0.0.1:${(unbound.server.address() as AddressInfo).port}`
-})
-
-afterAll(async () => {
-  await server?.stop()
-  await authServer?.stop()
-  await unbound?.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
 
 function operation(operationId: OperationId) {
   const op = OPERATIONS.find((o) => o.operationId === operationId)

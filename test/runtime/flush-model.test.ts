@@ -4,39 +4,19 @@
  * of conflicting facts, retrieval in pages, planned items seen by later candidates, invalid
  * output (whole window fails, replayed, poison source skipped), timeouts and provider errors.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
 import { MEMORY_MEDIA_TYPE } from '../../src/core/extraction-rules.js'
 import { PROMPT_VERSION } from '../../src/runtime/extraction-prompts.js'
-import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
-import { ChatServer, decision, proposal } from '../support/chat-server.js'
+import type { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
+import { decision, proposal } from '../support/chat-server.js'
+import { useScriptedModel } from '../support/scripted-model-runtime.js'
 
-const chat = new ChatServer()
-const dirs: string[] = []
-let url = ''
+const { chat, open } = useScriptedModel('pc-flush-model-')
 let rt: MemoryRuntime
-const open = (generation: { timeoutMs?: number; maxRequests?: number } = {}) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pc-flush-model-'))
-  dirs.push(dir)
-  return MemoryRuntime.open({
-    dataDir: dir,
-    extraction: { generation: { url, model: 'scripted', maxRequests: 1, ...generation } },
-  })
-}
 beforeAll(async () => {
-  url = await chat.listen()
   rt = await open()
 })
-afterAll(async () => {
-  await rt.close()
-  await chat.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-beforeEach(() => chat.reset())
 
 let n = 0
 const scope = (): string => `flush:model:${++n}`

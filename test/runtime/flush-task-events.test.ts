@@ -4,43 +4,22 @@
  * prompt of their own when a generation model is configured (the scripted chat server on loopback
  * records what reached it), and stay evidence only without one; capabilities say which.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
 import { TASK_OUTCOME_MEDIA_TYPE } from '../../src/core/extraction-rules.js'
 import { GIT_CHANGE_MEDIA_TYPE, gitChangeSource } from '../../src/core/git-change.js'
 import { PROMPT_VERSION, SOURCE_KIND_GUIDANCE } from '../../src/runtime/extraction-prompts.js'
-import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
-import { type ChatRequest, ChatServer, decision, proposal } from '../support/chat-server.js'
+import type { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
+import { type ChatRequest, decision, proposal } from '../support/chat-server.js'
+import { useScriptedModel } from '../support/scripted-model-runtime.js'
 
-const chat = new ChatServer()
-const dirs: string[] = []
-let url = ''
+const { chat, open, openWithout } = useScriptedModel('pc-task-events-')
 let withModel: MemoryRuntime
 let without: MemoryRuntime
-const dataDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'pc-task-events-'))
-  dirs.push(dir)
-  return dir
-}
 beforeAll(async () => {
-  url = await chat.listen()
-  withModel = await MemoryRuntime.open({
-    dataDir: dataDir(),
-    extraction: { generation: { url, model: 'scripted', maxRequests: 1 } },
-  })
-  without = await MemoryRuntime.open({ dataDir: dataDir() })
+  withModel = await open()
+  without = await openWithout()
 })
-afterAll(async () => {
-  await withModel?.close()
-  await without?.close()
-  await chat.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-beforeEach(() => chat.reset())
 
 let n = 0
 const scope = (): string => `git:example.org/acme/task-events-${++n}`

@@ -25,6 +25,14 @@ import type { SqlSession } from './session.js'
 
 const list = (n: number): string => Array.from({ length: n }, () => '?').join(', ')
 
+/** One page after `after` of a table keyed by one column. */
+const pageByOne = (select: string, table: string, key: string): string =>
+  `SELECT ${select} FROM ${table} WHERE ${key} > ? ORDER BY ${key} LIMIT ?`
+
+/** One page after `(a, b)` of a table keyed by two columns (see the file comment). */
+const pageByTwo = (select: string, table: string, a: string, b: string): string =>
+  `SELECT ${select} FROM ${table} WHERE ${a} >= ? AND (${a} > ? OR ${b} > ?) ORDER BY ${a}, ${b} LIMIT ?`
+
 /** The paged reads of one transaction. */
 export class TransferRows implements TransferTx {
   readonly #s: SqlSession
@@ -35,54 +43,48 @@ export class TransferRows implements TransferTx {
 
   /** Memory rows by id after `after`. */
   memories(after: string, limit: number): Promise<MemoryRow[]> {
-    return this.#s.all(
-      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE memory_id > ? ORDER BY memory_id LIMIT ?`,
-      [after, limit],
-    )
+    return this.#s.all(pageByOne(MEMORY_COLUMNS, 'memories', 'memory_id'), [after, limit])
   }
 
   /** Versions by (memory id, version) after the given key. */
   versions(after: { memoryId: string; version: number }, limit: number): Promise<VersionRow[]> {
-    return this.#s.all(
-      `SELECT ${VERSION_COLUMNS} FROM memory_versions
-       WHERE memory_id >= ? AND (memory_id > ? OR version > ?)
-       ORDER BY memory_id, version LIMIT ?`,
-      [after.memoryId, after.memoryId, after.version, limit],
-    )
+    return this.#s.all(pageByTwo(VERSION_COLUMNS, 'memory_versions', 'memory_id', 'version'), [
+      after.memoryId,
+      after.memoryId,
+      after.version,
+      limit,
+    ])
   }
 
   /** Change rows by (scope, seq) after the given key. */
   changes(after: { scopeId: string; seq: number }, limit: number): Promise<ChangeRow[]> {
-    return this.#s.all(
-      `SELECT ${CHANGE_COLUMNS} FROM memory_changes
-       WHERE scope_id >= ? AND (scope_id > ? OR seq > ?)
-       ORDER BY scope_id, seq LIMIT ?`,
-      [after.scopeId, after.scopeId, after.seq, limit],
-    )
+    return this.#s.all(pageByTwo(CHANGE_COLUMNS, 'memory_changes', 'scope_id', 'seq'), [
+      after.scopeId,
+      after.scopeId,
+      after.seq,
+      limit,
+    ])
   }
 
   /** Head projection rows by memory id after `after`. */
   heads(after: string, limit: number): Promise<HeadRow[]> {
-    return this.#s.all(
-      `SELECT ${HEAD_COLUMNS} FROM memory_heads WHERE memory_id > ? ORDER BY memory_id LIMIT ?`,
-      [after, limit],
-    )
+    return this.#s.all(pageByOne(HEAD_COLUMNS, 'memory_heads', 'memory_id'), [after, limit])
   }
 
   /** Change rows by (memory id, seq) after the given key (a memory's transitions in order). */
   changesByMemory(after: { memoryId: string; seq: number }, limit: number): Promise<ChangeRow[]> {
-    return this.#s.all(
-      `SELECT ${CHANGE_COLUMNS} FROM memory_changes
-       WHERE memory_id >= ? AND (memory_id > ? OR seq > ?)
-       ORDER BY memory_id, seq LIMIT ?`,
-      [after.memoryId, after.memoryId, after.seq, limit],
-    )
+    return this.#s.all(pageByTwo(CHANGE_COLUMNS, 'memory_changes', 'memory_id', 'seq'), [
+      after.memoryId,
+      after.memoryId,
+      after.seq,
+      limit,
+    ])
   }
 
   /** Merge records (with their inputs in order) by merge id after `after`. */
   async merges(after: string, limit: number): Promise<MergeRecord[]> {
     const rows = await this.#s.all<Omit<MergeRecord, 'inputs'>>(
-      `SELECT ${MERGE_COLUMNS} FROM merges WHERE merge_id > ? ORDER BY merge_id LIMIT ?`,
+      pageByOne(MERGE_COLUMNS, 'merges', 'merge_id'),
       [after, limit],
     )
     if (rows.length === 0) return []
@@ -103,7 +105,7 @@ export class TransferRows implements TransferTx {
   /** Scope ids after `after`. */
   async scopes(after: string, limit: number): Promise<string[]> {
     const rows = await this.#s.all<{ scopeId: string }>(
-      'SELECT scope_id AS scopeId FROM scopes WHERE scope_id > ? ORDER BY scope_id LIMIT ?',
+      pageByOne('scope_id AS scopeId', 'scopes', 'scope_id'),
       [after, limit],
     )
     return rows.map((r) => r.scopeId)
@@ -111,19 +113,16 @@ export class TransferRows implements TransferTx {
 
   /** Cursors by scope after `after`. */
   cursors(after: string, limit: number): Promise<CursorRow[]> {
-    return this.#s.all(
-      `SELECT ${CURSOR_COLUMNS} FROM source_cursors WHERE scope_id > ? ORDER BY scope_id LIMIT ?`,
-      [after, limit],
-    )
+    return this.#s.all(pageByOne(CURSOR_COLUMNS, 'source_cursors', 'scope_id'), [after, limit])
   }
 
   /** Failure rows by (scope, position) after the given key. */
   failures(after: { scopeId: string; position: number }, limit: number): Promise<FailureRow[]> {
-    return this.#s.all(
-      `SELECT ${FAILURE_COLUMNS} FROM source_failures
-       WHERE scope_id >= ? AND (scope_id > ? OR position > ?)
-       ORDER BY scope_id, position LIMIT ?`,
-      [after.scopeId, after.scopeId, after.position, limit],
-    )
+    return this.#s.all(pageByTwo(FAILURE_COLUMNS, 'source_failures', 'scope_id', 'position'), [
+      after.scopeId,
+      after.scopeId,
+      after.position,
+      limit,
+    ])
   }
 }
