@@ -1,6 +1,6 @@
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/spi/flush-types.js'
-import type * as L from '../storage/spi/listing-types.js'
 import type * as Spi from '../storage/spi/memory-backend.js'
+import { MEMORY_OPERATION_NAMES } from '../storage/spi/memory-backend.js'
 import type { PrepareContextCommand } from './context-preparer.js'
 import type { FlushCommand, FlushResult } from './source-flusher.js'
 
@@ -12,26 +12,61 @@ export interface PreparedEnvelope {
 }
 
 /**
- * The memory operations, in domain terms, defined once: `MemoryRuntime` implements them (local
- * data directory) and the CLI's `RemoteMemoryOperations` implements them over the HTTP client
- * (`--server-url`), so the CLI's commands are written once against this interface.
+ * The memory operations the CLI's commands are written against, in domain terms: the SPI's
+ * operations (declared once, in `spi/memory-commands.ts`) that the CLI uses, and the runtime's
+ * own prepared context and flush. `MemoryRuntime` implements them (local data directory) and the
+ * CLI's `RemoteMemoryOperations` over the HTTP client (`--server-url`).
  */
-export interface MemoryOperations {
-  remember(cmd: Spi.RememberCommand): Promise<Spi.RememberResult>
-  update(cmd: Spi.UpdateCommand): Promise<Spi.UpdateResult>
-  forget(cmd: Spi.ForgetCommand): Promise<Spi.ForgetResult>
-  restore(cmd: Spi.RestoreCommand): Promise<Spi.RestoreResult>
-  restorePreview(cmd: Spi.RestorePreviewCommand): Promise<Spi.RestorePreviewResult>
-  merge(cmd: Spi.MergeCommand): Promise<Spi.MergeResult>
-  get(cmd: Spi.GetCommand): Promise<Spi.GetResult>
-  history(cmd: Spi.HistoryCommand): Promise<Spi.HistoryResult>
-  list(cmd: Spi.ListCommand): Promise<Spi.ListResult>
-  search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult>
-  changes(cmd: Spi.ChangesCommand): Promise<Spi.ChangesResult>
+export interface MemoryOperations extends Pick<
+  Spi.MemoryOperationMethods,
+  | 'remember'
+  | 'update'
+  | 'forget'
+  | 'restore'
+  | 'restorePreview'
+  | 'merge'
+  | 'get'
+  | 'history'
+  | 'list'
+  | 'search'
+  | 'changes'
+  | 'captureSource'
+  | 'listScopes'
+> {
   /** The prepared context's envelope (the cited items stay server-side over HTTP). */
   prepareContext(cmd: PrepareContextCommand): Promise<PreparedEnvelope>
-  captureSource(cmd: Spi.CaptureSourceCommand): Promise<Spi.CaptureSourceResult>
   flush(cmd: FlushCommand): Promise<FlushResult>
   flushRecords(cmd: FlushRecordsCommand): Promise<FlushRecordsResult>
-  listScopes(cmd: L.ListScopesCommand): Promise<L.ListScopesResult>
 }
+
+/** A class whose instances answer every SPI memory operation by calling the given backend. */
+type DelegatingClass = abstract new (backend: Spi.MemoryBackend) => Spi.MemoryOperationMethods
+
+/**
+ * The one delegation path of the runtime: a base class with a method per name of
+ * `MEMORY_OPERATION_NAMES`, each passing its arguments to the backend's method of that name and
+ * returning its promise unchanged. So an SPI operation reaches every surface through the runtime
+ * without being restated here.
+ */
+export const BackendDelegation: DelegatingClass = (() => {
+  abstract class Delegation {
+    readonly #backend: Spi.MemoryBackend
+    constructor(backend: Spi.MemoryBackend) {
+      this.#backend = backend
+    }
+    static {
+      for (const name of MEMORY_OPERATION_NAMES) {
+        Object.defineProperty(Delegation.prototype, name, {
+          configurable: true,
+          writable: true,
+          value: function (this: Delegation, ...args: unknown[]): unknown {
+            const method = this.#backend[name] as (...a: unknown[]) => unknown
+            return method.apply(this.#backend, args)
+          },
+        })
+      }
+    }
+  }
+  // The methods are installed above, one per operation name; TypeScript cannot see them.
+  return Delegation as unknown as DelegatingClass
+})()

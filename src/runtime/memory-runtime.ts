@@ -3,7 +3,6 @@ import { PRODUCT_VERSION } from '../core/product-version.js'
 import type { ExportRecord } from '../storage/spi/export-types.js'
 import type { ImportReport } from '../storage/spi/export-types.js'
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/spi/flush-types.js'
-import type * as L from '../storage/spi/listing-types.js'
 import type * as Spi from '../storage/spi/memory-backend.js'
 import type { AnnSettings } from '../storage/sqlite/index.js'
 import { openSqliteBackend } from '../storage/sqlite/index.js'
@@ -17,6 +16,7 @@ import { EmbeddingHealth, ReindexLoop } from './embedding-health.js'
 import type { ExtractionCapabilities, ExtractionOptions } from './extraction.js'
 import { Extraction } from './extraction.js'
 import type { MemoryOperations } from './memory-operations.js'
+import { BackendDelegation } from './memory-operations.js'
 import type { UpgradeOptions, UpgradeReport } from './reference-upgrade.js'
 import { openReferenceSession, upgradeFromReference } from './reference-upgrade.js'
 import type { FlushCommand, FlushResult } from './source-flusher.js'
@@ -78,9 +78,11 @@ export { PRODUCT_VERSION }
 /**
  * The memory runtime: the one object every surface (CLI, HTTP, MCP) calls. It owns the backend's
  * lifecycle and assembles the embedder (vector search, background reindex), extraction and the
- * flush of captured sources, and prepared context. It holds no domain rule itself.
+ * flush of captured sources, and prepared context. It holds no domain rule itself: every SPI
+ * memory operation (`remember`, `search`, `listSources`, …) is the backend's, reached through
+ * {@link BackendDelegation}.
  */
-export class MemoryRuntime implements MemoryOperations {
+export class MemoryRuntime extends BackendDelegation implements MemoryOperations {
   readonly #backend: Spi.MemoryBackend
   readonly dataDir: string | undefined
   readonly #health: EmbeddingHealth | undefined
@@ -94,6 +96,7 @@ export class MemoryRuntime implements MemoryOperations {
     embedder: Embedder | undefined,
     extraction: ExtractionOptions | undefined,
   ) {
+    super(backend)
     this.#backend = backend
     this.dataDir = dataDir
     this.#health = embedder === undefined ? undefined : new EmbeddingHealth(embedder)
@@ -138,40 +141,6 @@ export class MemoryRuntime implements MemoryOperations {
     return this.#backend
   }
 
-  remember(cmd: Spi.RememberCommand): Promise<Spi.RememberResult> {
-    return this.#backend.remember(cmd)
-  }
-  update(cmd: Spi.UpdateCommand): Promise<Spi.UpdateResult> {
-    return this.#backend.update(cmd)
-  }
-  forget(cmd: Spi.ForgetCommand): Promise<Spi.ForgetResult> {
-    return this.#backend.forget(cmd)
-  }
-  restore(cmd: Spi.RestoreCommand): Promise<Spi.RestoreResult> {
-    return this.#backend.restore(cmd)
-  }
-  restorePreview(cmd: Spi.RestorePreviewCommand): Promise<Spi.RestorePreviewResult> {
-    return this.#backend.restorePreview(cmd)
-  }
-  merge(cmd: Spi.MergeCommand): Promise<Spi.MergeResult> {
-    return this.#backend.merge(cmd)
-  }
-  get(cmd: Spi.GetCommand): Promise<Spi.GetResult> {
-    return this.#backend.get(cmd)
-  }
-  history(cmd: Spi.HistoryCommand): Promise<Spi.HistoryResult> {
-    return this.#backend.history(cmd)
-  }
-  list(cmd: Spi.ListCommand): Promise<Spi.ListResult> {
-    return this.#backend.list(cmd)
-  }
-  search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult> {
-    return this.#backend.search(cmd)
-  }
-  /** Active memories of one or more scopes, newest first. */
-  recent(cmd: Spi.RecentCommand): Promise<Spi.RecentResult> {
-    return this.#backend.recent(cmd)
-  }
   /**
    * Prepared context for an agent hook (DESIGN §5; docs/agents.md): the cited, bounded block of
    * memories relevant to `query`, or the session-start brief without one. Read-only, no write lock.
@@ -179,21 +148,6 @@ export class MemoryRuntime implements MemoryOperations {
    */
   prepareContext(cmd: PrepareContextCommand): Promise<PrepareContextResult> {
     return prepareContext(this.#backend, cmd)
-  }
-  changes(cmd: Spi.ChangesCommand): Promise<Spi.ChangesResult> {
-    return this.#backend.changes(cmd)
-  }
-  captureSource(cmd: Spi.CaptureSourceCommand): Promise<Spi.CaptureSourceResult> {
-    return this.#backend.captureSource(cmd)
-  }
-  listScopes(cmd: L.ListScopesCommand = {}): Promise<L.ListScopesResult> {
-    return this.#backend.listScopes(cmd)
-  }
-  getSources(cmd: L.GetSourcesCommand): Promise<L.GetSourcesResult> {
-    return this.#backend.getSources(cmd)
-  }
-  listSources(cmd: L.ListSourcesCommand): Promise<L.ListSourcesResult> {
-    return this.#backend.listSources(cmd)
   }
   /**
    * Processes one window of the scope's captured sources (DESIGN §6); see `docs/sources-and-flush.md`.

@@ -2,37 +2,16 @@ import type * as S from './backend-status.js'
 import type { ExportRecord, ImportReport } from './export-types.js'
 import type { SourceJournalPort } from './flush-types.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from './legacy-types.js'
-import type * as L from './listing-types.js'
 import type * as C from './memory-commands.js'
-import type { SearchCommand, SearchResult } from './search-types.js'
 
 /**
- * The storage SPI every backend implements. All rules live in `DatabaseMemoryBackend`; adapters
+ * The storage SPI every backend implements: the memory operations ({@link C.MemoryOperationMethods})
+ * and maintenance, lifecycle and status. All rules live in `DatabaseMemoryBackend`; adapters
  * add only SQL, transactions and their search dialect.
  */
-export interface MemoryBackend {
+export interface MemoryBackend extends C.MemoryOperationMethods {
   readonly name: string
   readonly capabilities: S.BackendCapabilities
-  remember(cmd: C.RememberCommand): Promise<C.RememberResult>
-  update(cmd: C.UpdateCommand): Promise<C.UpdateResult>
-  forget(cmd: C.ForgetCommand): Promise<C.ForgetResult>
-  restore(cmd: C.RestoreCommand): Promise<C.RestoreResult>
-  restorePreview(cmd: C.RestorePreviewCommand): Promise<C.RestorePreviewResult>
-  merge(cmd: C.MergeCommand): Promise<C.MergeResult>
-  get(cmd: C.GetCommand): Promise<C.GetResult>
-  history(cmd: C.HistoryCommand): Promise<C.HistoryResult>
-  list(cmd: C.ListCommand): Promise<C.ListResult>
-  search(cmd: SearchCommand): Promise<SearchResult>
-  /** Active memories of several scopes, newest first (the session-start brief of prepare). */
-  recent(cmd: C.RecentCommand): Promise<C.RecentResult>
-  changes(cmd: C.ChangesCommand): Promise<C.ChangesResult>
-  captureSource(cmd: C.CaptureSourceCommand): Promise<C.CaptureSourceResult>
-  /** Scopes with memory counts per state, keyset paged by scope id. */
-  listScopes(cmd?: L.ListScopesCommand): Promise<L.ListScopesResult>
-  /** Captured sources by id (evidence content, metadata, flush status). */
-  getSources(cmd: L.GetSourcesCommand): Promise<L.GetSourcesResult>
-  /** The scope's source journal: cursor, high watermark, a page of sources. */
-  listSources(cmd: L.ListSourcesCommand): Promise<L.ListSourcesResult>
   /**
    * Checks every stored invariant, after the database's own integrity check (SQLite:
    * `quick_check`, or the full `integrity_check` with `full`).
@@ -107,6 +86,8 @@ export type {
   LegacyCitationInput,
   ListCommand,
   ListResult,
+  MemoryOperationMethods,
+  MemoryOperationName,
   MergeCommand,
   MergeResult,
   PlanRef,
@@ -128,6 +109,7 @@ export {
   CHANGES_LIMIT_MAX,
   LIST_LIMIT_DEFAULT,
   LIST_LIMIT_MAX,
+  MEMORY_OPERATION_NAMES,
   RECENT_LIMIT_DEFAULT,
   RECENT_LIMIT_MAX,
   RECENT_SCOPES_MAX,

@@ -1,4 +1,8 @@
-/** The memory operations' commands and results (DESIGN §3–§7), and their batch and page limits. */
+/**
+ * The memory operations of the SPI, declared once (DESIGN §3–§7): their commands and results, batch
+ * and page limits, and {@link MemoryOperationMethods}, from which `MemoryBackend` and the runtime
+ * take their methods.
+ */
 import type {
   ArtifactRef,
   Memory,
@@ -8,6 +12,8 @@ import type {
   SourceRef,
 } from '../../core/memory-model.js'
 import type { SkippedSource } from './flush-types.js'
+import type * as L from './listing-types.js'
+import type { SearchCommand, SearchResult } from './search-types.js'
 
 /** Batch and page limits (DESIGN §7). */
 export const REMEMBER_MAX_ENTRIES = 100
@@ -249,3 +255,59 @@ export interface CaptureSourceResult {
   /** False when the same payload was already captured (idempotent repeat). */
   readonly created: boolean
 }
+
+/**
+ * Every memory operation, one method each: `MemoryBackend` extends it and `MemoryRuntime` answers
+ * each by calling its backend ({@link MEMORY_OPERATION_NAMES}). A new operation is declared here.
+ */
+export interface MemoryOperationMethods {
+  remember(cmd: RememberCommand): Promise<RememberResult>
+  update(cmd: UpdateCommand): Promise<UpdateResult>
+  forget(cmd: ForgetCommand): Promise<ForgetResult>
+  restore(cmd: RestoreCommand): Promise<RestoreResult>
+  restorePreview(cmd: RestorePreviewCommand): Promise<RestorePreviewResult>
+  merge(cmd: MergeCommand): Promise<MergeResult>
+  get(cmd: GetCommand): Promise<GetResult>
+  history(cmd: HistoryCommand): Promise<HistoryResult>
+  list(cmd: ListCommand): Promise<ListResult>
+  search(cmd: SearchCommand): Promise<SearchResult>
+  /** Active memories of several scopes, newest first (the session-start brief of prepare). */
+  recent(cmd: RecentCommand): Promise<RecentResult>
+  changes(cmd: ChangesCommand): Promise<ChangesResult>
+  captureSource(cmd: CaptureSourceCommand): Promise<CaptureSourceResult>
+  /** Scopes with memory counts per state, keyset paged by scope id. */
+  listScopes(cmd?: L.ListScopesCommand): Promise<L.ListScopesResult>
+  /** Captured sources by id (evidence content, metadata, flush status). */
+  getSources(cmd: L.GetSourcesCommand): Promise<L.GetSourcesResult>
+  /** The scope's source journal: cursor, high watermark, a page of sources. */
+  listSources(cmd: L.ListSourcesCommand): Promise<L.ListSourcesResult>
+}
+
+/** The name of a memory operation. */
+export type MemoryOperationName = keyof MemoryOperationMethods
+
+// `satisfies` makes this record exhaustive: an operation missing here, or one too many, does not
+// compile, so the list below cannot drift from the interface.
+const OPERATION_NAMES = {
+  remember: true,
+  update: true,
+  forget: true,
+  restore: true,
+  restorePreview: true,
+  merge: true,
+  get: true,
+  history: true,
+  list: true,
+  search: true,
+  recent: true,
+  changes: true,
+  captureSource: true,
+  listScopes: true,
+  getSources: true,
+  listSources: true,
+} as const satisfies Record<MemoryOperationName, true>
+
+/** Every memory operation's name, at run time (the runtime delegates each to its backend). */
+export const MEMORY_OPERATION_NAMES: readonly MemoryOperationName[] = Object.freeze(
+  Object.keys(OPERATION_NAMES) as MemoryOperationName[],
+)
