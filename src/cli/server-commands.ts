@@ -76,6 +76,7 @@ interface ServerRunOptions extends EmbeddingFlags, GenerationFlags, Partial<Conn
   database?: string
   insecureNoAuth?: boolean
   logFormat?: string
+  metricsProcess?: boolean
 }
 
 /** Registers `server run`. It resolves only when the server has stopped. */
@@ -116,6 +117,10 @@ export function registerServerCommands(
   run.option(
     '--log-format <format>',
     'auto (pretty on a terminal, else JSON lines), json or pretty (env POWERCONTEXT_SERVER_LOG_FORMAT)',
+  )
+  run.option(
+    '--metrics-process',
+    'add Node.js process metrics (CPU, memory, event loop, GC) to GET /metrics (env POWERCONTEXT_SERVER_METRICS_PROCESS=true)',
   )
   run.option(
     '--schedule-seconds <n>',
@@ -168,6 +173,7 @@ export function registerServerCommands(
         insecureNoAuth: o.insecureNoAuth === true || env('INSECURE_NO_AUTH') === 'true',
         logLevel: env('LOG_LEVEL') ?? 'info',
         logFormat,
+        processMetrics: o.metricsProcess === true || env('METRICS_PROCESS') === 'true',
       })
     } catch (err) {
       setExit(printError(io, err, globals.json === true))

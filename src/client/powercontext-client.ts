@@ -51,6 +51,8 @@ export interface PowerContextClient {
   ready(options?: CallOptions): Promise<Wire.ReadinessResponse>
   /** `GET /openapi.json`: the contract the server was built from (public, no token needed). */
   openapi(options?: CallOptions): Promise<Wire.OpenApiDocument>
+  /** `GET /metrics`: the server's Prometheus metrics, as text (behind the token like the API). */
+  metrics(options?: CallOptions): Promise<string>
   /** `GET /v1/capabilities`: version, search modes, extraction, limits. */
   capabilities(options?: CallOptions): Promise<Wire.CapabilitiesResponse>
   /** `POST /v1/sources/content`: persist evidence (idempotent for the same payload). */
@@ -111,6 +113,16 @@ export interface PowerContextClient {
     body: Wire.FlushRecordsRequest,
     options?: CallOptions,
   ): Promise<Wire.FlushRecordsResponse>
+}
+
+/** A text body parsed as JSON when it is JSON (an error envelope), else the text itself. */
+function jsonOrText(body: unknown): unknown {
+  if (typeof body !== 'string') return body
+  try {
+    return JSON.parse(body) as unknown
+  } catch {
+    return body
+  }
 }
 
 /** What openapi-fetch resolves with, reduced to what the client reads. */
@@ -226,6 +238,16 @@ export function createPowerContextClient(options: PowerContextClientOptions): Po
     live: (o) => call('live', (i) => raw.GET('/health/live', i), o),
     ready: (o) => call('ready', (i) => raw.GET('/health/ready', i), o, isReport),
     openapi: (o) => call('openapiDocument', (i) => raw.GET('/openapi.json', i), o),
+    metrics: (o) =>
+      call(
+        'metrics',
+        async (i) => {
+          // A text route: the metrics are read as text, an error answer is still the envelope.
+          const r = await raw.GET('/metrics', { ...i, parseAs: 'text' })
+          return r.error === undefined ? r : { ...r, error: jsonOrText(r.error) }
+        },
+        o,
+      ),
     capabilities: (o) => call('capabilities', (i) => raw.GET('/v1/capabilities', i), o),
     captureContent: (body, o) =>
       call(

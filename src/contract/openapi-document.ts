@@ -1001,6 +1001,36 @@ export const OPENAPI_DOCUMENT = {
           }
         }
       }
+    },
+    "/metrics": {
+      "get": {
+        "operationId": "metrics",
+        "tags": [
+          "health"
+        ],
+        "summary": "Prometheus metrics of this server (text exposition format).",
+        "description": "Request counts and latencies by route pattern and status, searches by the mode used,\nflushes by outcome, the reindex backlog (docs/server.md, \"Logs and metrics\"). Behind the\nbearer token like the API (401 without it when the server has one).\n",
+        "responses": {
+          "200": {
+            "description": "The metrics, in the Prometheus text format 0.0.4.",
+            "headers": {
+              "X-PowerContext-Request-ID": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        }
+      }
     }
   },
   "components": {

@@ -264,6 +264,16 @@ export const OPERATIONS = [
     "successStatus": 200,
     "public": true,
     "mcpTool": null
+  },
+  {
+    "operationId": "metrics",
+    "method": "GET",
+    "path": "/metrics",
+    "summary": "Prometheus metrics of this server (text exposition format).",
+    "requestSchema": null,
+    "successStatus": 200,
+    "public": false,
+    "mcpTool": null
   }
 ] as const satisfies readonly ContractOperation[]
 

@@ -30,6 +30,7 @@ import {
 import { consolePlugin, PUBLIC_ROUTE } from './console-plugin.js'
 import { toErrorResponse } from './error-response.js'
 import { loggerOptions, type LogSettings } from './log-format.js'
+import { AppMetrics, type MetricsOptions } from './metrics.js'
 import { addLogFields, RequestLogController } from './request-log.js'
 
 export type { RuntimeSlot } from '../wire/surface-call.js'
@@ -44,6 +45,8 @@ export interface AppOptions {
   readonly console?: boolean
   /** Timeouts and connection limits (default {@link DEFAULT_CONNECTION_LIMITS}). */
   readonly limits?: ConnectionLimits | undefined
+  /** `GET /metrics` options (metrics.ts); the endpoint is always served, behind the same auth. */
+  readonly metrics?: MetricsOptions | undefined
   /** Extra routes mounted by other surfaces (e.g. `/mcp`), behind the same auth. */
   readonly plugins?: readonly ((app: FastifyInstance, slot: RuntimeSlot) => void)[]
 }
@@ -134,6 +137,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // Past the limit Node closes a new connection at once; the open ones are served as before.
   if (limits.maxConnections > 0) app.server.maxConnections = limits.maxConnections
   const validator = new ContractValidator()
+  const metrics = new AppMetrics(options.slot, options.metrics)
+  app.addHook('onResponse', async (req, reply) => metrics.observe(req, reply))
 
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(
@@ -222,6 +227,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     },
     // The contract itself (public, like the health routes: it holds no data).
     openapiDocument: async () => OPENAPI_DOCUMENT,
+    metrics: async (_req, reply) => metrics.send(reply),
   } satisfies Record<SurfaceOperationId, RouteHandlerMethod>
 
   const call = { slot: options.slot, validator, bodyName: 'request' } as const

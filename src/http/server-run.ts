@@ -43,6 +43,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       stream: settings.logStream,
     },
     authToken: settings.authToken,
+    metrics: { processMetrics: settings.processMetrics },
     limits,
     plugins: settings.plugins ?? [mcpPlugin],
   })

@@ -19,6 +19,8 @@ export interface ServerSettings {
   readonly logLevel?: string
   /** `auto` (default: pretty on a TTY, else JSON lines), `json` or `pretty` (env `POWERCONTEXT_SERVER_LOG_FORMAT`). */
   readonly logFormat?: LogSettings['format']
+  /** Add Node.js process metrics to `GET /metrics` (env `POWERCONTEXT_SERVER_METRICS_PROCESS=true`). */
+  readonly processMetrics?: boolean | undefined
   /** JSON log lines go here instead of stdout (tests). */
   readonly logStream?: LogSettings['stream']
   /** Bearer token required on every non-health route (env `POWERCONTEXT_SERVER_AUTH_TOKEN`). */

@@ -108,6 +108,7 @@ export class ReindexLoop {
   #timer: NodeJS.Timeout | undefined
   #running: Promise<void> | undefined
   #stopped = false
+  #lastRemaining: number | null = null
 
   constructor(backend: MemoryBackend, options: ReindexLoopOptions, onPass: () => void) {
     this.#backend = backend
@@ -118,6 +119,11 @@ export class ReindexLoop {
     this.#onPass = onPass
     this.#delay = this.#base
     this.#schedule(0)
+  }
+
+  /** Heads without a valid vector after the last pass (running totals while one runs), or null. */
+  get lastRemaining(): number | null {
+    return this.#lastRemaining
   }
 
   #schedule(delay = this.#delay): void {
@@ -144,6 +150,7 @@ export class ReindexLoop {
           this.#onProgress('progress', p)
         },
       })
+      this.#lastRemaining = report.remaining
       this.#onProgress('done', report)
       this.#onPass()
       if (report.error === null) this.#delay = this.#base

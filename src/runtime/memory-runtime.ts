@@ -19,6 +19,7 @@ import type { MemoryOperations } from './memory-operations.js'
 import { BackendDelegation } from './memory-operations.js'
 import type { UpgradeOptions, UpgradeReport } from './reference-upgrade.js'
 import { openReferenceSession, upgradeFromReference } from './reference-upgrade.js'
+import { RuntimeCounters, type RuntimeStats } from './runtime-counters.js'
 import type { FlushCommand, FlushResult } from './source-flusher.js'
 
 /** How to open a runtime: a data directory (embedded SQLite) or an already opened backend. */
@@ -88,6 +89,7 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
   readonly #health: EmbeddingHealth | undefined
   #reindexLoop: ReindexLoop | undefined
   readonly #extraction: Extraction
+  readonly #counters = new RuntimeCounters()
   #closed = false
 
   private constructor(
@@ -141,6 +143,10 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
     return this.#backend
   }
 
+  /** Searches as the backend answers them, counted by mode for `GET /metrics`. */
+  override search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult> {
+    return this.#counters.search(this.#backend.search(cmd))
+  }
   /**
    * Prepared context for an agent hook (DESIGN §5; docs/agents.md): the cited, bounded block of
    * memories relevant to `query`, or the session-start brief without one. Read-only, no write lock.
@@ -155,7 +161,7 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
    *   `inference_timeout`, `inference_unavailable`, `invalid_inference_output`.
    */
   flush(cmd: FlushCommand): Promise<FlushResult> {
-    return this.#extraction.flush(cmd)
+    return this.#counters.flush(this.#extraction.flush(cmd))
   }
   /** Decision records of a scope's flushes (one per cursor advance), oldest window first. */
   flushRecords(cmd: FlushRecordsCommand): Promise<FlushRecordsResult> {
@@ -230,6 +236,21 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
     if (this.#closed || this.#health === undefined || this.#reindexLoop !== undefined) return
     const health = this.#health
     this.#reindexLoop = new ReindexLoop(this.#backend, options, () => health.invalidate())
+  }
+
+  /**
+   * What the runtime did since it opened (searches by mode, flushes by outcome) and the vector
+   * backlog as the backend and the background reindex last saw it; read by `GET /metrics`.
+   */
+  stats(): RuntimeStats {
+    const vectors = this.#backend.vectorStatus()
+    return {
+      ...this.#counters.snapshot(),
+      reindex: {
+        backlog: vectors.state === 'ready' && vectors.backlog,
+        remaining: this.#reindexLoop?.lastRemaining ?? null,
+      },
+    }
   }
 
   /** Search modes available now, as the backend derives them from its probes (docs/search.md). */

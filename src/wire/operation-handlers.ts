@@ -46,12 +46,13 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024
 
 /**
  * The contract operations a surface answers itself, without the runtime's handler table: liveness,
- * readiness (its own 503 report) and the contract document.
+ * readiness (its own 503 report), the contract document and the server's metrics.
  */
 export const SURFACE_OPERATIONS = [
   'live',
   'ready',
   'openapiDocument',
+  'metrics',
 ] as const satisfies readonly OperationId[]
 /** An operation a surface answers itself. */
 export type SurfaceOperationId = (typeof SURFACE_OPERATIONS)[number]

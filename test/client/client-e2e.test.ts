@@ -268,6 +268,9 @@ describe('client end to end', () => {
     expect([missing.code, missing.status]).toEqual(['source_not_found', 404])
     const doc = await pc.openapi()
     expect(doc.openapi).toBe('3.1.0')
+    const metrics = await pc.metrics()
+    expect(metrics).toContain('# TYPE powercontext_http_requests_total counter')
+    expect(metrics).toMatch(/powercontext_searches_total\{mode="fts"\} \d+/)
   })
 
   it('prepares context for a query and the session brief', async () => {
@@ -306,6 +309,8 @@ describe('client with auth', () => {
         pc.remember({ scope_id: SCOPE, entries: [{ kind: 'fact', text: 'x' }] }),
       )
       expect(w.code).toBe('unauthorized')
+      const m = await failure(pc.metrics({ requestId: 'e2e:metrics' }))
+      expect(m).toMatchObject({ code: 'unauthorized', status: 401, requestId: 'e2e:metrics' })
     }
   })
 

@@ -637,6 +637,20 @@ describe('HTTP contract, end to end', () => {
     errored.add('openapiDocument')
   })
 
+  it('serves metrics as Prometheus text behind the bearer token', async () => {
+    const op = operation('metrics')
+    const denied = await call('metrics', undefined, { base: authServer.url })
+    expect(errorOf(expectContract('metrics', denied, 401)).code).toBe('unauthorized')
+    const res = await fetch(`${authServer.url}${op.path}`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/)
+    expect(res.headers.get('x-powercontext-request-id')).toMatch(GENERATED_ID)
+    expect(await res.text()).toMatch(/^# HELP powercontext_http_requests_total /m)
+    validated.add('metrics')
+  })
+
   it('prepares context: the v1 envelope for a query, the brief, and empty', async () => {
     const ready = expectContract<{ content: string; content_bytes: number }>(
       'prepareContext',

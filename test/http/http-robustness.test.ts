@@ -523,7 +523,10 @@ interface Ids {
   readonly m: string
 }
 
-type PostOp = Exclude<OperationId, 'live' | 'ready' | 'capabilities' | 'openapiDocument'>
+type PostOp = Exclude<
+  OperationId,
+  'live' | 'ready' | 'capabilities' | 'openapiDocument' | 'metrics'
+>
 
 interface Base {
   readonly body: Record<string, unknown>

@@ -52,6 +52,19 @@ export function responseSchemaRef(operationId: string, status: number): string |
   return typeof ref === 'string' ? ref : undefined
 }
 
+/** True when the contract declares a `text/plain` body for the operation and status (`metrics`). */
+export function declaresText(operationId: string, status: number): boolean {
+  const op = OPERATIONS.find((o) => o.operationId === operationId)
+  const responses = at(
+    OPENAPI_DOCUMENT,
+    'paths',
+    op?.path ?? '',
+    op?.method.toLowerCase() ?? '',
+    'responses',
+  )
+  return at(deref(at(responses, String(status))), 'content', 'text/plain', 'schema') !== undefined
+}
+
 /** Every way a response breaks the contract; empty when it conforms. */
 export function contractViolations(
   operationId: string,
@@ -140,6 +153,15 @@ export class ContractRecorder {
       return response
     }
     const text = await response.clone().text()
+    const requestId = response.headers.get(REQUEST_ID_HEADER)
+    if (declaresText(op.operationId, response.status)) {
+      this.seen.push({ operationId: op.operationId, status: response.status })
+      if (!(response.headers.get('content-type') ?? '').startsWith('text/plain'))
+        this.violations.push(`${op.operationId} ${response.status}: not text/plain`)
+      if (!REQUEST_ID_PATTERN.test(requestId ?? ''))
+        this.violations.push(`${op.operationId}: bad ${REQUEST_ID_HEADER} header ${requestId}`)
+      return response
+    }
     let body: unknown
     try {
       body = JSON.parse(text)
@@ -148,14 +170,7 @@ export class ContractRecorder {
       return response
     }
     this.seen.push({ operationId: op.operationId, status: response.status })
-    this.violations.push(
-      ...contractViolations(
-        op.operationId,
-        response.status,
-        body,
-        response.headers.get(REQUEST_ID_HEADER),
-      ),
-    )
+    this.violations.push(...contractViolations(op.operationId, response.status, body, requestId))
     return response
   }
 

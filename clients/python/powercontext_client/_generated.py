@@ -1269,6 +1269,7 @@ OPERATIONS: Dict[str, Operation] = {
     "getSources": Operation("getSources", "POST", "/v1/sources/get", "GetSourcesRequest", {200: T.model("GetSourcesResponse")}),
     "listSources": Operation("listSources", "POST", "/v1/sources/list", "ListSourcesRequest", {200: T.model("ListSourcesResponse")}),
     "openapiDocument": Operation("openapiDocument", "GET", "/openapi.json", None, {200: T.model("OpenApiDocument")}),
+    "metrics": Operation("metrics", "GET", "/metrics", None, {200: T.STR}),
 }
 
 
@@ -1580,6 +1581,15 @@ class Operations:
     ) -> OpenApiDocument:
         "GET /openapi.json: This contract (OpenAPI 3.1) as JSON."
         return self._call("openapiDocument", None, request_id, timeout)  # type: ignore[no-any-return]
+
+    def metrics(
+        self,
+        *,
+        request_id: str | None = None,
+        timeout: float | None = None,
+    ) -> str:
+        "GET /metrics: Prometheus metrics of this server (text exposition format)."
+        return self._call("metrics", None, request_id, timeout)  # type: ignore[no-any-return]
 
 
 __all__ = [

@@ -1,0 +1,107 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+
+import { FLUSH_OUTCOMES } from '../runtime/runtime-counters.js'
+import type { RuntimeSlot } from '../wire/surface-call.js'
+
+/** What `GET /metrics` adds beyond the server's own metrics (AppOptions `metrics`). */
+export interface MetricsOptions {
+  /**
+   * Also export prom-client's default Node.js process metrics (CPU, memory, event loop lag,
+   * GC; standard `process_*` and `nodejs_*` names). Default false.
+   */
+  readonly processMetrics?: boolean | undefined
+}
+
+/** Route label of a request no route matched (a 404): never the raw URL, whose values are unbounded. */
+const UNMATCHED = 'unmatched'
+/** Request latency buckets in seconds: ~1 ms reads up to model-backed flushes. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+const SEARCH_MODES_USED = ['fts', 'vector', 'hybrid'] as const
+
+/**
+ * The metrics of one app, in a registry of its own (several apps in one process never collide).
+ * Request metrics are observed as responses finish; the runtime's counts (searches by mode,
+ * flushes by outcome) and the reindex backlog are read from the bound runtime at scrape time, so
+ * they cover every surface (HTTP, MCP, the flush scheduler).
+ */
+export class AppMetrics {
+  readonly registry = new Registry()
+  readonly #requests: Counter<'method' | 'route' | 'status'>
+  readonly #latency: Histogram<'method' | 'route' | 'status'>
+
+  constructor(slot: RuntimeSlot, options: MetricsOptions = {}) {
+    const registers = [this.registry]
+    const labelNames = ['method', 'route', 'status'] as const
+    this.#requests = new Counter({
+      name: 'powercontext_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status.',
+      labelNames,
+      registers,
+    })
+    this.#latency = new Histogram({
+      name: 'powercontext_http_request_duration_seconds',
+      help: 'HTTP request duration in seconds (arrival to response sent), by method, route pattern and status.',
+      labelNames,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    })
+    const stats = () => slot.current?.stats()
+    new Counter({
+      name: 'powercontext_searches_total',
+      help: 'Searches answered since the runtime opened, by the mode actually used.',
+      labelNames: ['mode'],
+      registers,
+      collect() {
+        const searches = stats()?.searches
+        this.reset()
+        for (const mode of SEARCH_MODES_USED) this.inc({ mode }, searches?.[mode] ?? 0)
+      },
+    })
+    new Counter({
+      name: 'powercontext_flushes_total',
+      help: 'Flushes (explicit and scheduled) since the runtime opened, by outcome: processed, idle, failed.',
+      labelNames: ['outcome'],
+      registers,
+      collect() {
+        const flushes = stats()?.flushes
+        this.reset()
+        for (const outcome of FLUSH_OUTCOMES) this.inc({ outcome }, flushes?.[outcome] ?? 0)
+      },
+    })
+    new Gauge({
+      name: 'powercontext_reindex_backlog',
+      help: '1 while some active memory may lack its vector (vectors ready; unknown at open counts), else 0.',
+      registers,
+      collect() {
+        this.set(stats()?.reindex.backlog === true ? 1 : 0)
+      },
+    })
+    new Gauge({
+      name: 'powercontext_reindex_remaining',
+      help: 'Memories without a valid vector after the background reindex last ran (0 before its first pass).',
+      registers,
+      collect() {
+        this.set(stats()?.reindex.remaining ?? 0)
+      },
+    })
+    if (options.processMetrics === true) collectDefaultMetrics({ register: this.registry })
+  }
+
+  /** Counts a finished request under its route pattern (`unmatched` when no route matched). */
+  observe(req: FastifyRequest, reply: FastifyReply): void {
+    const labels = {
+      method: req.method,
+      route: req.routeOptions?.url ?? UNMATCHED,
+      status: String(reply.statusCode),
+    }
+    this.#requests.inc(labels)
+    this.#latency.observe(labels, reply.elapsedTime / 1000)
+  }
+
+  /** The `GET /metrics` answer: every metric in the Prometheus text format. */
+  async send(reply: FastifyReply): Promise<FastifyReply> {
+    const text = await this.registry.metrics()
+    return reply.type(this.registry.contentType).send(text)
+  }
+}
