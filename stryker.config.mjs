@@ -12,7 +12,13 @@ export default {
   vitest: { configFile: 'vitest.mutate.config.ts', related: false },
   mutate: ['src/core/**/*.ts', 'src/storage/engine/ops/**/*.ts'],
   coverageAnalysis: 'perTest',
-  concurrency: 2,
+  // Static mutants (module-level constants) would rerun every test with a fresh module graph.
+  ignoreStatic: true,
+  // Results of unchanged mutants and tests are reused from the last run (reports/ is gitignored).
+  incremental: true,
+  incrementalFile: 'reports/stryker-incremental.json',
+  // The machine's 2 cores are shared; one test process at a time.
+  concurrency: 1,
   timeoutMS: 30_000,
   reporters: ['clear-text', 'progress', 'json', 'html'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
