@@ -3,6 +3,7 @@
  * - `powercontext-types.ts`: TypeScript types (openapi-typescript);
  * - `openapi-document.ts`: the document as data (server validation, MCP tool schemas);
  * - `operations.ts`: the operation table (id, method, path, request schema, success status, MCP tool);
+ * - `client-operations.ts`: the typed client's table, one entry per method (`client-operations-codegen.ts`);
  * - `clients/python/powercontext_client/_generated.py`: the Python client's dataclasses, error
  *   classes and operations (`python-client-codegen.ts`).
  * With `--check` it writes nothing and exits 1 when a checked-in file differs (contract drift).
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 import openapiTS, { astToString } from 'openapi-typescript'
 import { parse } from 'yaml'
 
+import { generateClientOperations } from './client-operations-codegen.js'
 import { generatePythonClient } from './python-client-codegen.js'
 
 const root = (p: string): string => fileURLToPath(new URL(`../${p}`, import.meta.url))
@@ -90,6 +92,7 @@ export type OperationId = (typeof OPERATIONS)[number]['operationId']
     'src/contract/error-codes.ts': errorCodes,
     'src/contract/powercontext-types.ts': types,
     'src/contract/operations.ts': table,
+    'src/contract/client-operations.ts': generateClientOperations(document, HEADER),
     'src/contract/openapi-document.ts': doc,
   }
 }

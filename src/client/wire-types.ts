@@ -133,3 +133,28 @@ export type ListSourcesResponse = Omit<Schemas['ListSourcesResponse'], 'sources'
 }
 /** `GET /openapi.json`: the contract the server was built from (OpenAPI 3.1). */
 export type OpenApiDocument = Schemas['OpenApiDocument'] & Readonly<Record<string, unknown>>
+
+/**
+ * The corrected types above by contract schema name; the client's methods use these, and every
+ * other schema as generated (`WireType`).
+ */
+export interface WireCorrections {
+  CapabilitiesResponse: CapabilitiesResponse
+  CaptureContentRequest: CaptureContentRequest
+  ChangesRequest: ChangesRequest
+  FlushRecordsRequest: FlushRecordsRequest
+  FlushRequest: FlushRequest
+  GetSourcesResponse: GetSourcesResponse
+  ListRequest: ListRequest
+  ListScopesRequest: ListScopesRequest
+  ListSourcesRequest: ListSourcesRequest
+  ListSourcesResponse: ListSourcesResponse
+  OpenApiDocument: OpenApiDocument
+  PrepareContextRequest: PrepareContextRequest
+  SearchRequest: SearchRequest
+}
+
+/** The wire type the client takes or returns for a contract schema name. */
+export type WireType<N extends keyof Schemas> = N extends keyof WireCorrections
+  ? WireCorrections[N]
+  : Schemas[N]
