@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 import { FLUSH_OUTCOMES } from '../runtime/runtime-counters.js'
 import type { RuntimeSlot } from '../wire/surface-call.js'
+import { routeLabel } from './request-log.js'
 
 /** What `GET /metrics` adds beyond the server's own metrics (AppOptions `metrics`). */
 export interface MetricsOptions {
@@ -13,8 +14,6 @@ export interface MetricsOptions {
   readonly processMetrics?: boolean | undefined
 }
 
-/** Route label of a request no route matched (a 404): never the raw URL, whose values are unbounded. */
-const UNMATCHED = 'unmatched'
 /** Request latency buckets in seconds: ~1 ms reads up to model-backed flushes. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 const SEARCH_MODES_USED = ['fts', 'vector', 'hybrid'] as const
@@ -92,7 +91,7 @@ export class AppMetrics {
   observe(req: FastifyRequest, reply: FastifyReply): void {
     const labels = {
       method: req.method,
-      route: req.routeOptions?.url ?? UNMATCHED,
+      route: routeLabel(req),
       status: String(reply.statusCode),
     }
     this.#requests.inc(labels)

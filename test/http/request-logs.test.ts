@@ -99,7 +99,7 @@ describe('request log lines', () => {
     expect(stale.status).toBe(409)
     const invalid = await post('/v1/memory/search', { scope_id: SCOPE })
     expect(invalid.status).toBe(422)
-    const noRoute = await fetch(`${server.url}/v1/nowhere`, { headers: auth })
+    const noRoute = await fetch(`${server.url}/v1/nowhere?token=query-secret-1`, { headers: auth })
     expect(noRoute.status).toBe(404)
 
     const id = (r: Response) => r.headers.get('x-powercontext-request-id')
@@ -110,10 +110,17 @@ describe('request log lines', () => {
     })
     expect(completedLine(id(stale))).toMatchObject({ status: 409, err_code: 'revision_conflict' })
     expect(completedLine(id(invalid))).toMatchObject({ status: 422, err_code: 'invalid_request' })
-    expect(completedLine(id(noRoute))).toMatchObject({ status: 404, err_code: 'invalid_request' })
+    expect(completedLine(id(noRoute))).toMatchObject({
+      status: 404,
+      err_code: 'invalid_request',
+      route: 'unmatched',
+      path: '/v1/nowhere',
+    })
     expect(completedLine(id(updated))).not.toHaveProperty('err_code')
     // The text of a memory is never logged.
     expect(raw.join('\n')).not.toContain('esbuild')
+    // Nor a query string.
+    expect(raw.join('\n')).not.toContain('query-secret-1')
   })
 
   it('name the MCP tool on /mcp, never its arguments', async () => {
