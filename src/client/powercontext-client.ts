@@ -64,7 +64,7 @@ export type ClientMethod<K extends ClientMethodName> =
  * for both 200 (`ready`/`degraded`) and 503 (`not_ready`); `metrics` resolves with the Prometheus
  * text; a model-backed `flush` can take longer than the default timeout: pass `timeoutMs`.
  */
-export type PowerContextClient = { -readonly [K in ClientMethodName]: ClientMethod<K> }
+export type PowerContextClient = { -readonly [K in keyof Operations]: ClientMethod<K> }
 
 /** What openapi-fetch resolves with, reduced to what the client reads. */
 interface RawResult {
