@@ -285,6 +285,28 @@ export function badInputArea(suite: ConformanceSuite): void {
       expect(counts.headSeq).toBe(0)
     })
 
+    t.test('a bad entry is named by its index and field in the error', async () => {
+      const scopeId = newScope()
+      const good = { kind: 'fact', text: 'a fine entry' }
+      const cases: [unknown, string, string][] = [
+        ['text', 'entries[1]', 'must be an object'],
+        [5, 'entries[1]', 'must be an object'],
+        [{ kind: 5, text: 'typed' }, 'entries[1].kind', 'must be a string'],
+        [{ kind: 'fact', text: '' }, 'entries[1].text', 'must not be blank'],
+        [{ kind: 'fact', text: 'typed', sources: 'ok' }, 'entries[1].sources', 'must be an array'],
+        [{ kind: 'fact', text: 'typed', observedAt: 'yesterday' }, 'entries[1].observed_at', ''],
+        [{ kind: 'fact', text: 'typed', reason: 5 }, 'entries[1].reason', 'must be a string'],
+      ]
+      for (const [entry, field, message] of cases) {
+        const err = await invalid(t.backend.remember({ scopeId, entries: [good, unsafe(entry)] }))
+        const errors = err.details?.['errors'] as { field: string; message: string }[]
+        expect(errors.map((e) => e.field)).toEqual([field])
+        expect(errors[0]!.message).toContain(message)
+        expect(err.message.startsWith(`${field}: `)).toBe(true)
+      }
+      await expectEmptyScope(t.backend, scopeId)
+    })
+
     t.test('list and search filters and queries are validated', async () => {
       const scopeId = newScope()
       for (const states of [[], ['deleted'], 'active', [5]]) {

@@ -287,6 +287,39 @@ export function getHistoryArea(suite: ConformanceSuite): void {
       expect(history.merges).toEqual([])
     })
 
+    t.test('every stored version records the operation that wrote it', async () => {
+      const scopeId = newScope()
+      const a = await rememberOne(t.backend, scopeId, { kind: 'fact', text: 'written by add' })
+      const b = await rememberOne(t.backend, scopeId, { kind: 'fact', text: 'another add' })
+      const aId = a.memoryRef.artifactId
+      const bId = b.memoryRef.artifactId
+      await t.backend.update({ scopeId, memoryRef: a.memoryRef, text: 'written by update' })
+      const back = await t.backend.restore({ scopeId, memoryId: aId, toRevision: 1 })
+      const merged = await t.backend.merge({
+        scopeId,
+        inputs: [back.memory.memoryRef, b.memoryRef],
+        kind: 'fact',
+        text: 'written by merge',
+      })
+      const cId = merged.memory.memoryRef.artifactId
+      const versions: unknown[] = []
+      await t.backend.exportRows((r) => {
+        if (r.type === 'version' && r.row.scopeId === scopeId) {
+          versions.push([r.row.memoryId, r.row.version, r.row.previousVersion, r.row.operation])
+        }
+      })
+      const order = (x: unknown): string => JSON.stringify(x)
+      expect(versions.sort((x, y) => order(x).localeCompare(order(y)))).toEqual(
+        [
+          [aId, 1, null, 'add'],
+          [aId, 2, 1, 'update'],
+          [aId, 3, 2, 'update'],
+          [bId, 1, null, 'add'],
+          [cId, 1, null, 'merge'],
+        ].sort((x, y) => order(x).localeCompare(order(y))),
+      )
+    })
+
     t.test('an exact reference keeps returning its version after later changes', async () => {
       const scopeId = newScope()
       const v1 = await rememberOne(t.backend, scopeId, { kind: 'fact', text: 'cited text' })

@@ -1,5 +1,5 @@
 import { checkSourceRefs } from '../../../core/command-rules.js'
-import { canonicalContent } from '../../../core/content-hash.js'
+import { canonicalContent, hashCanonicalContent } from '../../../core/content-hash.js'
 import { invalidRequest } from '../../../core/errors.js'
 import type { Memory, VersionContent } from '../../../core/memory-model.js'
 import { isActive } from '../../../core/memory-state.js'
@@ -88,17 +88,7 @@ async function findActiveDuplicate(
   content: VersionContent,
 ): Promise<Memory | undefined> {
   const canonical = canonicalContent(content)
-  const { contentHash } = newVersionRow({
-    memoryId: '-',
-    scopeId,
-    version: 1,
-    content,
-    operation: 'add',
-    operationId: '-',
-    reason: null,
-    at: '-',
-  })
-  for (const head of await tx.findActiveByHash(scopeId, contentHash)) {
+  for (const head of await tx.findActiveByHash(scopeId, hashCanonicalContent(canonical))) {
     const current = (await tx.loadCurrent([head.memoryId])).get(head.memoryId)
     // Hash equality is re-checked against the canonical bytes themselves.
     if (
