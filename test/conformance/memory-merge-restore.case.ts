@@ -331,6 +331,7 @@ export function restorePreviewArea(suite: ConformanceSuite): void {
           'preview_stale',
         )
         expect(err.message, what).toBeTruthy()
+        expect(err.details, what).toEqual({ memory_id: memoryId })
         expect(await scopeState(t.backend, scopeId), what).toEqual(before)
         const fresh = await t.backend.restorePreview({ scopeId, memoryId })
         await t.backend.restore({ scopeId, memoryId, previewToken: fresh.previewToken })

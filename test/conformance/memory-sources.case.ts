@@ -1,4 +1,6 @@
 /* Conformance: source capture (DESIGN §2 Source), scope ids, verify and rebuild (DESIGN §4). */
+import { createHash } from 'node:crypto'
+
 import { expect } from 'vitest'
 
 import type { ConformanceSuite } from './harness.case.js'
@@ -10,6 +12,7 @@ import {
   rememberOne,
   searchIds,
   src,
+  unsafe,
 } from './harness.case.js'
 
 export function sourcesArea(suite: ConformanceSuite): void {
@@ -122,6 +125,69 @@ export function sourcesArea(suite: ConformanceSuite): void {
       }
       const ok = await t.backend.captureSource({ scopeId, sourceId: 'a', content: 'x' })
       expect(ok.position).toBe(1)
+    })
+
+    t.test('each invalid field is named; the documented limits hold at their edges', async () => {
+      const scopeId = newScope()
+      const cases: [Record<string, unknown>, string][] = [
+        [{ content: 5 }, 'content'],
+        [{ content: ' \n ' }, 'content'],
+        [{ content: '\u00e9'.repeat(500_000) + 'a' }, 'content'],
+        [{ content: 'x', mediaType: '' }, 'media_type'],
+        [{ content: 'x', mediaType: 'text plain' }, 'media_type'],
+        [{ content: 'x', mediaType: 't'.repeat(129) }, 'media_type'],
+        [{ content: 'x', mediaType: 'text/pl\u00e4in' }, 'media_type'],
+        [{ content: 'x', mediaType: 5 }, 'media_type'],
+        [{ content: 'x', metadata: 5 }, 'metadata'],
+        [{ content: 'x', metadata: 'tags' }, 'metadata'],
+        [{ content: 'x', metadata: [] }, 'metadata'],
+        [{ content: 'x', occurredAt: 'yesterday' }, 'occurred_at'],
+      ]
+      for (const [fields, field] of cases) {
+        const err = await expectCode(
+          t.backend.captureSource(unsafe({ scopeId, sourceId: 'edge', ...fields })),
+          'invalid_request',
+        )
+        const errors = err.details?.['errors'] as { field: string }[]
+        expect(
+          errors.map((e) => e.field),
+          JSON.stringify(fields).slice(0, 80),
+        ).toEqual([field])
+      }
+      // At most 1,000,000 UTF-8 bytes (not UTF-16 units); a media type of 1–128 printable ASCII.
+      const big = await t.backend.captureSource({
+        scopeId,
+        sourceId: 'edge',
+        content: '\u00e9'.repeat(500_000),
+        mediaType: '~'.repeat(128),
+      })
+      expect(big).toMatchObject({ position: 1, created: true })
+      const generated = await t.backend.captureSource({ scopeId, content: 'no id' })
+      expect(generated.source.sourceId).toMatch(/^src_[0-9a-f]{32}$/)
+    })
+
+    t.test('a conflict names the source; the payload hash is stable across versions', async () => {
+      const scopeId = newScope()
+      const first = { scopeId, sourceId: 'doc', content: 'one', metadata: { k: 1 } }
+      await t.backend.captureSource(first)
+      const err = await expectCode(
+        t.backend.captureSource({ scopeId, sourceId: 'doc', content: 'two' }),
+        'source_conflict',
+      )
+      expect(err.details).toEqual({ source_id: 'doc' })
+      // A database written by an earlier version must still find its payloads equal, so the hash
+      // is pinned: SHA-256 over the domain tag, NUL and the canonical payload.
+      const rows: { payload: string; payloadHash: string }[] = []
+      await t.backend.exportRows((r) => {
+        if (r.type === 'source' && r.row.scopeId === scopeId) rows.push(r.row)
+      })
+      expect(rows).toHaveLength(1)
+      const payload =
+        '{"content":"one","media_type":"text/plain","metadata":{"k":1},"occurred_at":null}'
+      expect(rows[0]!.payload).toBe(payload)
+      expect(rows[0]!.payloadHash).toBe(
+        createHash('sha256').update(`powercontext:source-payload:v1\u0000${payload}`).digest('hex'),
+      )
     })
   })
 }
