@@ -68,6 +68,11 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       else app.log.info(counts, 'background reindex finished')
     },
   })
+  runtime.startIndexMaintenance({
+    onDone: (r) =>
+      app.log.info({ index: r.index, steps: r.steps, ms: Math.round(r.ms) }, 'index compacted'),
+    onError: (err) => app.log.warn({ err }, 'index compaction failed'),
+  })
   if (settings.scheduleSeconds !== undefined && settings.scheduleSeconds > 0) {
     runtime.startFlushScheduler({
       intervalMs: settings.scheduleSeconds * 1000,

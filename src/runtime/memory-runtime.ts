@@ -239,6 +239,15 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
   }
 
   /**
+   * Starts the database's own index upkeep in the background (SQLite: full-text index
+   * compaction, docs/storage.md); the server calls this, `close` stops it. A no-op when the
+   * backend needs none.
+   */
+  startIndexMaintenance(events: Spi.IndexMaintenanceEvents = {}): void {
+    if (!this.#closed) this.#backend.startIndexMaintenance?.(events)
+  }
+
+  /**
    * What the runtime did since it opened (searches by mode, flushes by outcome) and the vector
    * backlog as the backend and the background reindex last saw it; read by `GET /metrics`.
    */

@@ -64,6 +64,16 @@ export interface StorageHealth {
   readonly checks: Readonly<Record<string, string>>
 }
 
+/** What background index upkeep reports (the server logs it): work done, or a failure. */
+export interface IndexMaintenanceEvents {
+  readonly onDone?: (report: {
+    readonly index: string
+    readonly steps: number
+    readonly ms: number
+  }) => void
+  readonly onError?: (err: unknown) => void
+}
+
 /**
  * The vector side of a backend: `not_configured` (no embedding model), `ready`, `misconfigured`
  * (the model's profile differs from the one fixed in the database) or `unavailable` (no vector

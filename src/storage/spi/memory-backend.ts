@@ -32,6 +32,11 @@ export interface MemoryBackend extends C.MemoryOperationMethods {
    * that must not get work answers `ready: false`. Absent when there is nothing live to check.
    */
   storageHealth?(): Promise<S.StorageHealth>
+  /**
+   * Starts the database's own index upkeep in the background (SQLite: compacting the full-text
+   * index); `close` stops it. Absent when the database needs none. Long-running servers call it.
+   */
+  startIndexMaintenance?(events?: S.IndexMaintenanceEvents): void
   /** The source journal: flush windows, cursor, failures, decision records (DESIGN §6). */
   readonly journal: SourceJournalPort
   /**
@@ -64,6 +69,7 @@ export interface MemoryBackend extends C.MemoryOperationMethods {
 export type {
   BackendCapabilities,
   ClusterStatus,
+  IndexMaintenanceEvents,
   RebuildReport,
   ReindexOptions,
   ReindexReport,

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3'
 
 import { PowerContextError } from '../../core/errors.js'
 import type { DatabaseBackendOptions } from '../engine/database-memory-backend.js'
+import type { IndexMaintenanceEvents } from '../spi/backend-status.js'
 import { AsyncMutex } from '../sql/async-mutex.js'
 import type { SqlDialect } from '../sql/dialect.js'
 import { SqlMemoryBackend } from '../sql/sql-memory-backend.js'
@@ -23,6 +24,7 @@ import {
   requireIntact,
   requirePowerContextSchema,
 } from './sqlite-file.js'
+import { FtsCompaction } from './sqlite-fts-compaction.js'
 import { migrate } from './sqlite-schema.js'
 import { sqliteSession, SqliteStatements } from './sqlite-session.js'
 import { loadSqliteVectorIndex } from './sqlite-vector.js'
@@ -69,6 +71,7 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
   readonly #db: Database.Database
   readonly #vectors: SqliteVectorTx
   readonly #runner: TransactionRunner
+  readonly #compaction: FtsCompaction
 
   private constructor(
     db: Database.Database,
@@ -79,6 +82,9 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
     this.#db = db
     this.#vectors = parts.vectors
     this.#runner = parts.runner
+    this.#compaction = new FtsCompaction(db, (work) =>
+      parts.runner.run('write', async () => work()),
+    )
   }
 
   /** Wires one connection: statements, vector verbs, dialect, and the serialised runner. */
@@ -179,9 +185,18 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
     return this.#runner.afterQueued(async () => integrityProblems(this.#db, full))
   }
 
+  /** Compacts the full-text index in the background (sqlite-fts-compaction.ts); `close` stops it. */
+  startIndexMaintenance(events: IndexMaintenanceEvents = {}): void {
+    this.#compaction.start(
+      (r) => events.onDone?.({ index: 'full_text', steps: r.steps, ms: r.ms }),
+      events.onError,
+    )
+  }
+
   /** Closes the connection after every queued transaction has finished. */
   override async close(): Promise<void> {
     this.#vectors.closeAnn()
+    await this.#compaction.stop()
     await this.#runner.afterQueued(async () => {
       if (this.#db.open) this.#db.close()
     })
