@@ -50,6 +50,13 @@ describe('casefold', () => {
     ['\u01c5', '\u01c6'],
     ['\u1fb3', 'αι'],
     ['中文', '中文'],
+    // ASCII letters inside a non-ASCII string, at the edges of A–Z.
+    ['A@Z[`a{z\u00e9\u00c9', 'a@z[`a{z\u00e9\u00e9'],
+    // Surrogates: a pair folds as one code point; a lone one is kept and the next character read.
+    ['\ud801A', '\ud801a'],
+    ['\u{10400}A\u{10401}', '\u{10428}a\u{10429}'],
+    ['\u00c9\ud801', '\u00e9\ud801'],
+    ['\udc00\u{10400}', '\udc00\u{10428}'],
   ])('casefold(%j) = %j', (input, expected) => {
     expect(casefold(input)).toBe(expected)
   })

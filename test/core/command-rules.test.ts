@@ -14,23 +14,7 @@ import {
   checkSourceRefs,
   checkStates,
 } from '../../src/core/command-rules.js'
-import { PowerContextError } from '../../src/core/errors.js'
-
-/** The `invalid_request` a call throws, as `field: message` (also its only `details.errors` entry). */
-function refusal(run: () => unknown): string {
-  try {
-    run()
-  } catch (err) {
-    expect(err).toBeInstanceOf(PowerContextError)
-    const e = err as PowerContextError
-    expect(e.code).toBe('invalid_request')
-    const errors = e.details?.['errors'] as { field: string; message: string }[]
-    expect(errors).toHaveLength(1)
-    expect(e.message).toBe(`${errors[0]?.field}: ${errors[0]?.message}`)
-    return e.message
-  }
-  throw new Error('expected an invalid_request')
-}
+import { refusal } from './refusal.js'
 
 describe('checkLimit', () => {
   const range = { min: 1, max: 100, fallback: 20 }
