@@ -122,10 +122,23 @@ export function mergeArea(suite: ConformanceSuite): void {
       const merge = (inputs: unknown) =>
         t.backend.merge({ scopeId, inputs: unsafe(inputs), kind: 'fact', text: 'cobra' })
       const a2 = { artifactId: s.id('A'), revision: 2 }
-      await expectCode(merge([]), 'invalid_request')
-      await expectCode(merge([a2]), 'invalid_request')
-      await expectCode(merge([a2, a2]), 'invalid_request')
-      await expectCode(merge([a2, a.memoryRef]), 'invalid_request')
+      for (const inputs of [[], [a2]]) {
+        const err = await expectCode(merge(inputs), 'invalid_request')
+        expect(err.message).toBe('inputs: a merge needs at least two memories')
+        expect(err.details).toEqual({
+          errors: [{ field: 'inputs', message: 'must hold at least 2 memory refs' }],
+        })
+      }
+      for (const inputs of [
+        [a2, a2],
+        [a2, a.memoryRef],
+      ]) {
+        const err = await expectCode(merge(inputs), 'invalid_request')
+        expect(err.message).toBe(`inputs: memory ${s.id('A')} is listed twice`)
+        expect(err.details).toEqual({
+          errors: [{ field: 'inputs', message: `memory ${s.id('A')} is listed twice` }],
+        })
+      }
       await expectCode(merge('A'), 'invalid_request')
       await expectCode(merge([a2, { artifactId: s.id('B') }]), 'invalid_request')
       expect(await scopeState(t.backend, scopeId)).toEqual(before)
@@ -180,6 +193,35 @@ export function mergeArea(suite: ConformanceSuite): void {
         t.backend.merge({ scopeId, inputs: refs, kind: 'fact', text: 'bat auk' }),
         'state_conflict',
       )
+    })
+
+    t.test('only the same inputs, scope, kind and text repeat a merge', async () => {
+      const s = new Scene(t.backend)
+      const { scopeId } = s
+      await s.addAll('A auk', 'B bat', 'D dove')
+      const [a, b, d] = await Promise.all(['A', 'B', 'D'].map(async (n) => s.current(n)))
+      const request = { kind: 'fact', text: 'auk bat' }
+      await t.backend.merge({ scopeId, inputs: [a!.memoryRef, b!.memoryRef], ...request })
+      const before = await scopeState(t.backend, scopeId)
+      // A is absorbed, so any other set of inputs that starts with it is a state conflict.
+      for (const inputs of [
+        [a!.memoryRef, d!.memoryRef],
+        [a!.memoryRef, b!.memoryRef, d!.memoryRef],
+        [a!.memoryRef, { ...b!.memoryRef, revision: 2 }],
+      ]) {
+        const err = await expectCode(
+          t.backend.merge({ scopeId, inputs, ...request }),
+          'state_conflict',
+        )
+        expect(err.details?.['memory_id']).toBe(s.id('A'))
+      }
+      // From another scope the same refs name nothing, and the error names the caller's input.
+      const err = await expectCode(
+        t.backend.merge({ scopeId: newScope(), inputs: [a!.memoryRef, b!.memoryRef], ...request }),
+        'memory_not_found',
+      )
+      expect(err.details).toEqual({ memory_id: s.id('A') })
+      expect(await scopeState(t.backend, scopeId)).toEqual(before)
     })
 
     t.test('an input at a stale or future revision is revision_conflict', async () => {

@@ -139,7 +139,9 @@ export function changesArea(suite: ConformanceSuite): void {
       const scopeId = newScope()
       await rememberOne(t.backend, scopeId, { kind: 'fact', text: 'head one' })
       const err = await expectCode(t.backend.changes({ scopeId, since: 2 }), 'invalid_request')
-      expect(err.details?.['errors']).toEqual([{ field: 'since', message: expect.any(String) }])
+      const message = "2 is beyond the scope's last change (head_seq 1)"
+      expect(err.details?.['errors']).toEqual([{ field: 'since', message }])
+      expect(err.message).toBe(`since: ${message}`)
       await expectCode(t.backend.changes({ scopeId: newScope(), since: 1 }), 'invalid_request')
       expect((await t.backend.changes({ scopeId: newScope(), since: 0 })).changes).toEqual([])
     })
