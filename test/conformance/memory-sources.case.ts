@@ -129,30 +129,41 @@ export function sourcesArea(suite: ConformanceSuite): void {
 
     t.test('each invalid field is named; the documented limits hold at their edges', async () => {
       const scopeId = newScope()
-      const cases: [Record<string, unknown>, string][] = [
-        [{ content: 5 }, 'content'],
-        [{ content: ' \n ' }, 'content'],
-        [{ content: '\u00e9'.repeat(500_000) + 'a' }, 'content'],
-        [{ content: 'x', mediaType: '' }, 'media_type'],
-        [{ content: 'x', mediaType: 'text plain' }, 'media_type'],
-        [{ content: 'x', mediaType: 't'.repeat(129) }, 'media_type'],
-        [{ content: 'x', mediaType: 'text/pl\u00e4in' }, 'media_type'],
-        [{ content: 'x', mediaType: 5 }, 'media_type'],
-        [{ content: 'x', metadata: 5 }, 'metadata'],
-        [{ content: 'x', metadata: 'tags' }, 'metadata'],
-        [{ content: 'x', metadata: [] }, 'metadata'],
-        [{ content: 'x', occurredAt: 'yesterday' }, 'occurred_at'],
+      const blank = 'must be a non-blank string'
+      const ascii = 'must be a printable ASCII media type'
+      const object = 'must be a JSON object'
+      const cases: [Record<string, unknown>, string, string][] = [
+        [{ content: 5 }, 'content', blank],
+        [{ content: ' \n ' }, 'content', blank],
+        [{ content: 'nul \u0000 inside' }, 'content', ''],
+        [{ content: '\u00e9'.repeat(500_000) + 'a' }, 'content', '1000000 UTF-8 bytes'],
+        [{ content: 'x', mediaType: '' }, 'media_type', ascii],
+        [{ content: 'x', mediaType: 'text plain' }, 'media_type', ascii],
+        [{ content: 'x', mediaType: 't'.repeat(129) }, 'media_type', ascii],
+        [{ content: 'x', mediaType: 'text/pl\u00e4in' }, 'media_type', ascii],
+        [{ content: 'x', mediaType: 5 }, 'media_type', ascii],
+        [{ content: 'x', metadata: 5 }, 'metadata', object],
+        [{ content: 'x', metadata: 'tags' }, 'metadata', object],
+        [{ content: 'x', metadata: [] }, 'metadata', object],
+        [
+          { content: 'x', metadata: JSON.parse('{"e\\u0301":1,"\\u00e9":2}') },
+          'source.metadata',
+          '',
+        ],
+        [{ content: 'x', occurredAt: 'yesterday' }, 'occurred_at', ''],
       ]
-      for (const [fields, field] of cases) {
+      for (const [fields, field, message] of cases) {
         const err = await expectCode(
           t.backend.captureSource(unsafe({ scopeId, sourceId: 'edge', ...fields })),
           'invalid_request',
         )
-        const errors = err.details?.['errors'] as { field: string }[]
+        const errors = err.details?.['errors'] as { field: string; message: string }[]
+        const what = JSON.stringify(fields).slice(0, 80)
         expect(
           errors.map((e) => e.field),
-          JSON.stringify(fields).slice(0, 80),
+          what,
         ).toEqual([field])
+        expect(errors[0]!.message, what).toContain(message)
       }
       // At most 1,000,000 UTF-8 bytes (not UTF-16 units); a media type of 1–128 printable ASCII.
       const big = await t.backend.captureSource({
@@ -174,6 +185,7 @@ export function sourcesArea(suite: ConformanceSuite): void {
         t.backend.captureSource({ scopeId, sourceId: 'doc', content: 'two' }),
         'source_conflict',
       )
+      expect(err.message).toBe('source doc already exists with different content')
       expect(err.details).toEqual({ source_id: 'doc' })
       // A database written by an earlier version must still find its payloads equal, so the hash
       // is pinned: SHA-256 over the domain tag, NUL and the canonical payload.
