@@ -57,6 +57,10 @@ describe('casefold', () => {
     ['\u{10400}A\u{10401}', '\u{10428}a\u{10429}'],
     ['\u00c9\ud801', '\u00e9\ud801'],
     ['\udc00\u{10400}', '\udc00\u{10428}'],
+    // Only a high surrogate starts a pair, and only a low one ends it.
+    ['\u00c9\udc00', '\u00e9\udc00'],
+    ['\uff21\udc00', '\uff41\udc00'],
+    ['\ud801\uff21', '\ud801\uff41'],
   ])('casefold(%j) = %j', (input, expected) => {
     expect(casefold(input)).toBe(expected)
   })

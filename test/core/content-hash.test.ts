@@ -19,6 +19,7 @@ import {
   VERSION_CONTENT_DOMAIN,
 } from '../../src/core/content-hash.js'
 import type { VersionContent } from '../../src/core/memory-model.js'
+import { refusal } from './refusal.js'
 
 const content = (over: Partial<VersionContent> = {}): VersionContent => ({
   kind: 'fact',
@@ -81,6 +82,19 @@ describe('refs', () => {
     ])
     expect(normalizeSourceRefs([])).toEqual([])
   })
+  it('name the offending ref by its path when it is not canonical JSON', () => {
+    expect(
+      refusal(() =>
+        normalizeArtifactRefs([
+          { artifactId: 'a', revision: 1 },
+          { artifactId: 'b', revision: Number.NaN },
+        ]),
+      ),
+    ).toBe('artifacts[1].revision: must be a finite number')
+    expect(refusal(() => normalizeSourceRefs([{ name: 'content', sourceId: 'x\ud800' }]))).toBe(
+      'sources[0].source_id: contains a lone surrogate',
+    )
+  })
 })
 
 describe('canonical content and its hash', () => {
@@ -88,6 +102,12 @@ describe('canonical content and its hash', () => {
     expect(canonicalContent(content())).toBe(CANONICAL)
     expect(canonicalContent(content({ sources: [], artifacts: [], observedAt: null }))).toBe(
       '{"artifacts":[],"kind":"fact","observed_at":null,"sources":[],"text":"The build uses Node 22."}',
+    )
+  })
+
+  it('names the content field that is not canonical JSON', () => {
+    expect(refusal(() => canonicalContent(content({ text: 'a\ud800' })))).toBe(
+      'content.text: contains a lone surrogate',
     )
   })
 

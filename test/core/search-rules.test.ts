@@ -99,8 +99,13 @@ describe('fuseRrf', () => {
       ['m11', 2, ['vector']],
       ['m', 1, ['fts']],
     ])
-    const versions = fuseRrf({ fts: [hit('m', 2)], vector: [hit('m', 1)] }, 10)
-    expect(versions.map((h) => h.version)).toEqual([1, 2])
+    for (const [first, second] of [
+      [2, 1],
+      [1, 2],
+    ]) {
+      const versions = fuseRrf({ fts: [hit('m', first)], vector: [hit('m', second)] }, 10)
+      expect(versions.map((h) => h.version)).toEqual([1, 2])
+    }
   })
 
   it('breaks score ties by memory id in code-unit order, then by version', () => {
