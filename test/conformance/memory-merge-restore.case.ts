@@ -286,6 +286,8 @@ export function restorePreviewArea(suite: ConformanceSuite): void {
       expect([g.restore, g.retire, g.leavingSearch, g.newVersion]).toEqual([[], [], [], null])
       const g1 = await plan('G', 1)
       expect([g1.restore, g1.retire]).toEqual([[], []])
+      // G stays active, but its current text leaves search for version 1's (issue 12 item 16).
+      expect(s.refs(g1.leavingSearch)).toEqual(['G@2'])
       expect(g1.newVersion).toEqual({ memoryId: s.id('G'), fromRevision: 1, version: 3 })
       expect(await scopeState(t.backend, scopeId)).toEqual(before)
       const token = async (name: string, toRevision?: number) => ({
@@ -338,6 +340,58 @@ export function restorePreviewArea(suite: ConformanceSuite): void {
         expect((await t.backend.get({ scopeId, memoryId })).state, what).toBe('active')
         expect((await t.backend.verify()).problems, what).toEqual([])
       }
+    })
+
+    t.test('lists every plan in memory id order and refuses a retired target', async () => {
+      const s = await chainScene(t.backend)
+      const { scopeId } = s
+      // Plans gather the target first, then the merge results, then the inputs: they are sorted.
+      const sorted = (ids: string[]) => [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+      for (const name of ['A', 'B', 'C', 'D']) {
+        const { plan } = await t.backend.restorePreview({ scopeId, memoryId: s.id(name) })
+        for (const list of [plan.restore, plan.retire, plan.leavingSearch]) {
+          const ids = list.map((r) => r.memoryId)
+          expect(ids, name).toEqual(sorted(ids))
+        }
+      }
+      const b = await t.backend.restorePreview({ scopeId, memoryId: s.id('B') })
+      expect(b.plan.restore.map((r) => s.name(r.memoryId))).toEqual(['A', 'B', 'D'])
+      expect(b.plan.retire.map((r) => s.name(r.memoryId))).toEqual(['C', 'E'])
+      await t.backend.restore({ scopeId, memoryId: s.id('A') })
+      await s.expectStates('A:active@2 B:active@1 C:retired@1 D:active@2 E:retired@1')
+      for (const name of ['C', 'E']) {
+        const memoryId = s.id(name)
+        for (const call of [
+          t.backend.restorePreview({ scopeId, memoryId }),
+          t.backend.restore({ scopeId, memoryId }),
+        ]) {
+          const err = await expectCode(call, 'state_conflict')
+          expect(err.message).toBe(`memory ${memoryId} is retired and cannot be restored`)
+          expect(err.details).toEqual({ memory_id: memoryId, state: 'retired' })
+        }
+      }
+    })
+
+    t.test('a token is bound to the version to_revision writes', async () => {
+      const s = new Scene(t.backend)
+      const { scopeId } = s
+      await s.add('F', 'ferret')
+      await s.update('F', 'flamingo')
+      await s.update('F', 'falcon')
+      const memoryId = s.id('F')
+      const one = await t.backend.restorePreview({ scopeId, memoryId, toRevision: 1 })
+      const two = await t.backend.restorePreview({ scopeId, memoryId, toRevision: 2 })
+      expect(one.plan.newVersion).toEqual({ memoryId, fromRevision: 1, version: 4 })
+      expect(two.plan.newVersion).toEqual({ memoryId, fromRevision: 2, version: 4 })
+      expect(one.previewToken).not.toBe(two.previewToken)
+      const before = await scopeState(t.backend, scopeId)
+      const cmd = { scopeId, memoryId, toRevision: 2, previewToken: one.previewToken }
+      const err = await expectCode(t.backend.restore(cmd), 'preview_stale')
+      expect(err.details).toEqual({ memory_id: memoryId })
+      expect(await scopeState(t.backend, scopeId)).toEqual(before)
+      const res = await t.backend.restore({ ...cmd, previewToken: two.previewToken })
+      expect(res.status).toBe('restored')
+      expect(res.memory.text).toBe('flamingo')
     })
 
     t.test('a token is bound to its target, version and the memories it involves', async () => {
