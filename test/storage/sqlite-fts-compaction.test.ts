@@ -70,6 +70,17 @@ describe('full-text index compaction', () => {
     expect((await b.search({ scopeId: 'proj', query: 'zebra', limit: 5 })).hits).toHaveLength(1)
   })
 
+  it('reports nothing when the index is already compact', async () => {
+    const b = await fragmented('compact', 30)
+    await new FtsCompaction(b.rawDatabase, writer(b)).compact()
+    const compaction = new FtsCompaction(b.rawDatabase, writer(b), { firstCheckMs: 1 })
+    const reports: unknown[] = []
+    compaction.start((r) => reports.push(r))
+    await new Promise((r) => setTimeout(r, 200))
+    await compaction.stop()
+    expect(reports).toEqual([])
+  })
+
   it('runs only once started, reports what it did, and stops with the backend', async () => {
     const b = await fragmented('started', 120)
     const changes = () =>
@@ -92,6 +103,7 @@ describe('full-text index compaction', () => {
     b.startIndexMaintenance({ onDone: (r) => reports.push(r) })
     await new Promise((r) => setTimeout(r, 2_500))
     expect(reports).toEqual([expect.objectContaining({ index: 'full_text' })])
+    expect(reports[0]!.steps).toBeGreaterThan(1)
     await b.close()
     opened.splice(opened.indexOf(b), 1)
   })

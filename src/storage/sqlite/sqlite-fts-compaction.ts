@@ -84,14 +84,18 @@ export class FtsCompaction {
     await this.#running?.catch(() => undefined)
   }
 
-  /** Compacts when this connection changed enough rows since the last time (or never did). */
+  /**
+   * Compacts when this connection changed enough rows since the last time (or never did); the
+   * report when some work was done.
+   */
   async #lookOnce(): Promise<FtsCompactionReport | undefined> {
     const changes = this.#totalChanges()
     if (this.#changesAtLast >= 0 && changes - this.#changesAtLast < this.#settings.minChanges)
       return undefined
     const report = await this.compact()
     this.#changesAtLast = this.#totalChanges()
-    return report
+    // One step that found nothing to merge is no news (an already compact index).
+    return report.steps > 1 ? report : undefined
   }
 
   /** Merges the index into one segment, step by step, until a step does no work. */
