@@ -361,11 +361,12 @@ export function restorePreviewArea(suite: ConformanceSuite): void {
       await s.expectStates('A:active@2 B:active@1 C:retired@1 D:active@2 E:retired@1')
       for (const name of ['C', 'E']) {
         const memoryId = s.id(name)
+        // One call at a time: a second call started early would reject before it is awaited.
         for (const call of [
-          t.backend.restorePreview({ scopeId, memoryId }),
-          t.backend.restore({ scopeId, memoryId }),
+          () => t.backend.restorePreview({ scopeId, memoryId }),
+          () => t.backend.restore({ scopeId, memoryId }),
         ]) {
-          const err = await expectCode(call, 'state_conflict')
+          const err = await expectCode(call(), 'state_conflict')
           expect(err.message).toBe(`memory ${memoryId} is retired and cannot be restored`)
           expect(err.details).toEqual({ memory_id: memoryId, state: 'retired' })
         }
