@@ -1,4 +1,4 @@
-import type { DestinationStream, LoggerOptions } from 'pino'
+import { type DestinationStream, type LoggerOptions, pino } from 'pino'
 
 /** The log format settings (`--log-format`, `POWERCONTEXT_SERVER_LOG_FORMAT`); `auto` is the default. */
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const
@@ -31,15 +31,20 @@ export const isLogFormat = (value: string): value is LogFormatSetting =>
   (LOG_FORMATS as readonly string[]).includes(value)
 
 /**
- * The pino options of the app's logger. Pretty output goes through pino-pretty's transport (a
- * worker thread, so formatting never runs on the event loop); the fields stay the same.
+ * The pino options of the app's logger. JSON lines are written to stdout synchronously, one
+ * `write` per line as it is logged: pino's default destination hands every line to libuv's
+ * thread pool instead, which costs the request that logged it more CPU than the write (≈ 0.15
+ * ms per request line, docs/benchmarks.md), and may lose the last lines in a crash. Pretty
+ * output goes through pino-pretty's transport (a worker thread, so formatting never runs on the
+ * event loop); the fields stay the same.
  */
 export function loggerOptions(
   settings: LogSettings,
   stdoutIsTty: boolean | undefined = process.stdout.isTTY,
 ): LoggerOptions & { stream?: DestinationStream } {
   if (settings.stream !== undefined) return { level: settings.level, stream: settings.stream }
-  if (chooseLogFormat(settings.format, stdoutIsTty) === 'json') return { level: settings.level }
+  if (chooseLogFormat(settings.format, stdoutIsTty) === 'json')
+    return { level: settings.level, stream: pino.destination({ dest: 1, sync: true }) }
   return {
     level: settings.level,
     transport: {

@@ -70,6 +70,18 @@ describe('log format', () => {
       stream: capture,
     })
   })
+
+  it('writes JSON lines to stdout synchronously (no thread-pool hop per line)', () => {
+    for (const options of [
+      loggerOptions({ level: 'info' }, false),
+      loggerOptions({ level: 'info', format: 'json' }, true),
+    ]) {
+      // A sonic-boom destination (pino.destination): fd 1, one blocking write per line.
+      const stream = options.stream as { fd?: number; sync?: boolean } | undefined
+      expect(stream?.fd).toBe(1)
+      expect(stream?.sync).toBe(true)
+    }
+  })
 })
 
 describe('request log lines', () => {

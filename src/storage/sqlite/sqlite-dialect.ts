@@ -12,6 +12,7 @@ import {
   FTS_CANDIDATES_BY_KIND_SQL,
   FTS_CANDIDATES_SQL,
   ftsMatchExpression,
+  ONE_SCOPE_SQL,
   scopeToken,
 } from './sqlite-search.js'
 import type { SqliteStatements } from './sqlite-session.js'
@@ -35,7 +36,8 @@ function fts5(sql: SqliteStatements, vectors: SqliteVectorTx): FullTextDialect {
     headColumns: ['scope_key'],
     headValues: (h) => [scopeToken(h.scopeId)],
     async searchText(_s, q): Promise<TextHit[]> {
-      const match = ftsMatchExpression(q.scopeId, q.terms)
+      const whole = sql.get<{ whole: number }>(ONE_SCOPE_SQL, q.scopeId, q.scopeId)?.whole === 1
+      const match = ftsMatchExpression(q.scopeId, q.terms, whole)
       return q.kinds === undefined
         ? sql.all(FTS_CANDIDATES_SQL, match, q.limit)
         : sql.all(FTS_CANDIDATES_BY_KIND_SQL, match, JSON.stringify(q.kinds), q.limit)

@@ -40,11 +40,28 @@ function phrase(term: PlannedTerm): string {
 /**
  * The FTS5 MATCH expression: the scope token AND any of the planned query terms, each quoted (a
  * stem prefix as `"stem" *`). Raw user input never reaches MATCH: terms are Analyzer v1 tokens
- * or their stem prefixes only (DESIGN §5).
+ * or their stem prefixes only (DESIGN §5). With `wholeIndex` (every head is in the scope, see
+ * {@link ONE_SCOPE_SQL}) the scope token is left out: it would match every row, and intersecting
+ * with it is a good part of the query's cost; the rows and their bm25 scores are the same (the
+ * scope column has weight 0, and FTS5 weighs each phrase by the rows of the whole table).
  */
-export function ftsMatchExpression(scopeId: string, terms: readonly PlannedTerm[]): string {
-  return `scope_key : ${quote(scopeToken(scopeId))} AND searchable_text : (${terms.map(phrase).join(' OR ')})`
+export function ftsMatchExpression(
+  scopeId: string,
+  terms: readonly PlannedTerm[],
+  wholeIndex = false,
+): string {
+  const text = `searchable_text : (${terms.map(phrase).join(' OR ')})`
+  return wholeIndex ? text : `scope_key : ${quote(scopeToken(scopeId))} AND ${text}`
 }
+
+/**
+ * 1 when every head is in the scope (params: the scope id twice): the lowest and the highest
+ * scope id of the heads are that scope's, two seeks in the `(scope_id, content_hash)` index (each
+ * aggregate in its own subquery, so SQLite's min/max shortcut applies). 0 for an empty table.
+ */
+export const ONE_SCOPE_SQL = `
+  SELECT coalesce((SELECT min(scope_id) FROM memory_heads) = ?
+    AND (SELECT max(scope_id) FROM memory_heads) = ?, 0) AS whole`
 
 /**
  * The MATCH expression the backend runs for a raw query (analyse, plan, quote), or `undefined`

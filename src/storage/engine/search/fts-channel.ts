@@ -45,9 +45,13 @@ export async function ftsCandidates(
     kinds: q.kinds,
     limit: pool,
   })
-  const matched = raw.map((h) => matchedTerms(plan, h.searchableText.split(' ')))
+  // Each candidate's tokens are split once, for admission and the re-rank.
+  const tokens = raw.map((h) => h.searchableText.split(' '))
+  const matched = tokens.map((t) => matchedTerms(plan, t))
   const need = await knownShare(tx, q, plan, matched, raw.length >= pool)
-  const admitted = raw.filter((_h, i) => sharedCount(matched[i]!) >= need)
+  const admitted = raw.flatMap((hit, i) =>
+    sharedCount(matched[i]!) >= need ? [{ hit, tokens: tokens[i]! }] : [],
+  )
   return bm25Rerank(tx, plan, admitted)
 }
 
