@@ -44,7 +44,8 @@ export interface Embedder {
 
 /**
  * Builds a frozen L2/unit profile from its configurable parts.
- * @throws PowerContextError `invalid_request` for a bad id, model or dimension.
+ * @throws PowerContextError `invalid_request` for a bad id, model (blank, over 256 characters, a
+ *   lone surrogate) or dimension.
  */
 export function makeEmbeddingProfile(p: {
   readonly profileId: string
@@ -60,6 +61,8 @@ export function makeEmbeddingProfile(p: {
       'must be a non-blank model id of at most 256 characters',
     )
   }
+  // A model id is part of every embedding hash (canonical JSON), which refuses lone surrogates.
+  if (!p.model.isWellFormed()) throw invalidRequest('embedding.model', 'contains a lone surrogate')
   if (!Number.isInteger(p.dimension) || p.dimension < 1 || p.dimension > EMBEDDING_MAX_DIMENSION) {
     throw invalidRequest('embedding.dimension', `must be an integer 1–${EMBEDDING_MAX_DIMENSION}`)
   }

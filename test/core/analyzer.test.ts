@@ -127,6 +127,38 @@ describe('analyzeTokens golden vectors', () => {
   })
 })
 
+describe('analyzeTokens edges', () => {
+  // Both ends of each CJK range and the code point just outside it (the reference's ranges are
+  // inclusive, assigned or not); U+F900 itself is NFC-mapped to U+8C48 (a case above).
+  it.each<[string, string[]]>([
+    ['\u33ff\u3400', ['u_3400']],
+    ['\u4dbf\u4dc0', ['u_4dbf']],
+    ['\u4dff\u4e00', ['u_4e00']],
+    ['\u9fff\ua000', ['u_9fff', '\ua000']],
+    ['\uf8ff\ufa0e', ['u_fa0e']],
+    ['\ufaff\ufb00', ['u_faff', 'ff']],
+    ['\u{1ffff}\u{20000}', ['u_20000']],
+    ['\u{2fa1f}\u{2fa20}', ['u_2fa1f']],
+    // CJK Extension G (U+30000, a letter since Unicode 13) is outside the ranges: a word.
+    ['\u{30000}', ['\u{30000}']],
+  ])('analyzeTokens(%j)', (input, expected) => {
+    expect(analyzeTokens(input)).toEqual(expected)
+  })
+
+  // A pair is one code point; a lone surrogate separates and never swallows its neighbour.
+  it.each<[string, string[]]>([
+    ['\u{10000}', ['\u{10000}']],
+    ['a\udc00b', ['a', 'b']],
+    ['\uff41\udc00', ['\uff41']],
+    ['\ud800a', ['a']],
+    ['\ud800\ue000', []],
+    ['\ud800\uff41', ['\uff41']],
+    ['x\ud800', ['x']],
+  ])('analyzeTokens(%j) with surrogates', (input, expected) => {
+    expect(analyzeTokens(input)).toEqual(expected)
+  })
+})
+
 describe('analyzeText', () => {
   it('joins tokens with single spaces', () => {
     expect(analyzeText('  Foo--bar\t\tBAZ ')).toBe('foo bar baz')

@@ -16,9 +16,25 @@ import {
 } from '../../src/core/embedding.js'
 import { PowerContextError } from '../../src/core/errors.js'
 import { DeterministicEmbedder } from '../../src/runtime/embedder.js'
+import { refusal } from './refusal.js'
 
 const profile = makeEmbeddingProfile({ profileId: 'p1', model: 'm', dimension: 3 })
 const hex = (c: string) => c.repeat(64)
+
+/** The message and details of the `invalid_inference_output` a call throws. */
+function rejection(fn: () => unknown): { message: string; details: unknown } {
+  try {
+    fn()
+  } catch (err) {
+    expect(err).toBeInstanceOf(PowerContextError)
+    expect((err as PowerContextError).code).toBe('invalid_inference_output')
+    return {
+      message: (err as PowerContextError).message,
+      details: (err as PowerContextError).details,
+    }
+  }
+  throw new Error('expected a rejection')
+}
 
 function reason(fn: () => unknown): unknown {
   try {
@@ -57,6 +73,32 @@ describe('makeEmbeddingProfile', () => {
     }
   })
 
+  it('names the field and the rule of each refusal', () => {
+    const make = (p: Record<string, unknown>) => () =>
+      makeEmbeddingProfile({ profileId: 'p', model: 'm', dimension: 3, ...p } as never)
+    const idRule = 'embedding.profile_id: must be 1–128 printable ASCII characters'
+    for (const profileId of ['', 'has space', 'x'.repeat(129), 'caf\u00e9', 123]) {
+      expect(refusal(make({ profileId }))).toBe(idRule)
+    }
+    const modelRule = 'embedding.model: must be a non-blank model id of at most 256 characters'
+    for (const model of [' \t', 'm'.repeat(257), 7]) {
+      expect(refusal(make({ model }))).toBe(modelRule)
+    }
+    expect(refusal(make({ model: 'm\ud800' }))).toBe('embedding.model: contains a lone surrogate')
+    const dimensionRule = 'embedding.dimension: must be an integer 1–8192'
+    for (const dimension of [0, -1, 2.5, 8193, Number.NaN, '3']) {
+      expect(refusal(make({ dimension }))).toBe(dimensionRule)
+    }
+  })
+
+  it('accepts the edges: 128-character ids, 256-character models, dimensions 1 and 8192', () => {
+    const edges = [
+      { profileId: '!'.repeat(128), model: 'm', dimension: 1 },
+      { profileId: '~', model: 'm'.repeat(256), dimension: 8192 },
+    ]
+    for (const p of edges) expect(makeEmbeddingProfile(p)).toMatchObject(p)
+  })
+
   it('profiles are equal only when every field is', () => {
     const same = makeEmbeddingProfile({ profileId: 'p1', model: 'm', dimension: 3 })
     expect(sameProfile(profile, same)).toBe(true)
@@ -67,6 +109,9 @@ describe('makeEmbeddingProfile', () => {
     ]) {
       expect(sameProfile(profile, makeEmbeddingProfile(other))).toBe(false)
     }
+    // A profile read back from storage may name another distance or normalisation.
+    expect(sameProfile(profile, { ...profile, distance: 'cosine' as never })).toBe(false)
+    expect(sameProfile(profile, { ...profile, normalization: 'none' as never })).toBe(false)
   })
 })
 
@@ -100,6 +145,27 @@ describe('normalizeEmbedding', () => {
     expect(reason(() => normalizeEmbedding([], profile))).toBe('dimension')
     expect(reason(() => normalizeEmbedding([0, 0, -0], profile))).toBe('zero_vector')
     expect(reason(() => normalizeEmbedding(null as never, profile))).toBe('not_a_vector')
+    expect(reason(() => normalizeEmbedding('abc' as never, profile))).toBe('not_a_vector')
+    expect(reason(() => normalizeEmbedding({} as never, profile))).toBe('not_a_vector')
+  })
+
+  it('says what is wrong with the vector (the message clients see)', () => {
+    expect(rejection(() => normalizeEmbedding(7 as never, profile))).toEqual({
+      message: 'embedding rejected: not an array of numbers',
+      details: { reason: 'not_a_vector' },
+    })
+    expect(rejection(() => normalizeEmbedding([1, 2], profile))).toEqual({
+      message: 'embedding rejected: expected 3 dimensions, got 2',
+      details: { reason: 'dimension' },
+    })
+    expect(rejection(() => normalizeEmbedding([1, 0, null], profile))).toEqual({
+      message: 'embedding rejected: component 2 is not a finite number',
+      details: { reason: 'non_finite' },
+    })
+    expect(rejection(() => normalizeEmbedding([0, 0, 0], profile))).toEqual({
+      message: 'embedding rejected: the zero vector has no direction',
+      details: { reason: 'zero_vector' },
+    })
   })
 })
 
@@ -127,11 +193,19 @@ describe('embeddingHash', () => {
     }
   })
 
+  it('refuses a content hash that is not text (the path names it)', () => {
+    const rule = 'embedding.content_hash: contains a lone surrogate'
+    expect(refusal(() => embeddingHash(profile, '\ud800'))).toBe(rule)
+    expect(refusal(() => embeddingHasher(profile)('\ud800'))).toBe(rule)
+  })
+
   it('the fast hasher agrees with the canonical form, including non-ASCII models', () => {
     const unicode = makeEmbeddingProfile({ profileId: 'p', model: 'modèle-ü\u0301', dimension: 7 })
     for (const p of [profile, unicode]) {
       const fast = embeddingHasher(p)
-      for (const h of [hex('0'), hex('f'), 'not-a-hex-hash']) {
+      // Strings that JCS escapes or NFC changes must take the slow path, however hex-like.
+      const escaped = ['"'.repeat(64), '\\' + hex('a'), hex('a') + '"', 'e\u0301'.repeat(32)]
+      for (const h of [hex('0'), hex('f'), 'not-a-hex-hash', 'a', ...escaped]) {
         expect(fast(h)).toBe(embeddingHash(p, h))
       }
     }
