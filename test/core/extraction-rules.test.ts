@@ -87,6 +87,55 @@ describe('structured candidates', () => {
   })
 })
 
+describe('structured candidates: refusals as reported', () => {
+  const refusedOnly = (entry: number | null, reason: string) => ({
+    candidates: [],
+    refused: [{ sourceId: 'src-1', entry, reason }],
+  })
+
+  it('refuses content that is not one JSON object, whatever JSON it is', () => {
+    for (const content of ['not json', 'null', '7', '"entries"', '[]', '[{"entries":[]}]']) {
+      expect(structuredCandidates(source(content))).toEqual(
+        refusedOnly(null, 'content is not a JSON object'),
+      )
+    }
+  })
+
+  it('takes 1–100 entries', () => {
+    const entries = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ kind: 'fact', text: `n${i}` }))
+    expect(
+      structuredCandidates(source({ entries: entries(MAX_STRUCTURED_ENTRIES) })).candidates,
+    ).toHaveLength(MAX_STRUCTURED_ENTRIES)
+    for (const bad of [entries(0), entries(MAX_STRUCTURED_ENTRIES + 1), { kind: 'fact' }]) {
+      expect(structuredCandidates(source({ entries: bad }))).toEqual(
+        refusedOnly(null, 'entries must be an array of 1–100 entries'),
+      )
+    }
+  })
+
+  it('refuses each malformed entry once, with its index and reason', () => {
+    const r = structuredCandidates(
+      source({
+        entries: [
+          'not an object',
+          null,
+          ['kind', 'text'],
+          { kind: 'fact', text: 'ok', colour: 'red' },
+          { kind: 'fact', text: 'kept' },
+        ],
+      }),
+    )
+    expect(r.candidates.map((c) => c.text)).toEqual(['kept'])
+    expect(r.refused).toEqual([
+      { sourceId: 'src-1', entry: 0, reason: 'entry must be an object' },
+      { sourceId: 'src-1', entry: 1, reason: 'entry must be an object' },
+      { sourceId: 'src-1', entry: 2, reason: 'entry must be an object' },
+      { sourceId: 'src-1', entry: 3, reason: 'unknown field colour' },
+    ])
+  })
+})
+
 describe('task outcome', () => {
   it('yields one mechanical working note, or nothing without a summary', () => {
     const r = taskOutcomeCandidates(
@@ -123,6 +172,71 @@ describe('task outcome', () => {
       taskOutcomeCandidates(source({ task: 't', outcome: 'o', summary: 's', mood: 'x' })).refused[0]
         ?.reason,
     ).toMatch(/unknown field/)
+  })
+
+  const outcome = (body: Record<string, unknown>) =>
+    taskOutcomeCandidates(source({ task: 't', outcome: 'o', summary: 's', ...body }))
+  const refusedOnly = (reason: string) => ({
+    candidates: [],
+    refused: [{ sourceId: 'src-1', entry: null, reason }],
+  })
+
+  it('writes every given line, trimmed, and only those', () => {
+    const r = taskOutcomeCandidates(
+      source({
+        task: '  Fix login  ',
+        outcome: ' failed ',
+        summary: ' Token expired. ',
+        changed_paths: ['src/a.ts', 'test/a.test.ts'],
+        git_head: ' abc123 ',
+      }),
+    )
+    expect(r).toEqual({
+      candidates: [
+        {
+          kind: 'working_note',
+          text: 'Task: Fix login\nOutcome: failed\nSummary: Token expired.\nChanged paths: src/a.ts, test/a.test.ts\nGit head: abc123',
+          observedAt: null,
+          sources: ['src-1'],
+          origin: 'task_outcome',
+          reason: null,
+        },
+      ],
+      refused: [],
+    })
+    for (const empty of [{ changed_paths: [] }, { git_head: ' ' }, { verification: '' }]) {
+      expect(outcome(empty).candidates[0]?.text).toBe('Task: t\nOutcome: o\nSummary: s')
+    }
+  })
+
+  it('refuses malformed outcomes with the reason reported', () => {
+    expect(taskOutcomeCandidates(source('{"task":'))).toEqual(
+      refusedOnly('content is not a JSON object'),
+    )
+    expect(taskOutcomeCandidates(source('["task"]'))).toEqual(
+      refusedOnly('content is not a JSON object'),
+    )
+    for (const body of [{ task: ' ' }, { task: 5 }, { outcome: null }]) {
+      expect(outcome(body)).toEqual(refusedOnly('task and outcome must be non-blank strings'))
+    }
+    for (const changed_paths of ['a', ['a', 3], { a: 1 }]) {
+      expect(outcome({ changed_paths })).toEqual(
+        refusedOnly('changed_paths must be an array of strings'),
+      )
+    }
+    expect(outcome({ mood: 'x' })).toEqual(refusedOnly('unknown field mood'))
+    expect(outcome({ summary: 'token ghp_0123456789abcdefghijABCDEFGHIJ0123' })).toEqual(
+      refusedOnly('looks like a secret (github_token)'),
+    )
+  })
+
+  it('keeps a note of exactly the limit whole and cuts a longer one at the limit', () => {
+    const head = 'Task: t\nOutcome: o\nSummary: '
+    const fits = 'a'.repeat(MAX_TEXT_BYTES - head.length)
+    expect(outcome({ summary: fits }).candidates[0]?.text).toBe(head + fits)
+    const cutText = outcome({ summary: fits + 'b' }).candidates[0]?.text
+    expect(cutText).toBe(head + 'a'.repeat(MAX_TEXT_BYTES - 3 - head.length) + '…')
+    expect(utf8Length(cutText!)).toBe(MAX_TEXT_BYTES)
   })
 
   it('cuts a long note to the text limit', () => {
@@ -162,6 +276,13 @@ describe('candidate checks and recency', () => {
     expect(compareRecency(at(null, 7), at(null, 5))).toBe('newer')
     expect(compareRecency(at(null, 5), at(null, 5))).toBe('same')
     expect(compareRecency(at(null, null), at(null, 5))).toBe('unknown')
+    expect(compareRecency(at(null, 5), at(null, null))).toBe('unknown')
+    // Both times are needed to order by time; otherwise positions decide.
+    expect(compareRecency(at('2024-01-01T00:00:00.000Z', 2), at(null, 5))).toBe('older')
+    expect(compareRecency(at('2024-01-01T00:00:00.000Z', 9), at(null, 5))).toBe('newer')
+    expect(
+      compareRecency(at('2024-01-01T00:00:00.000Z', 9), at('2024-01-01T00:00:00.000Z', 1)),
+    ).toBe('same')
   })
 
   it('reads media types without parameters and case', () => {

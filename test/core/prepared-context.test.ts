@@ -139,6 +139,35 @@ describe('prepared context rendering', () => {
     expect(r.items.map((i) => i.content)).toEqual([filler, 'ok'])
   })
 
+  /** The bytes of the rendering of one (truncated) item of `content` for candidate `n`. */
+  const renderBytes = (n: number, content: string, truncated = true) =>
+    bytes(renderPreparedContext([{ ...cand(n, ''), scopeId: undefined, content, truncated }]))
+
+  it('keeps a first item whole when it fills the budget to the byte', () => {
+    const text = 'a'.repeat(300)
+    const exact = renderBytes(1, text, false)
+    const r = prepareItems([cand(1, text)], exact)
+    expect(r.items.map((i) => [i.content, i.truncated])).toEqual([[text, false]])
+    expect(r.contentBytes).toBe(exact)
+  })
+
+  it('cuts with a budget below the text’s own size, even when escapes make the whole longer', () => {
+    // The whole item misses by one byte; a cut at the text's full size would fit (the three
+    // escaped quotes give way to a 3-byte …), but the cut keeps at most size − 1 bytes' budget.
+    const text = `${'x'.repeat(100)}"""`
+    const r = prepareItems([cand(1, text)], renderBytes(1, text, false) - 1)
+    expect(r.items.map((i) => [i.content, i.truncated])).toEqual([[`${'x'.repeat(99)}…`, true]])
+  })
+
+  it('a cut keeps at least 64 bytes, counted after backing off to a character boundary', () => {
+    // Room for 64 bytes of content: 61 bytes of x and the ellipsis.
+    const x = prepareItems([cand(1, 'x'.repeat(200))], renderBytes(1, 'x'.repeat(64)))
+    expect(x.items.map((i) => i.content)).toEqual([`${'x'.repeat(61)}…`])
+    // Room for 66 bytes, but 4-byte characters cut to 60 + 3 = 63 or 64 + 3 = 67: left out.
+    const emoji = prepareItems([cand(1, '😀'.repeat(50))], renderBytes(1, 'x'.repeat(66)))
+    expect(emoji.status).toBe('empty')
+  })
+
   it('never cuts inside a UTF-8 character', () => {
     expect(truncateUtf8('aé', 5)).toBe('a…')
     expect(truncateUtf8('a😀b', 7)).toBe('a…')

@@ -49,6 +49,21 @@ describe('englishStemPrefix', () => {
     expect(englishStemPrefix(token)).toBe(prefix)
   })
 
+  // Each rule reads the end of the token only, and a stem keeps 3 letters (else the token).
+  it.each([
+    ['axes', 'axes'],
+    ['sses', 'sses'],
+    ['ssesa', 'ssesa'],
+    ['zesty', 'zest'],
+    ['lists', 'list'],
+    ['agreed', 'agreed'],
+    ['ages', 'age'],
+    ['myth', 'myth'],
+    ['system', 'system'],
+  ])('%s → %s (edges)', (token, prefix) => {
+    expect(englishStemPrefix(token)).toBe(prefix)
+  })
+
   it('leaves short tokens, numbers, CJK and accented words to exact matching', () => {
     for (const token of [
       'dog',
@@ -143,6 +158,19 @@ describe('planQuery', () => {
     expect(planQuery(fillers.slice(0, 32)).terms).toHaveLength(32)
   })
 
+  it('counts repeats of a token and uses of one stem toward a term’s value', () => {
+    // 40 exact six-character fillers, each used once: a shorter term stays only by its uses.
+    const fillers = Array.from({ length: 40 }, (_, i) => `y${String(i).padStart(5, '0')}`)
+    const repeated = planQuery([...fillers, 'k8s', 'k8s']).terms.map((t) => t.token)
+    expect(repeated).toEqual([...fillers.slice(0, 31), 'k8s'])
+    const stems = planQuery([...fillers, 'paint', 'painting']).terms.map((t) => t.token)
+    expect(stems).toEqual([...fillers.slice(0, 31), 'paint'])
+  })
+
+  it('gives an exact term no prefix field at all', () => {
+    expect(plan('dog 2023').terms).toStrictEqual([{ token: 'dog' }, { token: '2023' }])
+  })
+
   it('has a generic stop word list (lower case, no digits)', () => {
     for (const word of QUERY_STOP_WORDS) expect(word).toMatch(/^[a-z]+$/)
     for (const word of ['may', 'won', 'like', 'one', 'new']) {
@@ -163,6 +191,13 @@ describe('admission under a plan', () => {
     expect(termMatches(paint, 'paint2')).toBe(false)
     expect(termMatches({ token: 'cafe', prefix: 'caf' }, 'café')).toBe(false)
     expect(termMatches({ token: 'dog' }, 'dogs')).toBe(false)
+    expect(termMatches({ token: 'dog' }, 'undefined')).toBe(false)
+    expect(termMatches(paint, 'repainted')).toBe(false)
+    // Every letter a–z may follow the prefix.
+    expect(termMatches({ token: 'caroline', prefix: 'carolin' }, 'carolina')).toBe(true)
+    expect(termMatches({ token: 'walter', prefix: 'walt' }, 'waltz')).toBe(true)
+    expect(termMatches({ token: 'walter', prefix: 'walt' }, 'walt{')).toBe(false)
+    expect(termMatches({ token: 'walter', prefix: 'walt' }, 'walt`')).toBe(false)
   })
 
   it('counts distinct planned terms, not tokens', () => {
