@@ -177,6 +177,20 @@ export async function expectCode(
   return caught as PowerContextError
 }
 
+/**
+ * Awaits `promise` and asserts that it was refused as `invalid_request` for exactly one field, with
+ * that field and message in the error's text and details.
+ */
+export async function expectInvalidField(
+  promise: Promise<unknown>,
+  field: string,
+  message: string,
+): Promise<void> {
+  const err = await expectCode(promise, 'invalid_request')
+  expect(err.details).toEqual({ errors: [{ field, message }] })
+  expect(err.message).toBe(`${field}: ${message}`)
+}
+
 /** A fresh random scope id, so no test needs clean-up. */
 export function newScope(prefix = 'conf'): string {
   return `${prefix}:${randomUUID()}`

@@ -3,7 +3,14 @@
 import { expect } from 'vitest'
 
 import type { ConformanceSuite } from './harness.case.js'
-import { expectCode, newScope, rememberOne, src, unsafe } from './harness.case.js'
+import {
+  expectCode,
+  expectInvalidField,
+  newScope,
+  rememberOne,
+  src,
+  unsafe,
+} from './harness.case.js'
 
 const DRAFT = { mode: 'structured' as const, model: null, promptVersion: null, details: {} }
 
@@ -65,11 +72,45 @@ export function listingArea(suite: ConformanceSuite): void {
       expect(new Set(all).size).toBe(all.length)
     })
 
+    t.test(
+      'scopes: a fresh database from its first scope; the last page ends the listing',
+      async () => {
+        const backend = await t.open()
+        // Upper-case ids sort before lower-case ones: no page may start after the empty id.
+        const base = newScope('Browse')
+        const ids = [`${base}/a`, `${base}/b`, `${base}/c`]
+        for (const id of ids) await rememberOne(backend, id, { kind: 'fact', text: `in ${id}` })
+        const all = await backend.listScopes({})
+        expect(all.scopes.map((s) => s.scopeId)).toEqual(ids)
+        expect(all.nextAfter).toBeNull()
+        // Exactly `limit` scopes left: the page is the last one.
+        const exact = await backend.listScopes({ limit: 3 })
+        expect(exact.scopes.map((s) => s.scopeId)).toEqual(ids)
+        expect(exact.nextAfter).toBeNull()
+        const part = await backend.listScopes({ limit: 2 })
+        expect(part.scopes.map((s) => s.scopeId)).toEqual(ids.slice(0, 2))
+        expect(part.nextAfter).toBe(ids[1])
+        expect(await backend.listScopes({ after: ids[2] })).toEqual({ scopes: [], nextAfter: null })
+      },
+    )
+
     t.test('scopes: bad input is invalid_request', async () => {
-      await expectCode(t.backend.listScopes({ limit: 0 }), 'invalid_request')
+      await expectInvalidField(
+        t.backend.listScopes({ limit: 0 }),
+        'limit',
+        'must be between 1 and 500',
+      )
       await expectCode(t.backend.listScopes({ limit: 501 }), 'invalid_request')
-      await expectCode(t.backend.listScopes({ after: 'has space' }), 'invalid_request')
-      await expectCode(t.backend.listScopes(unsafe({ after: 7 })), 'invalid_request')
+      await expectInvalidField(
+        t.backend.listScopes({ after: 'has space' }),
+        'after',
+        'must be printable ASCII without spaces',
+      )
+      await expectInvalidField(
+        t.backend.listScopes(unsafe({ after: 7 })),
+        'after',
+        'must be a string',
+      )
     })
 
     t.test('sources: content, metadata, positions and flush status, paged', async () => {
@@ -94,6 +135,10 @@ export function listingArea(suite: ConformanceSuite): void {
         decisions: [],
         record: DRAFT,
       })
+      // A source at the cursor's position is processed.
+      const atCursor = await t.backend.listSources({ scopeId, limit: 1 })
+      expect(atCursor.cursor).toBe(1)
+      expect(atCursor.sources.map((s) => [s.position, s.status])).toEqual([[1, 'processed']])
       w = await t.backend.journal.window({ scopeId, limit: 1 })
       const failed = await t.backend.journal.fail({
         scopeId,
@@ -135,29 +180,77 @@ export function listingArea(suite: ConformanceSuite): void {
       expect(got.sources.map((s) => s.source.sourceId)).toEqual(['e3', 'e1'])
       expect(got.sources[1]).toEqual(page1.sources[0])
       const missing = await expectCode(
-        t.backend.getSources({ scopeId, sourceIds: ['e1', 'nope'] }),
+        t.backend.getSources({ scopeId, sourceIds: ['nope', 'e1', 'nah'] }),
         'source_not_found',
       )
-      expect(missing.details).toEqual({ source_ids: ['nope'] })
+      expect(missing.message).toBe(`no source nope, nah in scope ${scopeId}`)
+      expect(missing.details).toEqual({ source_ids: ['nope', 'nah'] })
       await expectCode(
         t.backend.getSources({ scopeId: newScope(), sourceIds: ['e1'] }),
         'source_not_found',
       )
     })
 
+    t.test('sources: an upgraded source shows the payload the reference stored', async () => {
+      const scopeId = newScope()
+      const original = '{"metadata":{"b":1,"a":2},"content":"café from the reference"}'
+      await t.backend.importLegacyScope({
+        scopeId,
+        legacyScopeId: 'reference-scope',
+        origin: 'conformance',
+        fingerprint: '0'.repeat(64),
+        steps: async function* () {
+          yield {
+            type: 'source' as const,
+            sourceId: 'old-1',
+            position: 1,
+            content: 'café from the reference',
+            metadata: { b: 1, a: 2 },
+            originalPayload: new TextEncoder().encode(original),
+          }
+        },
+      })
+      await t.backend.captureSource({ scopeId, sourceId: 'new-1', content: 'captured here' })
+      const { sources } = await t.backend.getSources({ scopeId, sourceIds: ['old-1', 'new-1'] })
+      expect(sources.map((s) => [s.source.sourceId, s.content, s.legacyPayload])).toEqual([
+        ['old-1', 'café from the reference', original],
+        ['new-1', 'captured here', null],
+      ])
+      const listed = await t.backend.listSources({ scopeId })
+      expect(listed.sources.map((s) => s.legacyPayload)).toEqual([original, null])
+    })
+
     t.test('sources: bad input is invalid_request', async () => {
       const scopeId = newScope()
-      await expectCode(t.backend.getSources({ scopeId, sourceIds: [] }), 'invalid_request')
-      await expectCode(
-        t.backend.getSources({
-          scopeId,
-          sourceIds: Array.from({ length: 101 }, (_, i) => `s${i}`),
-        }),
-        'invalid_request',
+      const ids = Array.from({ length: 101 }, (_, i) => `s${i}`)
+      for (const sourceIds of [[], ids, unsafe<string[]>('s1')]) {
+        await expectInvalidField(
+          t.backend.getSources({ scopeId, sourceIds }),
+          'source_ids',
+          'must hold 1–100 source ids',
+        )
+      }
+      // 100 ids are within bounds: the answer is that none of them is in the scope.
+      const hundred = await expectCode(
+        t.backend.getSources({ scopeId, sourceIds: ids.slice(0, 100) }),
+        'source_not_found',
       )
-      await expectCode(t.backend.getSources({ scopeId, sourceIds: ['a b'] }), 'invalid_request')
-      await expectCode(t.backend.listSources({ scopeId, limit: 101 }), 'invalid_request')
-      await expectCode(t.backend.listSources({ scopeId, after: -1 }), 'invalid_request')
+      expect(hundred.details).toEqual({ source_ids: ids.slice(0, 100) })
+      await expectInvalidField(
+        t.backend.getSources({ scopeId, sourceIds: ['ok', 'a b'] }),
+        'source_ids[1]',
+        'must be printable ASCII without spaces',
+      )
+      await expectInvalidField(
+        t.backend.listSources({ scopeId, limit: 101 }),
+        'limit',
+        'must be between 1 and 100',
+      )
+      await expectInvalidField(
+        t.backend.listSources({ scopeId, after: -1 }),
+        'after',
+        `must be between 0 and ${Number.MAX_SAFE_INTEGER}`,
+      )
       await expectCode(t.backend.listSources({ scopeId: '' }), 'invalid_request')
     })
   })

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'vitest'
 
 import type { ConformanceSuite } from './harness.case.js'
-import { expectCode, newScope, rememberOne, unsafe } from './harness.case.js'
+import { expectCode, expectInvalidField, newScope, rememberOne, unsafe } from './harness.case.js'
 
 const BRIEF = ['constraint', 'decision', 'preference']
 
@@ -78,14 +78,26 @@ export function recentArea(suite: ConformanceSuite): void {
 
     t.test('bounds: 1–9 scope ids, valid kinds, limit 1–100', async () => {
       const a = newScope('recent-bad')
-      await expectCode(t.backend.recent({ scopeIds: [] }), 'invalid_request')
       const ten = Array.from({ length: 10 }, (_, i) => `${a}/${i}`)
-      await expectCode(t.backend.recent({ scopeIds: ten }), 'invalid_request')
+      for (const scopeIds of [[], ten, unsafe<string[]>(a)]) {
+        await expectInvalidField(
+          t.backend.recent({ scopeIds }),
+          'scope_ids',
+          'must hold 1–9 scope ids',
+        )
+      }
       expect((await t.backend.recent({ scopeIds: ten.slice(0, 9) })).memories).toEqual([])
-      await expectCode(t.backend.recent({ scopeIds: ['has space'] }), 'invalid_request')
-      await expectCode(t.backend.recent({ scopeIds: unsafe(a) }), 'invalid_request')
+      await expectInvalidField(
+        t.backend.recent({ scopeIds: [a, 'has space'] }),
+        'scope_ids[1]',
+        'must be printable ASCII without spaces',
+      )
       await expectCode(t.backend.recent({ scopeIds: [a], kinds: [] }), 'invalid_request')
-      await expectCode(t.backend.recent({ scopeIds: [a], limit: 0 }), 'invalid_request')
+      await expectInvalidField(
+        t.backend.recent({ scopeIds: [a], limit: 0 }),
+        'limit',
+        'must be between 1 and 100',
+      )
       await expectCode(t.backend.recent({ scopeIds: [a], limit: 101 }), 'invalid_request')
     })
   })
