@@ -39,30 +39,38 @@ type CurrentRow = VersionRow & {
   m_updatedAt: string
 }
 
-/** Splits a {@link currentSql} row into its memory and version rows. */
+/**
+ * Splits a {@link currentSql} row into its memory and version rows. Each field is copied by name
+ * (object rest destructuring took ≈ 1–2 µs a row, and every search reads its hits through here).
+ */
 export function splitCurrent(r: Record<string, unknown>): { row: MemoryRow; version: VersionRow } {
-  const {
-    m_memoryId,
-    m_scopeId,
-    m_currentVersion,
-    m_state,
-    m_stateVersion,
-    m_mergedInto,
-    m_kind,
-    m_createdAt,
-    m_updatedAt,
-    ...version
-  } = r as unknown as CurrentRow
+  const c = r as unknown as CurrentRow
   const row: MemoryRow = {
-    memoryId: m_memoryId,
-    scopeId: m_scopeId,
-    currentVersion: m_currentVersion,
-    state: m_state,
-    stateVersion: m_stateVersion,
-    mergedInto: m_mergedInto,
-    kind: m_kind,
-    createdAt: m_createdAt,
-    updatedAt: m_updatedAt,
+    memoryId: c.m_memoryId,
+    scopeId: c.m_scopeId,
+    currentVersion: c.m_currentVersion,
+    state: c.m_state,
+    stateVersion: c.m_stateVersion,
+    mergedInto: c.m_mergedInto,
+    kind: c.m_kind,
+    createdAt: c.m_createdAt,
+    updatedAt: c.m_updatedAt,
+  }
+  const version: VersionRow = {
+    memoryId: c.memoryId,
+    scopeId: c.scopeId,
+    version: c.version,
+    previousVersion: c.previousVersion,
+    kind: c.kind,
+    text: c.text,
+    sourcesJson: c.sourcesJson,
+    artifactsJson: c.artifactsJson,
+    observedAt: c.observedAt,
+    contentHash: c.contentHash,
+    createdAt: c.createdAt,
+    operation: c.operation,
+    operationId: c.operationId,
+    reason: c.reason,
   }
   return { row, version }
 }

@@ -13,6 +13,7 @@ import { candidatePoolSize } from '../../../core/search-rules.js'
 import type { CurrentMemory, DialectTx, TextHit } from '../../spi/dialect-tx.js'
 import { versionRowProblems } from '../version-codec.js'
 import { bm25Rerank } from './bm25-rerank.js'
+import { candidateTokens } from './candidate-tokens.js'
 
 /** The full-text channel's admitted hits in channel order, with each memory's kind and text. */
 export interface FtsChannelResult {
@@ -45,8 +46,8 @@ export async function ftsCandidates(
     kinds: q.kinds,
     limit: pool,
   })
-  // Each candidate's tokens are split once, for admission and the re-rank.
-  const tokens = raw.map((h) => h.searchableText.split(' '))
+  // Each candidate's tokens, for admission and the re-rank (split once per text, then kept).
+  const tokens = raw.map((h) => candidateTokens(h.searchableText))
   const matched = tokens.map((t) => matchedTerms(plan, t))
   const need = await knownShare(tx, q, plan, matched, raw.length >= pool)
   const admitted = raw.flatMap((hit, i) =>
