@@ -48,6 +48,8 @@ describe('memory state machine', () => {
       expect.unreachable()
     } catch (err) {
       expect((err as PowerContextError).code).toBe('internal_error')
+      // The log line of a writer's bug names the operation and the state it started from.
+      expect((err as PowerContextError).message).toBe('no forget transition from retired')
     }
   })
 
