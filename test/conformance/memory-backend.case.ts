@@ -17,6 +17,7 @@ import { flushArea } from './memory-flush.case.js'
 import { forgetRestoreArea, getHistoryArea } from './memory-lifecycle.case.js'
 import { listingArea } from './memory-listing.case.js'
 import { mergeArea } from './memory-merge.case.js'
+import { mergeCorruptArea } from './memory-merge-corrupt.case.js'
 import { mergePropertiesArea } from './memory-merge-properties.case.js'
 import { mergeRestoreArea, restorePreviewArea } from './memory-merge-restore.case.js'
 import { changesArea, listArea } from './memory-reads.case.js'
@@ -50,6 +51,7 @@ export function describeMemoryBackend(options: ConformanceOptions): void {
     mergeArea(suite)
     mergeRestoreArea(suite)
     restorePreviewArea(suite)
+    mergeCorruptArea(suite)
     mergePropertiesArea(suite)
     vectorArea(suite)
     flushArea(suite)
