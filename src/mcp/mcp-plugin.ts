@@ -1,12 +1,8 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import {
-  CallToolRequestSchema,
-  ErrorCode,
   isInitializeRequest,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
-  ListToolsRequestSchema,
-  McpError,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance, FastifyReply } from 'fastify'
@@ -15,41 +11,24 @@ import { ContractValidator } from '../wire/contract-validator.js'
 import type { RuntimeSlot } from '../wire/surface-call.js'
 import { ExchangeTransport } from './exchange-transport.js'
 import { MCP_PATH, MCP_SERVER_INFO } from './mcp-identity.js'
-import { callTool, type ToolCallContext } from './tool-calls.js'
 import { MCP_TOOLS } from './tool-definitions.js'
-import { MCP_INSTRUCTIONS } from './tool-descriptions.js'
+import { createToolServer, type RequestScope } from './tool-server.js'
 
 export { MCP_PATH, MCP_SERVER_INFO }
-
-/** What a tool call takes from the HTTP request that carried it. */
-type RequestScope = Pick<ToolCallContext, 'log' | 'requestId'>
 
 /** The most messages one POST may carry (the SDK's Streamable HTTP transport's limit). */
 const MAX_BATCH = 100
 
-/** The `tools/list` answer: the allow-list never changes while the process runs. */
-const LISTED = Object.freeze({ tools: MCP_TOOLS.map((b) => b.tool) })
-
 /**
- * The MCP server of one app: the allow-listed tools, built once, connected to an exchange
- * transport that each `/mcp` POST goes through. Built with the low-level `Server` so the
- * contract's JSON schemas are listed as they are (no zod duplicates).
+ * The MCP server of one app (`createToolServer`), connected to an exchange transport that each
+ * `/mcp` POST goes through: built once, not per request.
  */
 export function createMcpServer(
   slot: RuntimeSlot,
   validator: ContractValidator,
 ): { readonly server: Server; readonly transport: ExchangeTransport<RequestScope> } {
   const transport = new ExchangeTransport<RequestScope>()
-  const server = new Server(MCP_SERVER_INFO, {
-    capabilities: { tools: {} },
-    instructions: MCP_INSTRUCTIONS,
-  })
-  server.setRequestHandler(ListToolsRequestSchema, () => LISTED)
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const scope = transport.contextOf(extra.requestId)
-    if (scope === undefined) throw new McpError(ErrorCode.InternalError, 'no request context')
-    return callTool(request.params.name, request.params.arguments, { slot, validator, ...scope })
-  })
+  const server = createToolServer({ slot, validator, scopeOf: (id) => transport.contextOf(id) })
   // The transport's start() does nothing, so the server is connected once this returns.
   void server.connect(transport)
   return { server, transport }

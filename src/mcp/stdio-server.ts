@@ -1,0 +1,96 @@
+import type { Readable, Writable } from 'node:stream'
+
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+
+// Types only: `./mcp` loads no native driver; the caller opens the runtime.
+import type { MemoryRuntime } from '../runtime/memory-runtime.js'
+import { ContractValidator } from '../wire/contract-validator.js'
+import type { ErrorLog } from '../wire/error-envelope.js'
+import { isRequest } from './exchange-transport.js'
+import { createToolServer } from './tool-server.js'
+
+/** Settings of `powercontext mcp --data-dir …` (the embedded stdio server). */
+export interface StdioServerOptions {
+  /** The opened runtime to serve; closed when the server stops. */
+  readonly runtime: MemoryRuntime
+  /** Diagnostics (stderr in the CLI; stdout carries the protocol). Default: none. */
+  readonly log?: (line: string) => void
+  /** Protocol streams; default the process's stdin and stdout. */
+  readonly stdin?: Readable
+  readonly stdout?: Writable
+}
+
+/** Unexpected failures of a tool call, one line each (with the stack) for the diagnostics. */
+function errorLog(log: (line: string) => void): ErrorLog {
+  return {
+    error: (obj, msg) => {
+      const err = obj['err']
+      const why = err instanceof Error ? (err.stack ?? err.message) : String(err)
+      log(`powercontext mcp: ${msg} (request ${String(obj['request_id'])}): ${why}`)
+    },
+  }
+}
+
+/**
+ * Serves the allow-listed MCP tools over stdio on a runtime in this process (newline-delimited
+ * JSON-RPC, the MCP SDK's stdio transport): one process between the agent host and the database,
+ * no HTTP server and no proxy hop. The same tool server and call path as `/mcp`, so every tool
+ * answers as it does there. Runs the runtime's index upkeep (and the background reindex when an
+ * embedding model is set) as the HTTP server does. Resolves when stdin ends (or the host stops
+ * reading stdout) and the calls asked before have been answered; the runtime is closed then.
+ */
+export async function runStdioServer(options: StdioServerOptions): Promise<void> {
+  const { runtime } = options
+  const stdin = options.stdin ?? process.stdin
+  const stdout = options.stdout ?? process.stdout
+  const log = options.log ?? (() => {})
+  const slot = { current: runtime as MemoryRuntime | undefined }
+  let calls = 0
+  const scope = { log: errorLog(log) }
+  const server = createToolServer({
+    slot,
+    validator: new ContractValidator(),
+    scopeOf: () => ({ ...scope, requestId: `stdio-${++calls}` }),
+  })
+  const transport = new StdioServerTransport(stdin, stdout)
+  transport.onerror = (err) => log(`powercontext mcp: ${err.message}`)
+  const ended = new Promise<void>((resolve) => {
+    stdin.once('end', resolve)
+    stdin.once('close', resolve)
+  })
+  const onStdoutError = (): void => void stdin.destroy()
+  stdout.on('error', onStdoutError)
+  try {
+    await server.connect(transport)
+    // The SDK's transport does not say when a request has been answered: count them, so that the
+    // replies owed when stdin ends are written before the runtime closes.
+    let pending = 0
+    let drained: (() => void) | undefined
+    const receive = transport.onmessage
+    transport.onmessage = (message) => {
+      if (isRequest(message)) pending++
+      receive?.(message)
+    }
+    const send = transport.send.bind(transport)
+    transport.send = async (message) => {
+      try {
+        await send(message)
+      } finally {
+        if (!('method' in message) && 'id' in message && --pending === 0) drained?.()
+      }
+    }
+    runtime.startIndexMaintenance({
+      onError: (err) => log(`powercontext mcp: index compaction failed: ${err.message}`),
+    })
+    runtime.startBackgroundReindex({
+      onError: (err) => log(`powercontext mcp: background reindex: ${err.message}`),
+    })
+    await ended
+    if (pending > 0) await new Promise<void>((resolve) => (drained = resolve))
+  } finally {
+    stdout.off('error', onStdoutError)
+    slot.current = undefined
+    await server.close()
+    await runtime.close()
+  }
+}
