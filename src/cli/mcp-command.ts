@@ -1,17 +1,47 @@
 import { type Command, InvalidArgumentError } from 'commander'
 
 import type { CliIo } from './cli-io.js'
-import { isHttpUrl, runMcpCommand } from './mcp-main.js'
+import { CliUsageError, printError } from './cli-io.js'
+import { addEmbeddingOptions, type EmbeddingFlags, embeddingSettings } from './embedding-options.js'
+import { isHttpUrl, type McpFlags, runMcpCommand } from './mcp-main.js'
 
 const parseUrl = (value: string): string => {
   if (isHttpUrl(value)) return value
   throw new InvalidArgumentError('must be an http(s) URL')
 }
 
+interface McpCommandFlags extends EmbeddingFlags {
+  serverUrl?: string
+  token?: string
+  dataDir?: string
+  database?: string
+  json?: boolean
+}
+
+/** How the embedded form opens its database; undefined for the proxy (neither flag given). */
+function embeddedOpener(o: McpCommandFlags): McpFlags['embedded'] {
+  if (o.dataDir === undefined && o.database === undefined) return undefined
+  if (o.dataDir !== undefined && o.database !== undefined)
+    throw new CliUsageError('use either --data-dir or --database, not both')
+  const embedding = embeddingSettings(o)
+  const { dataDir, database } = o
+  return async () => {
+    // Loaded here: the proxy form never loads a database driver.
+    const { MemoryRuntime } = await import('../runtime/memory-runtime.js')
+    return MemoryRuntime.open({
+      ...(dataDir === undefined ? {} : { dataDir }),
+      ...(database === undefined ? {} : { databaseUrl: database }),
+      ...(embedding === undefined ? {} : { embedding }),
+    })
+  }
+}
+
 /**
- * Registers `mcp`: a stdio MCP server proxying the remote server's `/mcp` tools, for agent hosts
- * that only speak stdio. Stdout carries the protocol; diagnostics go to stderr. It resolves when
- * stdin ends or on SIGINT/SIGTERM. Without a server URL (flag or env) it is a usage error (exit 2).
+ * Registers `mcp`: a stdio MCP server for agent hosts that start one. With `--server-url` (or
+ * `POWERCONTEXT_CLIENT_SERVER_URL`) it proxies the remote server's `/mcp` tools; with the global
+ * `--data-dir` or `--database` it serves that database itself, in this process (embedded, no
+ * server needed). Stdout carries the protocol; diagnostics go to stderr. It resolves when stdin
+ * ends or on SIGINT/SIGTERM. Neither a URL nor a database is a usage error (exit 2).
  * `bin/powercontext.js` runs the plain `mcp --server-url … [--token …]` form without this parser
  * (`quickMcpFlags`), so the proxy starts without loading the rest of the CLI.
  */
@@ -20,18 +50,25 @@ export function registerMcpCommand(
   io: CliIo,
   setExit: (code: number) => void,
 ): void {
-  program
+  const mcp = program
     .command('mcp')
-    .description("serve the remote server's MCP tools over stdio (for stdio-only agent hosts)")
+    .description(
+      "serve MCP tools over stdio: the remote server's (--server-url) or a local database's (--data-dir, --database)",
+    )
     .option(
       '--server-url <url>',
       'server base URL, e.g. http://127.0.0.1:8000 (env POWERCONTEXT_CLIENT_SERVER_URL)',
       parseUrl,
     )
     .option('--token <token>', 'bearer token (env POWERCONTEXT_CLIENT_API_TOKEN)')
-    .action(async (_o: unknown, cmd: Command) => {
-      // The program's global --server-url/--token take these flags wherever they appear.
-      const o = cmd.optsWithGlobals<{ serverUrl?: string; token?: string }>()
-      setExit(await runMcpCommand(o, io))
-    })
+  addEmbeddingOptions(mcp).action(async (_o: unknown, cmd: Command) => {
+    // The program's global --server-url/--token/--data-dir/--database wherever they appear.
+    const o = cmd.optsWithGlobals<McpCommandFlags>()
+    try {
+      const embedded = embeddedOpener(o)
+      setExit(await runMcpCommand({ serverUrl: o.serverUrl, token: o.token, embedded }, io))
+    } catch (err) {
+      setExit(printError(io, err, o.json === true))
+    }
+  })
 }

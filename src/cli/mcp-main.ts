@@ -1,9 +1,15 @@
+import type { MemoryRuntime } from '../runtime/memory-runtime.js'
 import { type CliIo, EXIT_OK, EXIT_USAGE } from './cli-output.js'
 
 /** The flags of `powercontext mcp`; the environment fills in what they leave out. */
 export interface McpFlags {
   readonly serverUrl?: string | undefined
   readonly token?: string | undefined
+  /**
+   * Serve this database in-process instead of proxying (`--data-dir`, `--database`): opens it
+   * and resolves with the runtime. Given by the full command line only, never by `quickMcpFlags`.
+   */
+  readonly embedded?: (() => Promise<MemoryRuntime>) | undefined
 }
 
 const env = (name: string): string | undefined => {
@@ -21,11 +27,38 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
+/** Until stdin ends or SIGINT/SIGTERM (which end it). */
+async function untilStdinEnds(serve: () => Promise<void>): Promise<void> {
+  const stop = (): void => {
+    process.stdin.destroy()
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+  try {
+    await serve()
+  } finally {
+    process.off('SIGINT', stop)
+    process.off('SIGTERM', stop)
+  }
+}
+
 /**
  * Runs `powercontext mcp` with its flags (already checked) and returns the exit code: the stdio
- * proxy until stdin ends or SIGINT/SIGTERM (0), or a usage error (2) without a usable server URL.
+ * proxy, or the embedded stdio server on a local database, until stdin ends or SIGINT/SIGTERM
+ * (0); a usage error (2) without a usable server URL or database.
  */
 export async function runMcpCommand(flags: McpFlags, io: CliIo): Promise<number> {
+  const log = (line: string): void => io.err(line)
+  if (flags.embedded !== undefined) {
+    if (flags.serverUrl !== undefined) {
+      io.err('error: use either --server-url (proxy) or --data-dir/--database (embedded), not both')
+      return EXIT_USAGE
+    }
+    const runtime = await flags.embedded()
+    const { runStdioServer } = await import('../mcp/stdio-server.js')
+    await untilStdinEnds(() => runStdioServer({ runtime, log }))
+    return EXIT_OK
+  }
   let serverUrl = flags.serverUrl
   const fromEnv = env('SERVER_URL')
   if (serverUrl === undefined && fromEnv !== undefined) {
@@ -36,25 +69,14 @@ export async function runMcpCommand(flags: McpFlags, io: CliIo): Promise<number>
     serverUrl = fromEnv
   }
   if (serverUrl === undefined) {
-    io.err('error: pass --server-url or set POWERCONTEXT_CLIENT_SERVER_URL')
+    io.err(
+      'error: pass --server-url (or set POWERCONTEXT_CLIENT_SERVER_URL) to proxy a server, or --data-dir/--database to serve a database in this process',
+    )
     return EXIT_USAGE
   }
-  const stop = (): void => {
-    process.stdin.destroy()
-  }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
-  try {
-    const { runStdioProxy } = await import('../mcp/stdio-proxy.js')
-    await runStdioProxy({
-      serverUrl,
-      token: flags.token ?? env('API_TOKEN'),
-      log: (line) => io.err(line),
-    })
-  } finally {
-    process.off('SIGINT', stop)
-    process.off('SIGTERM', stop)
-  }
+  const { runStdioProxy } = await import('../mcp/stdio-proxy.js')
+  const token = flags.token ?? env('API_TOKEN')
+  await untilStdinEnds(() => runStdioProxy({ serverUrl, token, log }))
   return EXIT_OK
 }
 

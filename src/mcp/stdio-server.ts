@@ -20,6 +20,8 @@ export interface StdioServerOptions {
   readonly stdout?: Writable
 }
 
+const reason = (err: unknown): string => (err instanceof Error ? err.message : String(err))
+
 /** Unexpected failures of a tool call, one line each (with the stack) for the diagnostics. */
 function errorLog(log: (line: string) => void): ErrorLog {
   return {
@@ -80,10 +82,10 @@ export async function runStdioServer(options: StdioServerOptions): Promise<void>
       }
     }
     runtime.startIndexMaintenance({
-      onError: (err) => log(`powercontext mcp: index compaction failed: ${err.message}`),
+      onError: (err) => log(`powercontext mcp: index compaction failed: ${reason(err)}`),
     })
     runtime.startBackgroundReindex({
-      onError: (err) => log(`powercontext mcp: background reindex: ${err.message}`),
+      onError: (err) => log(`powercontext mcp: background reindex: ${reason(err)}`),
     })
     await ended
     if (pending > 0) await new Promise<void>((resolve) => (drained = resolve))

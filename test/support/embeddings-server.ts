@@ -8,6 +8,8 @@ export class EmbeddingsServer {
   readonly #model: DeterministicEmbedder
   readonly #server: Server
   down = false
+  /** How long each answer waits (a slow model). */
+  delayMs = 0
   requests = 0
   authorization: string | undefined
 
@@ -30,8 +32,11 @@ export class EmbeddingsServer {
           embedding: this.#model.embedSync(text),
         }))
         // Out of order on purpose: clients must place vectors by `index`.
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ object: 'list', model, data: data.reverse(), usage: {} }))
+        const answer = JSON.stringify({ object: 'list', model, data: data.reverse(), usage: {} })
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(answer)
+        }, this.delayMs)
       })
     })
   }
