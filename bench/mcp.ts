@@ -10,14 +10,16 @@
  * 1. Server side, in-process on that database (`buildApp` with `/mcp`, `app.inject`, no socket):
  *    `POST /v1/memory/search` beside the same search as a `tools/call search_memory` POST to
  *    `/mcp`, interleaved, after `--warmup`; `/mcp` minus REST is what the MCP surface adds.
- * 2. Clients, one MCP SDK `Client` each, every question through all three in rotating order:
+ * 2. Clients, one MCP SDK `Client` each, every question through all four in rotating order:
  *    ours over Streamable HTTP (`/mcp` of the real server in a child process, log level
  *    `--log-level`), ours through the stdio proxy (`powercontext mcp --server-url …`, the built
- *    binary), and `server-memory` spawned over stdio. `--queries` LoCoMo questions after
+ *    binary), ours embedded (`powercontext mcp --data-dir …` on the same data directory, no
+ *    server between), and `server-memory` spawned over stdio. `--queries` LoCoMo questions after
  *    `--warmup`, limit 8; p50/p95, the share of queries with at least one result, the ratios to
  *    `search_nodes`, and each process's RSS afterwards.
- * Then the proxy's start: `--starts` rounds of spawn → `initialize` answered (beside
- * `node -e 0`, the floor of starting Node at all), and its RSS right after.
+ * Then the starts, on the first size's database: `--starts` rounds of spawn → `initialize`
+ * answered for the proxy and the embedded form (beside `node -e 0`, the floor of starting Node
+ * at all), and their RSS right after.
  *
  * Usage: `npm run build && npm run bench:mcp [-- --sizes 1000,10000 --queries 300 --warmup 30
  * --starts 20 --log-level info]`. Prints tables, then one JSON line with every figure.
@@ -52,6 +54,8 @@ const BATCH = 100
 const SEED = 1
 const BIN = fileURLToPath(new URL('../bin/powercontext.js', import.meta.url))
 const MCP_ACCEPT = 'application/json, text/event-stream'
+/** The client row the ratios are taken against. */
+const THEIRS = 'server-memory search_nodes'
 
 interface Options {
   sizes: number[]
@@ -214,7 +218,7 @@ function count(result: Awaited<ReturnType<Client['callTool']>>, key: string): nu
   return body[key].length
 }
 
-async function targets(server: ServerChild, jsonl: string): Promise<Target[]> {
+async function targets(server: ServerChild, dataDir: string, jsonl: string): Promise<Target[]> {
   const search = (client: Client) => async (query: string) => {
     const args = { scope_id: SCOPE, query, limit: LIMIT }
     return count(await client.callTool({ name: 'search_memory', arguments: args }), 'hits') > 0
@@ -229,9 +233,12 @@ async function targets(server: ServerChild, jsonl: string): Promise<Target[]> {
   const http = await connect(new StreamableHTTPClientTransport(new URL('/mcp', server.url)))
   const proxyTransport = stdio([BIN, 'mcp', '--server-url', server.url.href])
   const proxy = await connect(proxyTransport)
+  const embeddedTransport = stdio([BIN, 'mcp', '--data-dir', dataDir])
+  const embedded = await connect(embeddedTransport)
   const memoryTransport = stdio([serverMemoryEntry()], { MEMORY_FILE_PATH: jsonl })
   const memory = await connect(memoryTransport)
   const proxyPid = () => proxyTransport.pid ?? undefined
+  const embeddedPid = () => embeddedTransport.pid ?? undefined
   const memoryPid = () => memoryTransport.pid ?? undefined
   return [
     {
@@ -249,7 +256,14 @@ async function targets(server: ServerChild, jsonl: string): Promise<Target[]> {
       call: search(proxy),
     },
     {
-      name: 'server-memory search_nodes',
+      name: 'search_memory, embedded stdio',
+      client: embedded,
+      pid: embeddedPid,
+      pids: () => [embeddedPid()!],
+      call: search(embedded),
+    },
+    {
+      name: THEIRS,
       client: memory,
       pid: memoryPid,
       pids: () => [memoryPid()!],
@@ -272,8 +286,14 @@ interface ClientFigures {
 }
 
 /** Every question through every target, in rotating order; wall time and CPU time per call. */
-async function clientSide(server: ServerChild, jsonl: string, questions: string[], warmup: number) {
-  const all = await targets(server, jsonl)
+async function clientSide(
+  server: ServerChild,
+  dataDir: string,
+  jsonl: string,
+  questions: string[],
+  warmup: number,
+) {
+  const all = await targets(server, dataDir, jsonl)
   const samples = all.map(() => [] as number[])
   const cpu = all.map(() => 0)
   const clientCpu = all.map(() => 0)
@@ -333,28 +353,44 @@ function timeStart(args: readonly string[], input: string | undefined) {
   })
 }
 
-async function proxyStarts(serverUrl: URL, rounds: number) {
+interface StartFigures {
+  readonly ms: Stats
+  readonly rssMb: Stats
+  readonly cpuMs: Stats
+}
+
+/**
+ * Start of the stdio proxy and of the embedded form (spawn → `initialize` answered) beside
+ * `node -e 0`, in rotating order; two rounds of warm-up.
+ */
+async function stdioStarts(serverUrl: URL, dataDir: string, rounds: number) {
   const initialize = `${JSON.stringify(initializeRequest('bench-mcp'))}\n`
-  const proxy: number[] = []
-  const floor: number[] = []
-  const rss: number[] = []
-  const cpu: number[] = []
+  const kinds = [
+    { args: [BIN, 'mcp', '--server-url', serverUrl.href], input: initialize },
+    { args: [BIN, 'mcp', '--data-dir', dataDir], input: initialize },
+    { args: ['-e', '0'], input: undefined },
+  ]
+  const samples = kinds.map(() => ({
+    ms: [] as number[],
+    rss: [] as number[],
+    cpu: [] as number[],
+  }))
   for (let i = 0; i < rounds + 2; i++) {
-    const runProxy = async () => {
-      const r = await timeStart([BIN, 'mcp', '--server-url', serverUrl.href], initialize)
-      if (i < 2) return
-      proxy.push(r.ms)
-      rss.push(r.rssMb)
-      cpu.push(r.cpuMs)
+    for (let k = 0; k < kinds.length; k++) {
+      const n = (i + k) % kinds.length
+      const r = await timeStart(kinds[n]!.args, kinds[n]!.input)
+      if (i < 2) continue
+      samples[n]!.ms.push(r.ms)
+      samples[n]!.rss.push(r.rssMb)
+      samples[n]!.cpu.push(r.cpuMs)
     }
-    const runFloor = async () => {
-      const r = await timeStart(['-e', '0'], undefined)
-      if (i >= 2) floor.push(r.ms)
-    }
-    if (i % 2 === 0) await runProxy().then(runFloor)
-    else await runFloor().then(runProxy)
   }
-  return { proxy: stats(proxy), floor: stats(floor), rssMb: stats(rss), cpuMs: stats(cpu) }
+  const figures = samples.map((s): StartFigures => ({
+    ms: stats(s.ms),
+    rssMb: stats(s.rss),
+    cpuMs: stats(s.cpu),
+  }))
+  return { proxy: figures[0]!, embedded: figures[1]!, floor: figures[2]!.ms }
 }
 
 const serverCells = (ms: Stats, cpu: Stats) => [f2(ms.p50), f2(ms.p95), f2(cpu.p50)]
@@ -367,7 +403,7 @@ async function main(): Promise<void> {
   const load = [os.loadavg()[0]!]
   const out: string[] = []
   const sizes = []
-  let starts: Awaited<ReturnType<typeof proxyStarts>> | undefined
+  let starts: Awaited<ReturnType<typeof stdioStarts>> | undefined
   for (const size of opts.sizes) {
     const dir = mkdtempSync(join(os.tmpdir(), 'powercontext-bench-mcp-'))
     try {
@@ -380,14 +416,14 @@ async function main(): Promise<void> {
       const server = await serverSide(dataDir, questions, opts.warmup)
       const child = await startServerChild(dataDir, opts.logLevel)
       try {
-        progress(`${size}: clients (HTTP, stdio proxy, server-memory), interleaved`)
-        const clients = await clientSide(child, jsonl, questions, opts.warmup)
+        progress(`${size}: clients (HTTP, stdio proxy, embedded stdio, server-memory), interleaved`)
+        const clients = await clientSide(child, dataDir, jsonl, questions, opts.warmup)
         const serverRssMb = await child.rssMb()
         if (starts === undefined) {
-          progress(`proxy start: ${opts.starts} rounds beside node -e 0`)
-          starts = await proxyStarts(child.url, opts.starts)
+          progress(`stdio starts: ${opts.starts} rounds beside node -e 0`)
+          starts = await stdioStarts(child.url, dataDir, opts.starts)
         }
-        const theirs = clients[2]!
+        const theirs = clients.find((c) => c.name === THEIRS)!
         sizes.push({ size, server, clients, serverRssMb })
         out.push(
           `\n${size.toLocaleString('en')} memories`,
@@ -420,12 +456,17 @@ async function main(): Promise<void> {
   load.push(os.loadavg()[0]!)
   if (starts !== undefined)
     out.push(
-      '\nstdio proxy start (spawn → initialize answered)',
-      row('', 'p50 ms', 'p95 ms'),
-      row('powercontext mcp', f2(starts.proxy.p50), f2(starts.proxy.p95)),
+      '\nstdio start (spawn → initialize answered)',
+      row('', 'p50 ms', 'p95 ms', 'CPU ms', 'RSS MB'),
+      ...(
+        [
+          ['powercontext mcp --server-url', starts.proxy],
+          ['powercontext mcp --data-dir', starts.embedded],
+        ] as const
+      ).map(([name, s]) => row(name, f2(s.ms.p50), f2(s.ms.p95), f1(s.cpuMs.p50), f1(s.rssMb.p50))),
       row('node -e 0 (floor, spawn → exit)', f2(starts.floor.p50), f2(starts.floor.p95)),
-      `proxy start p50 ${f1(starts.proxy.p50)} ms (target ≤ 150), CPU until initialize answered ` +
-        `p50 ${f1(starts.cpuMs.p50)} ms, RSS then p50 ${f1(starts.rssMb.p50)} MB (target < 60)`,
+      `proxy start p50 ${f1(starts.proxy.ms.p50)} ms (target ≤ 150), RSS then p50 ` +
+        `${f1(starts.proxy.rssMb.p50)} MB (target < 60)`,
     )
   const header = `node ${process.version}, ${os.cpus().length} cores, load average ${load.map(f2).join(' → ')}; limit ${LIMIT}, ${opts.queries} questions after ${opts.warmup} warm-up`
   process.stdout.write(`${header}\n${out.join('\n')}\n`)

@@ -20,7 +20,12 @@ interface McpCommandFlags extends EmbeddingFlags {
 
 /** How the embedded form opens its database; undefined for the proxy (neither flag given). */
 function embeddedOpener(o: McpCommandFlags): McpFlags['embedded'] {
-  if (o.dataDir === undefined && o.database === undefined) return undefined
+  if (o.dataDir === undefined && o.database === undefined) {
+    const given = [o.embeddingUrl, o.embeddingModel, o.embeddingDimension, o.embeddingProfileId]
+    if (given.some((v) => v !== undefined))
+      throw new CliUsageError('the embedding options need --data-dir or --database (embedded form)')
+    return undefined
+  }
   if (o.dataDir !== undefined && o.database !== undefined)
     throw new CliUsageError('use either --data-dir or --database, not both')
   const embedding = embeddingSettings(o)
@@ -61,6 +66,15 @@ export function registerMcpCommand(
       parseUrl,
     )
     .option('--token <token>', 'bearer token (env POWERCONTEXT_CLIENT_API_TOKEN)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  powercontext mcp --server-url http://127.0.0.1:8000   proxy a running server's /mcp
+  powercontext mcp --data-dir DIR                       serve DIR's SQLite database, no server
+  powercontext mcp --database URL                       serve that database, no server
+The embedding options apply to the embedded form only (--data-dir, --database).`,
+    )
   addEmbeddingOptions(mcp).action(async (_o: unknown, cmd: Command) => {
     // The program's global --server-url/--token/--data-dir/--database wherever they appear.
     const o = cmd.optsWithGlobals<McpCommandFlags>()
