@@ -1,6 +1,12 @@
 import type { Readable, Writable } from 'node:stream'
 
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import {
+  type CancelledNotification,
+  CancelledNotificationSchema,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js'
 
 // Types only: `./mcp` loads no native driver; the caller opens the runtime.
 import type { MemoryRuntime } from '../runtime/memory-runtime.js'
@@ -19,6 +25,10 @@ export interface StdioServerOptions {
   readonly stdin?: Readable
   readonly stdout?: Writable
 }
+
+/** A client's `notifications/cancelled` for one of its requests. */
+const isCancellation = (m: JSONRPCMessage): m is JSONRPCMessage & CancelledNotification =>
+  'method' in m && !('id' in m) && CancelledNotificationSchema.safeParse(m).success
 
 const reason = (err: unknown): string => (err instanceof Error ? err.message : String(err))
 
@@ -64,21 +74,28 @@ export async function runStdioServer(options: StdioServerOptions): Promise<void>
   stdout.on('error', onStdoutError)
   try {
     await server.connect(transport)
-    // The SDK's transport does not say when a request has been answered: count them, so that the
-    // replies owed when stdin ends are written before the runtime closes.
-    let pending = 0
+    // The SDK's transport does not say when a request has been answered: track them, so that the
+    // replies owed when stdin ends are written before the runtime closes. A request the client
+    // cancels gets no reply (the SDK drops it), so its cancellation settles it.
+    const pending = new Set<RequestId>()
     let drained: (() => void) | undefined
+    const settle = (id: RequestId): void => {
+      if (pending.delete(id) && pending.size === 0) drained?.()
+    }
     const receive = transport.onmessage
     transport.onmessage = (message) => {
-      if (isRequest(message)) pending++
+      if (isRequest(message)) pending.add(message.id)
       receive?.(message)
+      const cancelled = isCancellation(message) ? message.params.requestId : undefined
+      if (cancelled !== undefined) settle(cancelled)
     }
     const send = transport.send.bind(transport)
     transport.send = async (message) => {
       try {
         await send(message)
       } finally {
-        if (!('method' in message) && 'id' in message && --pending === 0) drained?.()
+        if (!('method' in message) && 'id' in message && message.id !== undefined)
+          settle(message.id)
       }
     }
     runtime.startIndexMaintenance({
@@ -88,7 +105,7 @@ export async function runStdioServer(options: StdioServerOptions): Promise<void>
       onError: (err) => log(`powercontext mcp: background reindex: ${reason(err)}`),
     })
     await ended
-    if (pending > 0) await new Promise<void>((resolve) => (drained = resolve))
+    if (pending.size > 0) await new Promise<void>((resolve) => (drained = resolve))
   } finally {
     stdout.off('error', onStdoutError)
     slot.current = undefined

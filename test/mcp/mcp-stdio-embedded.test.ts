@@ -175,6 +175,44 @@ describe('powercontext mcp --data-dir (embedded stdio server)', () => {
     }
   })
 
+  it('exits after stdin ends when the client cancelled a request it sent', async () => {
+    const embeddings = new EmbeddingsServer(16)
+    embeddings.delayMs = 300
+    const model = [
+      ...['--embedding-url', await embeddings.listen(), '--embedding-model', 'm'],
+      ...['--embedding-dimension', '16', '--embedding-profile-id', 'p16'],
+    ]
+    const remember = {
+      name: 'remember_memory',
+      arguments: { scope_id: 'cancel', entries: [{ kind: 'fact', text: 'A cancelled write' }] },
+    }
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: remember },
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } },
+    ]
+    const child = spawn(process.execPath, [BIN, 'mcp', '--data-dir', freshDir(), ...model], {
+      env: getDefaultEnvironment(),
+    })
+    let stdout = ''
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+    child.stdin.end(`${lines.map((l) => JSON.stringify(l)).join('\n')}\n`)
+    // The SDK sends no reply to a cancelled request: waiting for one would never end.
+    const guard = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    const [status, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+      child.on('close', (code, sig) => resolve([code, sig])),
+    )
+    clearTimeout(guard)
+    await embeddings.close()
+    expect(signal).toBeNull()
+    expect(status).toBe(0)
+    const ids = stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as Wire).id)
+    expect(ids).toEqual([1])
+  }, 20_000)
+
   it('refuses conflicting or unusable settings with one line and a status', () => {
     const run = (...args: string[]) =>
       spawnSync(process.execPath, [BIN, 'mcp', ...args], {
