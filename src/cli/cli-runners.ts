@@ -28,6 +28,33 @@ export type RunWithMemory = (
   options?: () => RuntimeOptions,
 ) => Promise<void>
 
+/** The database a local command opens: `--data-dir` or `--database`, at most one of them. */
+export type LocalDatabase = Pick<RuntimeOptions, 'dataDir' | 'databaseUrl'>
+
+/**
+ * The runtime options naming `--data-dir` or `--database` (neither: the default data directory).
+ * @throws CliUsageError when both are given.
+ */
+export function localDatabase(flags: {
+  readonly dataDir?: string | undefined
+  readonly database?: string | undefined
+}): LocalDatabase {
+  const { dataDir, database } = flags
+  if (dataDir !== undefined && database !== undefined)
+    throw new CliUsageError('use either --data-dir or --database, not both')
+  return {
+    ...(dataDir === undefined ? {} : { dataDir }),
+    ...(database === undefined ? {} : { databaseUrl: database }),
+  }
+}
+
+/** Opens a runtime in this process; the runtime and its drivers are loaded only here. */
+export async function openLocalRuntime(options: RuntimeOptions): Promise<MemoryRuntime> {
+  // Loaded here, not at the top: --help, --version and --server-url never load a driver.
+  const { MemoryRuntime } = await import('../runtime/memory-runtime.js')
+  return MemoryRuntime.open(options)
+}
+
 /**
  * The two ways a command runs: `runLocal` opens a `MemoryRuntime` on the data directory (admin
  * commands; `--server-url` is a usage error there), `runMemory` goes to the server when
@@ -55,21 +82,16 @@ export function createRunners(
       )
       return
     }
-    if (dataDir !== undefined && database !== undefined) {
-      setExit(
-        printError(io, new CliUsageError('use either --data-dir or --database, not both'), false),
-      )
+    let local: LocalDatabase
+    try {
+      local = localDatabase({ dataDir, database })
+    } catch (err) {
+      setExit(printError(io, err, false))
       return
     }
     let runtime: MemoryRuntime | undefined
     try {
-      // Loaded here, not at the top: --help, --version and --server-url never load a driver.
-      const { MemoryRuntime } = await import('../runtime/memory-runtime.js')
-      runtime = await MemoryRuntime.open({
-        ...options?.(),
-        ...(dataDir === undefined ? {} : { dataDir }),
-        ...(database === undefined ? {} : { databaseUrl: database }),
-      })
+      runtime = await openLocalRuntime({ ...options?.(), ...local })
       setExit(await work(runtime, json === true))
     } catch (err) {
       setExit(printError(io, err, json === true))

@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander'
 
 import type { CliIo } from './cli-io.js'
 import { CliUsageError, printError } from './cli-io.js'
+import { localDatabase, openLocalRuntime } from './cli-runners.js'
 import { addEmbeddingOptions, type EmbeddingFlags, embeddingSettings } from './embedding-options.js'
 import { isHttpUrl, type McpFlags, runMcpCommand } from './mcp-main.js'
 
@@ -26,19 +27,10 @@ function embeddedOpener(o: McpCommandFlags): McpFlags['embedded'] {
       throw new CliUsageError('the embedding options need --data-dir or --database (embedded form)')
     return undefined
   }
-  if (o.dataDir !== undefined && o.database !== undefined)
-    throw new CliUsageError('use either --data-dir or --database, not both')
+  const local = localDatabase(o)
   const embedding = embeddingSettings(o)
-  const { dataDir, database } = o
-  return async () => {
-    // Loaded here: the proxy form never loads a database driver.
-    const { MemoryRuntime } = await import('../runtime/memory-runtime.js')
-    return MemoryRuntime.open({
-      ...(dataDir === undefined ? {} : { dataDir }),
-      ...(database === undefined ? {} : { databaseUrl: database }),
-      ...(embedding === undefined ? {} : { embedding }),
-    })
-  }
+  // The proxy form never loads a database driver: the runtime is opened only here.
+  return () => openLocalRuntime({ ...local, ...(embedding === undefined ? {} : { embedding }) })
 }
 
 /**
