@@ -210,25 +210,30 @@ export function taskOutcomeCandidates(source: {
     : { candidates: [checked.candidate], refused: [] }
 }
 
-/** The time of a fact for conflict order: `observed_at`, then the latest evidence position. */
+/** The time of a fact for conflict order: `observed_at`, then source position, then capture time. */
 export interface Recency {
   readonly observedAt: string | null
   /** Highest journal position among the evidence sources, or null when none is known. */
   readonly position: number | null
+  /**
+   * When it was captured (RFC 3339, UTC): the latest capture of a candidate's evidence sources;
+   * for a stored memory without a known position, when its current version was written.
+   */
+  readonly capturedAt: string | null
 }
 
 /**
- * DESIGN §6: for the same fact under the same conditions the newer one wins, by `observed_at`
- * and, when either lacks one, by source position. `older` means `a` must not overwrite `b`.
+ * For the same fact under the same conditions the newer one wins: by `observed_at` when both
+ * have one, else by source position (the scope's capture order) when both have one, else by
+ * capture time. `older` means `a` must not overwrite `b`; `unknown` only when neither order
+ * applies.
  */
 export function compareRecency(a: Recency, b: Recency): 'older' | 'newer' | 'same' | 'unknown' {
-  if (a.observedAt !== null && b.observedAt !== null) {
-    if (a.observedAt === b.observedAt) return 'same'
-    return a.observedAt < b.observedAt ? 'older' : 'newer'
-  }
-  if (a.position !== null && b.position !== null) {
-    if (a.position === b.position) return 'same'
-    return a.position < b.position ? 'older' : 'newer'
-  }
+  const order = <T>(x: T, y: T): 'older' | 'newer' | 'same' =>
+    x === y ? 'same' : x < y ? 'older' : 'newer'
+  if (a.observedAt !== null && b.observedAt !== null) return order(a.observedAt, b.observedAt)
+  if (a.position !== null && b.position !== null) return order(a.position, b.position)
+  if (a.capturedAt !== null && b.capturedAt !== null)
+    return order(Date.parse(a.capturedAt), Date.parse(b.capturedAt))
   return 'unknown'
 }

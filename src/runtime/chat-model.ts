@@ -30,6 +30,18 @@ export interface JsonCompletion {
   readonly schema: Readonly<Record<string, unknown>>
 }
 
+/** Tokens a call used, as the provider reports them (summed over its retries). */
+export interface TokenUsage {
+  readonly inputTokens: number
+  readonly outputTokens: number
+}
+
+/** A parsed, validated answer and the usage the provider reported (null when it reported none). */
+export interface JsonAnswer {
+  readonly value: unknown
+  readonly usage: TokenUsage | null
+}
+
 /** A generation model that answers with JSON matching a schema. */
 export interface ChatModel {
   readonly model: string
@@ -39,6 +51,8 @@ export interface ChatModel {
    *   `invalid_inference_output` (after the retries).
    */
   completeJson(request: JsonCompletion): Promise<unknown>
+  /** As {@link completeJson}, with the token usage the provider reported; optional. */
+  completeJsonWithUsage?(request: JsonCompletion): Promise<JsonAnswer>
   /** Readiness: `ready`, `timeout` or `unavailable: …` (cheap; no completion is requested). */
   probe(): Promise<string>
 }
@@ -107,11 +121,18 @@ export class OpenAiCompatibleChatModel implements ChatModel {
   }
 
   async completeJson(request: JsonCompletion): Promise<unknown> {
+    return (await this.completeJsonWithUsage(request)).value
+  }
+
+  async completeJsonWithUsage(request: JsonCompletion): Promise<JsonAnswer> {
     const validate = validatorOf(request.schema)
     let last: PowerContextError | undefined
+    let usage: TokenUsage | null = null
     for (let attempt = 1; attempt <= this.#maxRequests; attempt += 1) {
       try {
-        const content = await this.#request(request)
+        const answer = await this.#request(request)
+        usage = addUsage(usage, answer.usage)
+        const content = answer.content
         let value: unknown
         try {
           value = JSON.parse(content)
@@ -124,7 +145,7 @@ export class OpenAiCompatibleChatModel implements ChatModel {
             `the answer does not match ${request.schemaName}: ${e?.instancePath || '/'} ${e?.message ?? ''}`,
           )
         }
-        return value
+        return { value, usage }
       } catch (err) {
         last = err instanceof PowerContextError ? err : unavailable(String(err), err)
         if (last.details?.['retriable'] === false) break
@@ -133,7 +154,7 @@ export class OpenAiCompatibleChatModel implements ChatModel {
     throw last ?? unavailable('no request was sent')
   }
 
-  async #request(request: JsonCompletion): Promise<string> {
+  async #request(request: JsonCompletion): Promise<{ content: string; usage: TokenUsage | null }> {
     let res: Response
     try {
       res = await fetch(this.#url, {
@@ -183,12 +204,21 @@ export class OpenAiCompatibleChatModel implements ChatModel {
         throw new PowerContextError('inference_timeout', 'generation response timed out')
       throw invalidOutput('the response is not JSON')
     }
-    const choice = (body as { choices?: { message?: { content?: unknown; refusal?: unknown } }[] })
-      ?.choices?.[0]?.message
+    const reply = body as {
+      choices?: { message?: { content?: unknown; refusal?: unknown } }[]
+      usage?: { prompt_tokens?: unknown; completion_tokens?: unknown }
+    }
+    const choice = reply?.choices?.[0]?.message
     if (typeof choice?.refusal === 'string' && choice.refusal !== '')
       throw invalidOutput(`the model refused: ${choice.refusal.slice(0, 200)}`)
     if (typeof choice?.content !== 'string') throw invalidOutput('no choices[0].message.content')
-    return choice.content
+    const input = reply.usage?.prompt_tokens
+    const output = reply.usage?.completion_tokens
+    const usage =
+      typeof input === 'number' && typeof output === 'number'
+        ? { inputTokens: input, outputTokens: output }
+        : null
+    return { content: choice.content, usage }
   }
 
   async probe(): Promise<string> {
@@ -204,6 +234,14 @@ export class OpenAiCompatibleChatModel implements ChatModel {
         ? 'timeout'
         : `unavailable: ${(err as Error).message}`
     }
+  }
+}
+
+function addUsage(a: TokenUsage | null, b: TokenUsage | null): TokenUsage | null {
+  if (a === null || b === null) return a ?? b
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
   }
 }
 

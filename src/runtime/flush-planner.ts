@@ -16,6 +16,7 @@ import {
 } from '../core/extraction-rules.js'
 import { sourceKind } from '../core/source-kinds.js'
 import { timeSlicer } from '../storage/engine/event-loop-slices.js'
+import type { WindowUsage } from './model-call.js'
 import type {
   FlushDecision,
   FlushRecordDraft,
@@ -42,6 +43,8 @@ export interface FlushPlan {
   readonly decisions: readonly FlushDecision[]
   readonly record: FlushRecordDraft
   readonly outcomes: readonly SourceOutcome[]
+  /** What the window's model calls cost; absent without a model. */
+  readonly usage?: WindowUsage
 }
 
 /** Turns a window into a plan; never writes. */

@@ -22,6 +22,7 @@ import type {
 import { FLUSH_MAX_ATTEMPTS_DEFAULT } from '../storage/spi/flush-types.js'
 import type { FlushPlanner, SourceOutcome } from './flush-planner.js'
 import { windowJson } from './flush-planner.js'
+import type { WindowUsage } from './model-call.js'
 
 /** A flush request. */
 export interface FlushCommand {
@@ -48,6 +49,12 @@ export interface FlushResult {
   /** The decision record of the window, or null when idle. */
   readonly recordId: string | null
   readonly mode: 'structured' | 'model'
+  /**
+   * Model calls, tokens and wall time of the planned window (also in its decision record as
+   * `details.model_usage`); null without a model, when idle, or for a skipped source. Calls of a
+   * failed attempt are reported to the planner's `onModelCall` observer only.
+   */
+  readonly modelUsage?: WindowUsage | null
 }
 
 /** Flush tuning; tests add hooks. */
@@ -118,6 +125,7 @@ export class SourceFlusher {
           sources: plan.outcomes,
           recordId: applied.recordId,
           mode: this.#planner.mode,
+          modelUsage: plan.usage ?? null,
         }
       } catch (err) {
         if (!(err instanceof PowerContextError)) throw err
@@ -171,6 +179,7 @@ export class SourceFlusher {
       sources: [],
       recordId: failure.recordId,
       mode: this.#planner.mode,
+      modelUsage: null,
     }
   }
 
@@ -186,6 +195,7 @@ export class SourceFlusher {
       sources: [],
       recordId: null,
       mode: this.#planner.mode,
+      modelUsage: null,
     }
   }
 }

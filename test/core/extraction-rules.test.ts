@@ -264,8 +264,16 @@ describe('candidate checks and recency', () => {
     expect(checkCandidate({ ...base, kind: '' })).toHaveProperty('refused')
   })
 
-  it('orders by observed_at, then by source position', () => {
-    const at = (observedAt: string | null, position: number | null) => ({ observedAt, position })
+  it('orders by observed_at, then by source position, then by capture time', () => {
+    const at = (
+      observedAt: string | null,
+      position: number | null,
+      capturedAt: string | null = null,
+    ) => ({
+      observedAt,
+      position,
+      capturedAt,
+    })
     expect(
       compareRecency(at('2024-01-01T00:00:00.000Z', 9), at('2025-01-01T00:00:00.000Z', 1)),
     ).toBe('older')
@@ -283,6 +291,15 @@ describe('candidate checks and recency', () => {
     expect(
       compareRecency(at('2024-01-01T00:00:00.000Z', 9), at('2024-01-01T00:00:00.000Z', 1)),
     ).toBe('same')
+    // Neither a time nor positions on both sides: capture order decides.
+    const early = '2025-03-01T10:00:00.000Z'
+    const late = '2025-03-01T10:00:01.000Z'
+    expect(compareRecency(at(null, 3, early), at(null, null, late))).toBe('older')
+    expect(compareRecency(at(null, 3, late), at(null, null, early))).toBe('newer')
+    expect(compareRecency(at('2024-01-01T00:00:00.000Z', 3, early), at(null, null, late))).toBe(
+      'older',
+    )
+    expect(compareRecency(at(null, null, null), at(null, null, late))).toBe('unknown')
   })
 
   it('reads media types without parameters and case', () => {

@@ -101,6 +101,11 @@ export class ChatServer {
         object: 'chat.completion',
         model: body.model,
         choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+        // What a tokenizer would count, roughly: four characters a token.
+        usage: {
+          prompt_tokens: Math.ceil(raw.length / 4),
+          completion_tokens: Math.ceil(content.length / 4),
+        },
       }),
     )
   }
@@ -136,16 +141,54 @@ export const proposal = (
   },
 })
 
-/** A decide answer. */
+/** One decision of a decide answer. */
+export interface DecisionAnswer {
+  readonly action: 'create' | 'update' | 'merge' | 'noop'
+  readonly targets?: string[]
+  readonly text?: string | null
+  readonly kind?: string | null
+}
+
+/** A candidate of a decide request, as the deciding call shows it. */
+export interface DecideCandidate {
+  readonly id: string
+  readonly text: string
+  readonly related: string[]
+  readonly earlier_result: string | null
+  readonly observed_at: string | null
+}
+
+/**
+ * A decide answer computed per candidate: `{decisions: [...]}`, one per candidate of the request
+ * (a request of the single-candidate form, `candidate`, gets one bare decision).
+ */
+export const decideEach =
+  (decide: (candidate: DecideCandidate, request: ChatRequest) => DecisionAnswer) =>
+  (request: ChatRequest): ChatStep => {
+    const one = (c: DecideCandidate) => {
+      const d = decide(c, request)
+      return {
+        candidate: c.id,
+        action: d.action,
+        targets: d.targets ?? [],
+        kind: d.kind ?? null,
+        text: d.text ?? null,
+        reason: null,
+      }
+    }
+    const many = request.user['candidates'] as DecideCandidate[] | undefined
+    if (many !== undefined) return { json: { decisions: many.map(one) } }
+    const { candidate: _c, ...single } = one({
+      id: 'c1',
+      related: [],
+      earlier_result: null,
+      ...(request.user['candidate'] as { text: string; observed_at: string | null }),
+    })
+    return { json: single }
+  }
+
+/** A decide answer: the same decision for every candidate of the request. */
 export const decision = (
-  action: 'create' | 'update' | 'merge' | 'noop',
-  options: { targets?: string[]; text?: string | null; kind?: string | null } = {},
-) => ({
-  json: {
-    action,
-    targets: options.targets ?? [],
-    kind: options.kind ?? null,
-    text: options.text ?? null,
-    reason: null,
-  },
-})
+  action: DecisionAnswer['action'],
+  options: Omit<DecisionAnswer, 'action'> = {},
+) => decideEach(() => ({ action, ...options }))

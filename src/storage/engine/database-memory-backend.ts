@@ -256,7 +256,14 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
    */
   async search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult> {
     const { mode, ...checked } = checkSearch(cmd)
-    return searchInMode(this.#run, this.#vectors, checked, mode, this.fullTextProblem)
+    const { mode: used, hits } = await searchInMode(
+      this.#run,
+      this.#vectors,
+      checked,
+      mode,
+      this.fullTextProblem,
+    )
+    return { mode: used, hits }
   }
 
   /** Active memories of one or more scopes, newest first, in one snapshot (no write lock). */

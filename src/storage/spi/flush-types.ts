@@ -6,7 +6,7 @@
  */
 import type { JsonValue } from '../../core/canonical.js'
 import type { ArtifactRef, Memory, MemoryChange, SourceRef } from '../../core/memory-model.js'
-import type { SearchResult } from './search-types.js'
+import type { RankedSearchResult } from './search-types.js'
 
 /** Default number of sources one flush takes. */
 export const FLUSH_LIMIT_DEFAULT = 100
@@ -14,8 +14,12 @@ export const FLUSH_LIMIT_DEFAULT = 100
 export const FLUSH_LIMIT_MAX = 1000
 /** Failed attempts before the offending source is skipped (default). */
 export const FLUSH_MAX_ATTEMPTS_DEFAULT = 3
-/** Largest `limit` of {@link SourceJournalPort.related} (the public search stops at 50). */
-export const RELATED_LIMIT_MAX = 500
+/**
+ * Largest `limit` of one {@link SourceJournalPort.related} call (the public search stops at 50).
+ * It bounds one read, not the comparison set: a caller pages on `complete` until the search is
+ * exhausted.
+ */
+export const RELATED_PAGE_MAX = 2 ** 40
 /** Largest page of decision records. */
 export const FLUSH_RECORDS_LIMIT_MAX = 100
 
@@ -196,7 +200,7 @@ export interface FlushRecordsResult {
   readonly nextAfter: number | null
 }
 
-/** A search without the public limit, for retrieve-then-decide (bounded by RELATED_LIMIT_MAX). */
+/** A search without the public limit, for retrieve-then-decide (one page of it). */
 export interface RelatedCommand {
   readonly scopeId: string
   readonly query: string
@@ -233,8 +237,11 @@ export interface SourceJournalPort {
   records(cmd: FlushRecordsCommand): Promise<FlushRecordsResult>
   /** Scopes whose high watermark is beyond their cursor, in scope id order. */
   pendingScopes(cmd?: { readonly after?: string; readonly limit?: number }): Promise<string[]>
-  /** Active memories related to `query` (the search's admission rules), best first. */
-  related(cmd: RelatedCommand): Promise<SearchResult>
+  /**
+   * Active memories related to `query` (the search's admission rules), best first, at most
+   * `limit`; `complete` says whether a larger limit could find more.
+   */
+  related(cmd: RelatedCommand): Promise<RankedSearchResult>
   /** Current versions of active memories of the scope (absent ids are skipped). */
   current(scopeId: string, memoryIds: readonly string[]): Promise<RelatedMemory[]>
 }

@@ -28,3 +28,12 @@ export interface SearchResult {
   readonly mode: UsedSearchMode
   readonly hits: readonly SearchHit[]
 }
+
+/**
+ * A search result with whether it holds every admitted match of the scope: `complete` is false
+ * when a channel's candidate pool was full (candidates past it could still pass admission) or
+ * when the limit cut admitted hits. Retrieve-then-decide pages on it; public search drops it.
+ */
+export interface RankedSearchResult extends SearchResult {
+  readonly complete: boolean
+}

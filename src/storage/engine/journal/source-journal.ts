@@ -13,7 +13,8 @@ import {
 import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
 import * as F from '../../spi/flush-types.js'
 import type { FlushRecordRow } from '../../spi/journal-tx.js'
-import { REMEMBER_MAX_ENTRIES, type SearchResult } from '../../spi/memory-backend.js'
+import { REMEMBER_MAX_ENTRIES } from '../../spi/memory-backend.js'
+import type { RankedSearchResult } from '../../spi/search-types.js'
 import { type Pause, timeSlicer } from '../event-loop-slices.js'
 import { decodeSource } from '../ops/capture.js'
 import { checkMergeInputs } from '../ops/merge.js'
@@ -30,7 +31,7 @@ export interface SourceJournalDeps {
   /** A write context with vectors prepared (outside any transaction) for these texts. */
   readonly context: (texts: readonly string[]) => Promise<WriteContext>
   /** The search of the backend in `auto` mode, without the public limit. */
-  readonly search: (q: CheckedSearch) => Promise<SearchResult>
+  readonly search: (q: CheckedSearch) => Promise<RankedSearchResult>
 }
 
 const MAX_DECISIONS = 1000
@@ -261,11 +262,11 @@ export class SourceJournal implements F.SourceJournalPort {
     return this.#deps.run.read((tx) => tx.journal.pendingScopes(cmd.after ?? '', limit))
   }
 
-  async related(cmd: F.RelatedCommand): Promise<SearchResult> {
+  async related(cmd: F.RelatedCommand): Promise<RankedSearchResult> {
     return this.#deps.search({
       scopeId: checkScopeId(cmd.scopeId),
       query: normalizeText(cmd.query, 'query'),
-      limit: checkLimit(cmd.limit, 'limit', { min: 1, max: F.RELATED_LIMIT_MAX, fallback: 50 }),
+      limit: checkLimit(cmd.limit, 'limit', { min: 1, max: F.RELATED_PAGE_MAX, fallback: 50 }),
       kinds: undefined,
     })
   }

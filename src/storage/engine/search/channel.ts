@@ -12,4 +12,6 @@ export interface CheckedSearch {
 export interface ChannelResult {
   readonly hits: readonly ChannelHit[]
   readonly texts: ReadonlyMap<string, { readonly kind: string; readonly text: string }>
+  /** True when no candidate past the channel's pool could still be admitted. */
+  readonly complete: boolean
 }

@@ -19,6 +19,18 @@ import { candidateTokens } from './candidate-tokens.js'
 export interface FtsChannelResult {
   readonly hits: readonly ChannelHit[]
   readonly texts: ReadonlyMap<string, { readonly kind: string; readonly text: string }>
+  /** True when these are every admitted match of the scope (see {@link FtsCandidates}). */
+  readonly complete: boolean
+}
+
+/** Admitted full-text candidates, and whether the index had no candidates past the pool. */
+export interface FtsCandidates {
+  readonly hits: readonly TextHit[]
+  /**
+   * False when the pool was full: candidates the index ranks past it were never read and could
+   * still pass admission (a pool of short texts matching one common word hides the rest).
+   */
+  readonly complete: boolean
 }
 
 /**
@@ -26,7 +38,8 @@ export interface FtsChannelResult {
  * stem prefixes), the adapter returns up to `max(limit * 4, 32)` candidates best bm25 first, each
  * with its head's Analyzer v1 tokens, and admission runs on those tokens, so rejected candidates
  * are never loaded — its share counts only the query words the scope knows ({@link knownShare}); two or more admitted candidates are then ordered by BM25 over their tokens
- * ({@link bm25Rerank}). The result is in channel order and still needs {@link recheckFts}.
+ * ({@link bm25Rerank}). The result is in channel order and still needs {@link recheckFts}; it says
+ * whether the pool held every candidate of the index.
  */
 export async function ftsCandidates(
   tx: DialectTx,
@@ -36,9 +49,9 @@ export async function ftsCandidates(
     readonly limit: number
     readonly kinds: readonly string[] | undefined
   },
-): Promise<readonly TextHit[]> {
+): Promise<FtsCandidates> {
   const plan = planQuery(analyzeTokens(q.query))
-  if (plan.terms.length === 0) return []
+  if (plan.terms.length === 0) return { hits: [], complete: true }
   const pool = candidatePoolSize(q.limit)
   const raw = await tx.searchText({
     scopeId: q.scopeId,
@@ -53,7 +66,7 @@ export async function ftsCandidates(
   const admitted = raw.flatMap((hit, i) =>
     sharedCount(matched[i]!) >= need ? [{ hit, tokens: tokens[i]! }] : [],
   )
-  return bm25Rerank(tx, plan, admitted)
+  return { hits: await bm25Rerank(tx, plan, admitted), complete: raw.length < pool }
 }
 
 /**
@@ -114,7 +127,7 @@ export async function ftsChannel(
   },
   wanted = Infinity,
 ): Promise<FtsChannelResult> {
-  const admitted = await ftsCandidates(tx, q)
+  const { hits: admitted, complete } = await ftsCandidates(tx, q)
   const texts = new Map<string, { kind: string; text: string }>()
   const hits: ChannelHit[] = []
   let next = 0
@@ -129,5 +142,5 @@ export async function ftsChannel(
       texts.set(hit.memoryId, { kind: c.version.kind, text: c.version.text })
     }
   }
-  return { hits, texts }
+  return { hits, texts, complete: complete && next >= admitted.length }
 }

@@ -1,6 +1,7 @@
 import { PowerContextError } from '../../../core/errors.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
-import type { SearchMode, SearchResult } from '../../spi/memory-backend.js'
+import type { SearchMode } from '../../spi/memory-backend.js'
+import type { RankedSearchResult } from '../../spi/search-types.js'
 import type { TxRunner, VectorSupport } from '../vectors/vector-support.js'
 import type { CheckedSearch } from './channel.js'
 import { ftsChannel } from './fts-channel.js'
@@ -50,14 +51,14 @@ export async function searchInMode(
   q: CheckedSearch,
   mode: SearchMode,
   fullTextProblem: string | null,
-): Promise<SearchResult> {
+): Promise<RankedSearchResult> {
   // Without full-text search (a failed probe), `auto` is `vector` when vectors are ready, and
   // every mode that needs the full-text channel is refused before anything runs.
   if (fullTextProblem !== null) {
     if (mode === 'auto' && support.ready) return searchInMode(run, support, q, 'vector', null)
     if (mode !== 'vector') throw noFullText(mode, fullTextProblem)
   }
-  const ftsOnly = (tx: DialectTx): Promise<SearchResult> =>
+  const ftsOnly = (tx: DialectTx): Promise<RankedSearchResult> =>
     ftsChannel(tx, q, q.limit).then((r) => fuseChannels('fts', { fts: r }, q.limit))
   if (mode === 'fts') return run.read(ftsOnly)
   const explicit = mode === 'auto' ? undefined : mode

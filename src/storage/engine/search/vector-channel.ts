@@ -19,15 +19,18 @@ async function vectorCandidates(
   tx: DialectTx,
   q: CheckedSearch,
   queryVector: readonly number[],
-): Promise<VectorHit[]> {
-  if (tx.vectors === undefined) return []
+): Promise<{ hits: VectorHit[]; complete: boolean }> {
+  if (tx.vectors === undefined) return { hits: [], complete: true }
+  const pool = candidatePoolSize(q.limit)
   const raw = await tx.vectors.searchVectors({
     scopeId: q.scopeId,
     vector: queryVector,
     kinds: q.kinds,
-    limit: candidatePoolSize(q.limit),
+    limit: pool,
   })
-  return raw.filter((h) => admitsVector(h.distance))
+  // Nearest first: once one candidate fails the cosine admission, none past the pool passes.
+  const hits = raw.filter((h) => admitsVector(h.distance))
+  return { hits, complete: raw.length < pool || hits.length < raw.length }
 }
 
 /**
@@ -60,13 +63,16 @@ export async function vectorAndTextChannels(
   queryVector: readonly number[],
   withText: boolean,
 ): Promise<{ vector: ChannelResult; fts?: ChannelResult }> {
-  const near = await vectorCandidates(tx, q, queryVector)
-  const text = withText ? await ftsCandidates(tx, q) : []
+  const { hits: near, complete: nearComplete } = await vectorCandidates(tx, q, queryVector)
+  const { hits: text, complete: textComplete } = withText
+    ? await ftsCandidates(tx, q)
+    : { hits: [], complete: true }
   const current = await tx.loadCurrent([
     ...new Set([...near.map((h) => h.memoryId), ...text.map((h) => h.memoryId)]),
   ])
   const channel = <H extends ChannelHit>(
     candidates: readonly H[],
+    complete: boolean,
     recheck: (hit: H, c: CurrentMemory | undefined) => c is CurrentMemory,
   ): ChannelResult => {
     const hits: ChannelHit[] = []
@@ -77,9 +83,9 @@ export async function vectorAndTextChannels(
       hits.push({ memoryId: hit.memoryId, version: hit.version })
       texts.set(hit.memoryId, { kind: c.version.kind, text: c.version.text })
     }
-    return { hits, texts }
+    return { hits, texts, complete }
   }
-  const vector = channel(near, (hit, c) => recheckVector(hit, c, support, q))
+  const vector = channel(near, nearComplete, (hit, c) => recheckVector(hit, c, support, q))
   if (!withText) return { vector }
-  return { vector, fts: channel(text, (hit, c) => recheckFts(hit, c, q.scopeId)) }
+  return { vector, fts: channel(text, textComplete, (hit, c) => recheckFts(hit, c, q.scopeId)) }
 }
