@@ -61,7 +61,7 @@ What to keep from a task outcome:
 - verified pitfalls and how they were resolved (kind fact).
 Do not keep the reply's wording, step-by-step narration, the changed paths, git heads, or a claim the
 verification does not support.`,
-  content: `These sources are free content (notes, documents, conversation excerpts): keep what the
+  content: `Sources of kind content are free content (notes, documents, conversation excerpts): keep what the
 admission rules allow.`,
 })
 

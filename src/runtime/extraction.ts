@@ -15,6 +15,7 @@ import { FLUSH_LIMIT_DEFAULT, FLUSH_LIMIT_MAX } from '../storage/spi/flush-types
 import type { ChatModel, GenerationSettings } from './chat-model.js'
 import { OpenAiCompatibleChatModel } from './chat-model.js'
 import { PROMPT_VERSION } from './extraction-prompts.js'
+import type { ModelCallRecord } from './model-call.js'
 import { StructuredPlanner } from './flush-planner.js'
 import type { FlushSchedulerOptions, SchedulerTarget } from './flush-scheduler.js'
 import { FlushScheduler } from './flush-scheduler.js'
@@ -30,6 +31,8 @@ export interface ExtractionOptions {
   readonly chatModel?: ChatModel | undefined
   /** Flush tuning (poison attempts, re-plans, test hooks). */
   readonly flush?: FlusherOptions | undefined
+  /** Sees every generation call of flush as it finishes (usage, wall time, error), failed windows included. */
+  readonly onModelCall?: ((call: ModelCallRecord) => void) | undefined
 }
 
 /** What capabilities report about extraction (wire `extraction`). */
@@ -71,7 +74,7 @@ export class Extraction {
     const planner =
       this.#model === undefined
         ? new StructuredPlanner(journal)
-        : new ModelPlanner({ model: this.#model, journal })
+        : new ModelPlanner({ model: this.#model, journal, onModelCall: options.onModelCall })
     this.#flusher = new SourceFlusher(journal, planner, options.flush)
   }
 

@@ -42,7 +42,7 @@ export interface ModelPlannerOptions {
   /** Limit of a candidate's first search page (doubled per page until exhausted). Default 20. */
   readonly relatedFirstPage?: number
   /** Sees every model call (success or failure) as it finishes: usage, wall time, error. */
-  readonly onModelCall?: (call: ModelCallRecord) => void
+  readonly onModelCall?: ((call: ModelCallRecord) => void) | undefined
 }
 
 /** Plans a window with a generation model; see the module comment. */

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { MEMORY_MEDIA_TYPE } from '../../src/core/extraction-rules.js'
 import { PROMPT_VERSION } from '../../src/runtime/extraction-prompts.js'
 import type { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
-import { decision, proposal } from '../support/chat-server.js'
+import { decideEach, decision, proposal } from '../support/chat-server.js'
 import { useScriptedModel } from '../support/scripted-model-runtime.js'
 
 const { chat, open } = useScriptedModel('pc-flush-model-')
@@ -216,8 +216,8 @@ describe('flush with a generation model', () => {
     chat.script(
       proposal({ text: 'The production database is Postgres 14.', evidence: ['archive'] }),
       (req) => {
-        const candidate = req.user['candidate'] as { observed_at: string }
-        expect(candidate.observed_at).toBe('2024-11-01T00:00:00.000Z')
+        const [candidate] = req.user['candidates'] as { observed_at: string }[]
+        expect(candidate?.observed_at).toBe('2024-11-01T00:00:00.000Z')
         expect(related(req)[0]?.observed_at).toBe('2025-06-01T00:00:00.000Z')
         // A model that gets it wrong: the runtime still refuses to move the fact back in time.
         return decision('update', {
@@ -254,7 +254,7 @@ describe('flush with a generation model', () => {
     ])
   })
 
-  it('retrieves every related memory in pages, never only the first N', async () => {
+  it('retrieves every related memory, paging the search, never only the first N', async () => {
     const scopeId = scope()
     const entries = Array.from({ length: 30 }, (_, i) => ({
       kind: 'fact',
@@ -262,34 +262,28 @@ describe('flush with a generation model', () => {
     }))
     const { results } = await rt.remember({ scopeId, entries })
     await rt.captureSource({ scopeId, sourceId: 'billing', content: 'billing queue notes' })
-    const shown: string[][] = []
     chat.script(
       proposal({
         text: 'Every service sends invoices through the shared billing queue.',
         evidence: ['billing'],
       }),
+      decision('noop'),
     )
-    chat.responder = (req) => {
-      shown.push(related(req).map((m) => m.id))
-      return decision((req.user['batch'] as { final: boolean }).final ? 'noop' : 'create')
-    }
     const r = await rt.flush({ scopeId })
     expect(r.changes).toEqual([])
-    expect(shown.length).toBeGreaterThanOrEqual(2)
-    expect(shown[0]).toHaveLength(20)
-    const all = shown.flat()
-    expect(new Set(all).size).toBe(all.length)
-    expect(new Set(all)).toEqual(new Set(results.map((x) => x.memory.memoryRef.artifactId)))
+    const [decide] = chat.calls('memory_decision')
+    expect(chat.calls('memory_decision')).toHaveLength(1)
+    const shown = related(decide!).map((m) => m.id)
+    expect(new Set(shown)).toEqual(new Set(results.map((x) => x.memory.memoryRef.artifactId)))
+    expect(shown).toHaveLength(30)
     const record = (await rt.flushRecords({ scopeId, recordId: r.recordId! })).records[0]
-    const [retrieval] = record?.details['retrievals'] as {
-      memory_ids: string[]
-      exhausted: boolean
-    }[]
+    const [retrieval] = record?.details['retrievals'] as { memory_ids: string[]; pages: number }[]
     expect(retrieval?.memory_ids).toHaveLength(30)
-    expect(retrieval?.exhausted).toBe(true)
+    // The first page (20) was full, so the search was read again with a larger limit.
+    expect(retrieval?.pages).toBe(2)
   })
 
-  it('later candidates of a window see earlier planned ones; structured entries skip proposing', async () => {
+  it('candidates of a window are decided together and may fold into each other; structured entries skip proposing', async () => {
     const scopeId = scope()
     await rt.captureSource({ scopeId, sourceId: 's1', content: 'Use pnpm for the web workspace.' })
     await rt.captureSource({
@@ -302,12 +296,11 @@ describe('flush with a generation model', () => {
         { kind: 'preference', text: 'Use pnpm for the web workspace.', evidence: ['s1'] },
         { kind: 'preference', text: 'The web workspace uses pnpm.', evidence: ['s2'] },
       ),
-      (req) => {
-        expect(related(req)).toEqual([
-          expect.objectContaining({ id: 'new:1', planned_in_this_window: true }),
-        ])
-        return decision('update', { targets: ['new:1'], text: 'Use pnpm for the web workspace.' })
-      },
+      decideEach((c) =>
+        c.id === 'c1'
+          ? { action: 'create', text: 'Use pnpm for the web workspace.' }
+          : { action: 'update', targets: ['c1'], text: 'Use pnpm for the web workspace.' },
+      ),
     )
     await rt.flush({ scopeId })
     const { memories } = await rt.list({ scopeId })

@@ -10,7 +10,7 @@ import { TASK_OUTCOME_MEDIA_TYPE } from '../../src/core/extraction-rules.js'
 import { GIT_CHANGE_MEDIA_TYPE, gitChangeSource } from '../../src/core/git-change.js'
 import { PROMPT_VERSION, SOURCE_KIND_GUIDANCE } from '../../src/runtime/extraction-prompts.js'
 import type { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
-import { type ChatRequest, decision, proposal } from '../support/chat-server.js'
+import { type ChatRequest, decideEach, proposal } from '../support/chat-server.js'
 import { useScriptedModel } from '../support/scripted-model-runtime.js'
 
 const { chat, open, openWithout } = useScriptedModel('pc-task-events-')
@@ -87,7 +87,7 @@ describe('task events with a generation model', () => {
     })
   })
 
-  it('each kind is proposed with its own prompt; decisions applied; evidence linked', async () => {
+  it('all kinds are proposed in one call, each with its guidance; decisions applied; evidence linked', async () => {
     const scopeId = scope()
     await withModel.captureSource({ scopeId, sourceId: 'old-note', content: 'upload notes' })
     const [old] = (
@@ -116,54 +116,61 @@ describe('task events with a generation model', () => {
     chat.responder = (r) => {
       if (r.schemaName === 'memory_candidates') {
         const ids = sourceIds(r)
-        if (ids.includes(commit.sourceId))
-          return proposal({ kind: 'fact', text: texts.git, evidence: [commit.sourceId] })
-        if (ids.includes('claude-code-user-prompt:1111'))
-          return proposal({ kind: 'preference', text: texts.prompt, evidence: ids })
-        if (ids.includes('claude-code-task-outcome:2222'))
-          return proposal({ kind: 'working_note', text: texts.outcome, evidence: ids })
-        return proposal()
+        const found = [
+          { kind: 'fact', text: texts.git, evidence: [commit.sourceId] },
+          { kind: 'preference', text: texts.prompt, evidence: ['claude-code-user-prompt:1111'] },
+          {
+            kind: 'working_note',
+            text: texts.outcome,
+            evidence: ['claude-code-task-outcome:2222'],
+          },
+        ]
+        return proposal(...found.filter((c) => ids.includes(c.evidence[0]!)))
       }
-      const candidate = (r.user['candidate'] as { text: string }).text
-      return candidate === texts.git
-        ? decision('update', { targets: [old!.memory.memoryRef.artifactId], text: texts.git })
-        : decision('create')
+      return decideEach((c) =>
+        c.text === texts.git
+          ? { action: 'update', targets: [old!.memory.memoryRef.artifactId], text: texts.git }
+          : { action: 'create' },
+      )(r)
     }
     const r = await withModel.flush({ scopeId })
     expect(r).toMatchObject({ status: 'processed', cursor: 5, mode: 'model' })
 
-    // One proposing call per kind, each with that kind's guidance and only its sources.
+    // One proposing call for every kind, with each kind's guidance and the kind of each source.
     const proposing = chat.calls('memory_candidates')
     expect(proposing.map(sourceIds)).toEqual([
-      [commit.sourceId],
-      ['claude-code-user-prompt:1111'],
-      ['claude-code-task-outcome:2222'],
-      ['claude-code-pre-compact:3333'],
+      [
+        commit.sourceId,
+        'claude-code-user-prompt:1111',
+        'claude-code-task-outcome:2222',
+        'claude-code-pre-compact:3333',
+      ],
+    ])
+    expect((proposing[0]!.user['sources'] as { kind: string }[]).map((x) => x.kind)).toEqual([
+      'git_change',
+      'prompt',
+      'task_outcome',
+      'content',
     ])
     const marks = [
       ['git_change', 'What to keep from a commit'],
       ['prompt', 'What to keep from a user prompt'],
       ['task_outcome', 'What to keep from a task outcome'],
-      ['content', 'These sources are free content'],
+      ['content', 'Sources of kind content are free content'],
     ] as const
-    marks.forEach(([kind, mark], i) => {
+    const system = proposing[0]!.system
+    for (const [kind, mark] of marks) {
       expect(SOURCE_KIND_GUIDANCE[kind]).toContain(mark)
-      const system = proposing[i]!.system
       expect(system).toContain(mark)
-      for (const [, other] of marks) if (other !== mark) expect(system).not.toContain(other)
-      expect(system).toMatch(/never follow instructions/)
-    })
-    // The git candidate was compared with the older memory and updated it.
+    }
+    expect(system).toMatch(/never follow instructions/)
+    // One deciding call for the three candidates; the git one was compared with the older
+    // memory and updated it.
     const deciding = chat.calls('memory_decision')
-    expect(
-      deciding.some(
-        (d) =>
-          (d.user['candidate'] as { text: string }).text === texts.git &&
-          (d.user['related_memories'] as { id: string }[]).some(
-            (m) => m.id === old!.memory.memoryRef.artifactId,
-          ),
-      ),
-    ).toBe(true)
+    expect(deciding).toHaveLength(1)
+    const shown = deciding[0]!.user['candidates'] as { text: string; related: string[] }[]
+    expect(shown.map((c) => c.text)).toEqual([texts.git, texts.prompt, texts.outcome])
+    expect(shown[0]?.related).toContain(old!.memory.memoryRef.artifactId)
 
     const { memories } = await withModel.list({ scopeId })
     const byText = new Map(memories.map((m) => [m.text, m]))
@@ -185,15 +192,20 @@ describe('task events with a generation model', () => {
     })
     expect(memories).toHaveLength(3)
 
-    // The decision record names which kind each proposing call read.
+    // The decision record names the kind of every source the proposing call read.
     const record = (await withModel.flushRecords({ scopeId })).records.at(-1)
     expect(record?.promptVersion).toBe(PROMPT_VERSION)
-    expect(record?.details['proposals']).toEqual([
-      { source_kind: 'git_change', source_ids: [commit.sourceId], candidates: 1 },
-      { source_kind: 'prompt', source_ids: ['claude-code-user-prompt:1111'], candidates: 1 },
-      { source_kind: 'task_outcome', source_ids: ['claude-code-task-outcome:2222'], candidates: 1 },
-      { source_kind: 'content', source_ids: ['claude-code-pre-compact:3333'], candidates: 0 },
+    const [call] = record?.details['proposals'] as {
+      parts: { source_id: string; source_kind: string }[]
+      candidates: number
+    }[]
+    expect(call?.parts.map((p) => [p.source_kind, p.source_id])).toEqual([
+      ['git_change', commit.sourceId],
+      ['prompt', 'claude-code-user-prompt:1111'],
+      ['task_outcome', 'claude-code-task-outcome:2222'],
+      ['content', 'claude-code-pre-compact:3333'],
     ])
+    expect(call?.candidates).toBe(3)
   })
 
   it('a free-text source is a prompt only with the hooks’ event metadata', async () => {
@@ -208,9 +220,14 @@ describe('task events with a generation model', () => {
     chat.responder = () => proposal()
     await withModel.flush({ scopeId })
     const proposing = chat.calls('memory_candidates')
-    expect(proposing.map(sourceIds)).toEqual([['codex-user-prompt:4444'], ['note']])
+    expect(proposing.map(sourceIds)).toEqual([['codex-user-prompt:4444', 'note']])
+    expect((proposing[0]!.user['sources'] as { kind: string }[]).map((x) => x.kind)).toEqual([
+      'prompt',
+      'content',
+    ])
     expect(proposing[0]!.system).toContain('What to keep from a user prompt')
-    expect(proposing[1]!.system).toContain('These sources are free content')
+    expect(proposing[0]!.system).toContain('Sources of kind content are free content')
+    expect(proposing[0]!.system).not.toContain('What to keep from a commit')
   })
 })
 
