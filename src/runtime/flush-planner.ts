@@ -16,7 +16,6 @@ import {
 } from '../core/extraction-rules.js'
 import { sourceKind } from '../core/source-kinds.js'
 import { timeSlicer } from '../storage/engine/event-loop-slices.js'
-import type { WindowUsage } from './model-call.js'
 import type {
   FlushDecision,
   FlushRecordDraft,
@@ -24,6 +23,7 @@ import type {
   SourceWindow,
   WindowSource,
 } from '../storage/spi/flush-types.js'
+import type { WindowUsage } from './model-call.js'
 
 /** What one source of the window contributed. */
 export interface SourceOutcome {

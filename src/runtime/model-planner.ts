@@ -24,9 +24,9 @@ import {
   sourceCandidates,
   windowJson,
 } from './flush-planner.js'
-import { decideCandidates } from './model-decider.js'
 import type { ModelCallRecord } from './model-call.js'
 import { askModel, ModelUsageMeter, usageJson } from './model-call.js'
+import { decideCandidates } from './model-decider.js'
 import type { Ask } from './model-proposer.js'
 import { proposeCandidates } from './model-proposer.js'
 import type { PlannedCandidate } from './plan-state.js'
