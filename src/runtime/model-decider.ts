@@ -115,7 +115,7 @@ export async function decideCandidates(input: DecideInput): Promise<Decided> {
     const batch: { o: Open; related: string[] }[] = []
     for (const o of open) {
       if (o.decided && o.remaining.length === 0) continue
-      await load([...o.anchors, ...o.remaining.slice(0, 64)])
+      await load([...o.anchors, ...o.remaining.slice(0, 1)])
       const cost = JSON.stringify(o.c).length + 200
       const anchors = o.anchors.flatMap((id) => viewOf(id) ?? [])
       const extra = anchors.filter((v) => !shown.has(v.id)).reduce((n, v) => n + sizeOf(v), 0)
@@ -126,9 +126,11 @@ export async function decideCandidates(input: DecideInput): Promise<Decided> {
       for (const v of anchors) shown.set(v.id, v)
       const related = anchors.map((v) => v.id)
       while (o.remaining.length > 0) {
-        if (o.remaining.length % 64 === 0) await load(o.remaining.slice(0, 64))
-        const v = viewOf(o.remaining[0] as string)
-        const size = v === undefined || shown.has(v.id) ? 0 : sizeOf(v)
+        const head = o.remaining[0] as string
+        if (!loaded.has(head)) await load(o.remaining.slice(0, 64))
+        const v = viewOf(head)
+        // A memory costs its view once per call, and its id in every candidate's list.
+        const size = v === undefined ? 0 : (shown.has(v.id) ? 0 : sizeOf(v)) + v.id.length + 3
         if (size > 0 && related.length > 0 && used + size > input.budget) break
         o.remaining.shift()
         if (v === undefined) continue
