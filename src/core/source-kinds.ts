@@ -17,7 +17,8 @@ export const PROMPT_EVENT = 'user_prompt_submit'
 /**
  * How flush treats a kind: `structured` (its entries are candidates as they are), `working_note`
  * (one mechanical note), `extracted` (retrieve-then-decide with the generation model, with the
- * kind's own guidance in the proposing prompt) or `evidence_only` (kept as evidence, no memory from it).
+ * kind's own guidance in the proposing prompt) or `evidence_only` (kept as evidence, no memory
+ * from it).
  */
 export type SourceHandling = 'structured' | 'working_note' | 'extracted' | 'evidence_only'
 

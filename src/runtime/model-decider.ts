@@ -125,15 +125,18 @@ export async function decideCandidates(input: DecideInput): Promise<Decided> {
       used += cost + extra
       for (const v of anchors) shown.set(v.id, v)
       const related = anchors.map((v) => v.id)
+      // The call's first candidate always takes one more related memory: every call progresses.
+      let must = batch.length === 0 && o.decided
       while (o.remaining.length > 0) {
         const head = o.remaining[0] as string
         if (!loaded.has(head)) await load(o.remaining.slice(0, 64))
         const v = viewOf(head)
         // A memory costs its view once per call, and its id in every candidate's list.
         const size = v === undefined ? 0 : (shown.has(v.id) ? 0 : sizeOf(v)) + v.id.length + 3
-        if (size > 0 && related.length > 0 && used + size > input.budget) break
+        if (size > 0 && !must && related.length > 0 && used + size > input.budget) break
         o.remaining.shift()
         if (v === undefined) continue
+        must = false
         used += size
         shown.set(v.id, v)
         if (!related.includes(v.id)) related.push(v.id)

@@ -7,12 +7,15 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 
+import { OpenAiCompatibleChatModel } from '../../src/runtime/chat-model.js'
 import type { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
+import { ModelPlanner } from '../../src/runtime/model-planner.js'
 import type { ChatRequest } from '../support/chat-server.js'
 import { decideEach, proposal } from '../support/chat-server.js'
 import { useScriptedModel } from '../support/scripted-model-runtime.js'
 
-const { chat, open } = useScriptedModel('pc-flush-rules-')
+const scripted = useScriptedModel('pc-flush-rules-')
+const { chat, open } = scripted
 let rt: MemoryRuntime
 beforeAll(async () => {
   rt = await open()
@@ -95,6 +98,49 @@ describe('every related memory above the threshold is compared', () => {
     expect((await rt.get({ scopeId, memoryId: y })).state).toBe('merged')
     expect(r.changes.filter((c) => c.op === 'merge').map((c) => c.memoryId)).toContain(y)
   }, 60_000)
+})
+
+describe('deciding calls paged by size', () => {
+  it('with a budget smaller than one candidate and its related memories, every one is shown', async () => {
+    const scopeId = scope()
+    const { results } = await rt.remember({
+      scopeId,
+      entries: Array.from({ length: 12 }, (_, i) => ({ kind: 'fact', text: filler(i, 30) })),
+    })
+    const all = results.map((x) => x.memory.memoryRef.artifactId).sort()
+    for (const id of ['a', 'b', 'c'])
+      await rt.captureSource({ scopeId, sourceId: id, content: `billing ${id}` })
+    const planner = new ModelPlanner({
+      model: new OpenAiCompatibleChatModel({
+        url: scripted.url,
+        model: 'scripted',
+        maxRequests: 1,
+      }),
+      journal: rt.backend.journal,
+      decideBudgetChars: 1000,
+    })
+    chat.script(
+      proposal(
+        ...['a', 'b', 'c'].map((id) => ({
+          text: `Billing queue: invoices ${id}.`,
+          evidence: [id],
+        })),
+      ),
+    )
+    const seen = new Map<string, Set<string>>()
+    chat.responder = decideEach((c, req) => {
+      const ids = seen.get(c.text) ?? new Set<string>()
+      for (const id of c.related) if (shownIds(req).includes(id)) ids.add(id)
+      seen.set(c.text, ids)
+      return c.earlier_result === null ? { action: 'create', text: c.text } : { action: 'noop' }
+    })
+    const plan = await planner.plan(await rt.backend.journal.window({ scopeId }))
+    expect(plan.decisions.map((d) => d.op)).toEqual(['create', 'create', 'create'])
+    for (const ids of seen.values())
+      expect([...ids].filter((id) => !id.startsWith('new:')).sort()).toEqual(all)
+    expect(chat.calls('memory_decision').length).toBeGreaterThan(3)
+    expect(plan.usage?.calls).toBe(chat.requests.length)
+  })
 })
 
 describe('late old material never wins', () => {

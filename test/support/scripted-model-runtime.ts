@@ -25,6 +25,8 @@ export interface ScriptedModel {
   open(generation?: ScriptedGeneration): Promise<MemoryRuntime>
   /** A runtime on a new data directory without a generation model. */
   openWithout(): Promise<MemoryRuntime>
+  /** The chat server's root URL (after the file's `beforeAll`). */
+  readonly url: string
 }
 
 export function useScriptedModel(dirPrefix: string): ScriptedModel {
@@ -60,5 +62,8 @@ export function useScriptedModel(dirPrefix: string): ScriptedModel {
         }),
       ),
     openWithout: async () => keep(await MemoryRuntime.open({ dataDir: dataDir() })),
+    get url() {
+      return url
+    },
   }
 }
