@@ -12,7 +12,6 @@ import { preparedContent } from './envelope.mjs'
 import { gitOutput } from './git.mjs'
 import { postJson } from './http.mjs'
 import { resolveScope } from './scope.mjs'
-import { findSecret } from './secret-rules.mjs'
 import { citationsOf, SessionState } from './session-state.mjs'
 import { readTranscript, readTurn } from './transcript.mjs'
 
@@ -64,6 +63,10 @@ export function recallQuery(prompt) {
   return out
 }
 
+// The secret rules are loaded only by events that capture, while their first request is under way.
+let secretRules
+const loadSecretRules = () => (secretRules ??= import('./secret-rules.mjs'))
+
 /** The first non-blank string among `names` of the payload, trimmed. */
 function identifier(payload, names) {
   for (const name of names) {
@@ -90,8 +93,8 @@ const sessionOf = (run) =>
   SessionState.load(run.env, run.profile.host, identifier(run.payload, run.profile.sessionKeys))
 
 /** Prepares a context without the versions the session already holds, and records the new ones. */
-async function prepare(run, scopeId, query, maxBytes, state) {
-  if (!run.settings.recall) return run.diag.step('recall', 'off')
+async function prepare(run, step, scopeId, query, maxBytes, state) {
+  if (!run.settings.recall) return run.diag.step(step, 'off')
   try {
     const given = state.excludeRefs()
     const body = {
@@ -102,11 +105,11 @@ async function prepare(run, scopeId, query, maxBytes, state) {
     }
     const { json } = await postJson(run.settings, '/v1/context/prepare', body, run.deadline)
     const content = preparedContent(json, maxBytes)
-    run.diag.step('recall', content === null ? 'empty' : 'ready')
+    run.diag.step(step, content === null ? 'empty' : 'ready')
     if (content !== null) state.addRefs(citationsOf(content))
     return content ?? undefined
   } catch (err) {
-    run.diag.fail('recall', err)
+    run.diag.fail(step, err)
     return undefined
   }
 }
@@ -114,6 +117,7 @@ async function prepare(run, scopeId, query, maxBytes, state) {
 /** Captures one content source; a text that matches a secret rule is withheld, never sent. */
 async function capture(run, step, body, texts) {
   if (!run.settings.capture) return run.diag.step(step, 'off')
+  const { findSecret } = await loadSecretRules()
   const secret = texts.map((t) => findSecret(t)).find((m) => m !== undefined)
   if (secret !== undefined) return run.diag.step(step, 'secret_withheld')
   try {
@@ -148,19 +152,31 @@ async function sessionStart(run) {
   const state = sessionOf(run)
   // After a compaction the context no longer holds what was given: give it again.
   if (run.payload.source === 'compact') state.reset()
-  const brief = await prepare(run, scopeId, undefined, BRIEF_MAX_BYTES, state)
+  const brief = await prepare(run, 'brief', scopeId, undefined, BRIEF_MAX_BYTES, state)
+  state.briefed = true
   state.save()
   return context('SessionStart', brief)
 }
 
 async function userPromptSubmit(run) {
+  if (run.settings.capture) loadSecretRules().catch(() => undefined)
   const { profile, payload } = run
   const prompt = typeof payload.prompt === 'string' ? payload.prompt : payload.user_prompt
   if (typeof prompt !== 'string' || prompt.trim() === '') throw new HookFailure('invalid_payload')
   const scopeId = scopeOf(run)
   const state = sessionOf(run)
-  // Recall first: the current prompt is not part of its own recall (as in the reference).
-  const content = await prepare(run, scopeId, recallQuery(prompt), RECALL_MAX_BYTES, state)
+  // The session's first prompt brings the brief (no SessionStart run is spent on it), then the
+  // recall, which leaves out what the brief gave. Recall comes before the capture: the current
+  // prompt is not part of its own recall (as in the reference).
+  let brief
+  if (state.kept && !state.briefed) {
+    brief = await prepare(run, 'brief', scopeId, undefined, BRIEF_MAX_BYTES, state)
+    state.briefed = true
+  }
+  // Both blocks together stay within the recall budget (hosts cut a context near 10,000 characters).
+  const budget = brief === undefined ? RECALL_MAX_BYTES : RECALL_MAX_BYTES - bytes(brief) - 2
+  const recall = await prepare(run, 'recall', scopeId, recallQuery(prompt), budget, state)
+  const content = [brief, recall].filter((c) => c !== undefined).join('\n\n') || undefined
   state.turnHead = gitHead(run)
   state.save()
   if (prompt.length <= MAX_PROMPT_CHARS) {
@@ -215,6 +231,7 @@ async function stop(run) {
   const { profile, payload } = run
   if (payload.stop_hook_active === true) return run.diag.step('capture', 'nothing')
   const scopeId = scopeOf(run)
+  const { findSecret } = await loadSecretRules()
   const { messages, edits } = readTurn(payload.transcript_path)
   const lastUser = messages.findLast((m) => m.role === 'user')?.text
   const reply =
@@ -257,6 +274,7 @@ async function preCompact(run) {
   const state = sessionOf(run)
   state.reset()
   state.save()
+  const { findSecret } = await loadSecretRules()
   const messages = readTranscript(payload.transcript_path)
   // Newest first until the budget is spent; a message matching a secret rule is left out.
   const kept = []

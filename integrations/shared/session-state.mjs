@@ -58,6 +58,8 @@ export class SessionState {
   refs = []
   /** @type {string | undefined} HEAD when the current turn began */
   turnHead = undefined
+  /** Whether the session was given the brief (since it began or was last compacted). */
+  briefed = false
   #file
   #dir
 
@@ -82,6 +84,7 @@ export class SessionState {
       if (data?.v === STATE_VERSION && Array.isArray(data.refs)) {
         state.refs = data.refs.filter((r) => typeof r === 'string' && REF.test(r))
         if (typeof data.head === 'string' && HEAD.test(data.head)) state.turnHead = data.head
+        state.briefed = data.briefed === true
       }
     } catch {
       // no state yet, or unreadable: start empty
@@ -110,9 +113,15 @@ export class SessionState {
     if (this.refs.length > MAX_REFS) this.refs = this.refs.slice(-MAX_REFS)
   }
 
-  /** Forgets what was injected (a compaction dropped it from the context). */
+  /** Whether this state is kept between runs (a session id and a usable directory). */
+  get kept() {
+    return this.#file !== undefined
+  }
+
+  /** Forgets what was injected, the brief too (a compaction dropped it from the context). */
   reset() {
     this.refs = []
+    this.briefed = false
   }
 
   /** Writes the state atomically (temp file 0600, then rename); prunes old sessions first. */
@@ -130,6 +139,7 @@ export class SessionState {
       const body = {
         v: STATE_VERSION,
         refs: this.refs,
+        briefed: this.briefed,
         ...(this.turnHead ? { head: this.turnHead } : {}),
       }
       const tmp = `${this.#file}.${process.pid}.tmp`

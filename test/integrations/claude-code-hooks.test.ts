@@ -82,7 +82,9 @@ describe('UserPromptSubmit', () => {
   })
 
   it('nothing to recall: no output, the prompt is still captured, no diagnostic', async () => {
-    const run = await runHookProcess(HOOK, prompt(`quokka ${MARKER} 1`), fx.envFor(fx.server.url))
+    // No session id: no session state, so no brief with the prompt either.
+    const payload = prompt(`quokka ${MARKER} 1`, { session_id: undefined })
+    const run = await runHookProcess(HOOK, payload, fx.envFor(fx.server.url))
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' })
     expect((await fx.sources()).some((s) => s.content === `quokka ${MARKER} 1`)).toBe(true)
   })

@@ -63,6 +63,18 @@ describe('one session', () => {
     for (const text of [DECISION, CONSTRAINT, FACT]) expect(other).toContain(text)
   })
 
+  it('without a SessionStart run, the first prompt brings the brief, then recall, each once', async () => {
+    const first = await ask('seven', QUESTION)
+    const blocks = first.split('BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1')
+    expect(blocks).toHaveLength(3) // the brief's block, then the recall's
+    expect(blocks[1]).toContain(CONSTRAINT)
+    expect(blocks[1]).not.toContain(FACT) // facts come only with a query
+    expect(blocks[2]).toContain(FACT)
+    for (const text of [DECISION, CONSTRAINT, FACT]) expect(first.split(text)).toHaveLength(2) // exactly once
+    expect(Buffer.byteLength(first, 'utf8')).toBeLessThanOrEqual(8000)
+    expect(await ask('seven', QUESTION)).toBe('')
+  })
+
   it('a compaction resets it: PreCompact, and SessionStart with source compact', async () => {
     await fire('SessionStart', 'three', { source: 'startup' })
     await ask('three', QUESTION)
