@@ -32,17 +32,21 @@ const TASK_OUTCOME_MEDIA_TYPE = 'application/vnd.powercontext.task-outcome+json'
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex')
 const bytes = (text) => Buffer.byteLength(text, 'utf8')
 
-/** `text` cut to at most `max` UTF-8 bytes on a character boundary, ending in `…` when cut. */
-export function cutUtf8(text, max) {
-  if (bytes(text) <= max) return text
+/** The longest start of `text` of at most `max` UTF-8 bytes, cut between characters. */
+function prefixUtf8(text, max) {
   let out = ''
-  let used = 3
+  let used = 0
   for (const ch of text) {
     used += bytes(ch)
     if (used > max) break
     out += ch
   }
-  return `${out}…`
+  return out
+}
+
+/** `text` cut to at most `max` UTF-8 bytes on a character boundary, ending in `…` when cut. */
+export function cutUtf8(text, max) {
+  return bytes(text) <= max ? text : `${prefixUtf8(text, max - 3)}…`
 }
 
 /**
@@ -51,16 +55,7 @@ export function cutUtf8(text, max) {
  * pair), no ellipsis.
  */
 export function recallQuery(prompt) {
-  const text = prompt.toWellFormed().normalize('NFC').replaceAll('\0', ' ')
-  if (bytes(text) <= MAX_QUERY_BYTES) return text
-  let out = ''
-  let used = 0
-  for (const ch of text) {
-    used += bytes(ch)
-    if (used > MAX_QUERY_BYTES) break
-    out += ch
-  }
-  return out
+  return prefixUtf8(prompt.toWellFormed().normalize('NFC').replaceAll('\0', ' '), MAX_QUERY_BYTES)
 }
 
 // The secret rules are loaded only by events that capture, while their first request is under way.

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest'
 
 import { MAX_QUERY_BYTES, recallQuery } from '../../integrations/shared/events.mjs'
 import { MAX_REFS, MAX_SESSIONS, SessionState } from '../../integrations/shared/session-state.mjs'
+import { readTurn } from '../../integrations/shared/transcript.mjs'
 import { useHookFixture } from '../support/hook-fixture.js'
 import { runHookProcess } from '../support/hook-harness.js'
 
@@ -152,45 +153,31 @@ describe('Stop', () => {
     git('commit', '-qm', 'helper')
     const transcript = join(base, 'six.jsonl')
     const line = (o: unknown) => JSON.stringify(o)
+    const user = (content: unknown) => line({ type: 'user', message: { role: 'user', content } })
+    const tools = (...uses: [string, Record<string, string>][]) =>
+      line({
+        type: 'assistant',
+        message: {
+          role: 'assistant',
+          content: uses.map(([name, input]) => ({ type: 'tool_use', name, input })),
+        },
+      })
     writeFileSync(
       transcript,
       [
-        line({ type: 'user', message: { role: 'user', content: 'Earlier prompt' } }),
-        line({
-          type: 'assistant',
-          message: {
-            role: 'assistant',
-            content: [
-              { type: 'tool_use', name: 'Write', input: { file_path: join(repo, 'old.ts') } },
-            ],
-          },
-        }),
-        line({ type: 'user', message: { role: 'user', content: 'Add the refund retry helper' } }),
-        line({
-          type: 'assistant',
-          message: {
-            role: 'assistant',
-            content: [
-              { type: 'tool_use', name: 'Edit', input: { file_path: join(repo, 'src/retry.ts') } },
-              { type: 'tool_use', name: 'Read', input: { file_path: join(repo, 'src/read.ts') } },
-              { type: 'tool_use', name: 'Write', input: { file_path: '/tmp/elsewhere.txt' } },
-            ],
-          },
-        }),
-        line({
-          type: 'user',
-          message: { role: 'user', content: [{ type: 'tool_result', content: 'ok' }] },
-        }),
-        line({
-          type: 'assistant',
-          message: {
-            role: 'assistant',
-            content: [
-              { type: 'tool_use', name: 'Edit', input: { file_path: join(repo, 'src/retry.ts') } },
-              { type: 'tool_use', name: 'NotebookEdit', input: { notebook_path: 'nb.ipynb' } },
-            ],
-          },
-        }),
+        user('Earlier prompt'),
+        tools(['Write', { file_path: join(repo, 'old.ts') }]),
+        user('Add the refund retry helper'),
+        tools(
+          ['Edit', { file_path: join(repo, 'src/retry.ts') }],
+          ['Read', { file_path: join(repo, 'src/read.ts') }],
+          ['Write', { file_path: '/tmp/elsewhere.txt' }],
+        ),
+        user([{ type: 'tool_result', content: 'ok' }]),
+        tools(
+          ['Edit', { file_path: join(repo, 'src/retry.ts') }],
+          ['NotebookEdit', { notebook_path: 'nb.ipynb' }],
+        ),
       ].join('\n'),
     )
     const run = await runHookProcess(
@@ -215,5 +202,40 @@ describe('Stop', () => {
       'committed.ts',
     ])
     expect(body.git_head).toBe(git('rev-parse', 'HEAD').toString().trim())
+  })
+
+  it("reads Codex's apply_patch calls of the turn, as custom and as function calls", () => {
+    const rollout = join(base, 'rollout.jsonl')
+    const item = (payload: unknown) => JSON.stringify({ type: 'response_item', payload })
+    const message = (role: string, text: string) =>
+      item({ type: 'message', role, content: [{ type: 'input_text', text }] })
+    const patch = (...lines: string[]) => ['*** Begin Patch', ...lines, '*** End Patch'].join('\n')
+    writeFileSync(
+      rollout,
+      [
+        message('user', 'first'),
+        item({
+          type: 'custom_tool_call',
+          name: 'apply_patch',
+          input: patch('*** Add File: old.ts'),
+        }),
+        message('user', '<environment_context>cwd</environment_context>'), // injected, not a prompt
+        message('user', 'second'),
+        item({
+          type: 'custom_tool_call',
+          name: 'apply_patch',
+          input: patch('*** Update File: src/a.ts', '@@', '-x', '+y', '*** Move to: src/b.ts'),
+        }),
+        item({
+          type: 'function_call',
+          name: 'apply_patch',
+          arguments: JSON.stringify({ input: patch('*** Delete File: gone.txt') }),
+        }),
+        item({ type: 'function_call', name: 'shell', arguments: '{"command":["ls"]}' }),
+      ].join('\n'),
+    )
+    const turn = readTurn(rollout)
+    expect(turn.edits).toEqual(['src/a.ts', 'src/b.ts', 'gone.txt'])
+    expect(turn.messages.map((m) => m.text)).toEqual(['first', 'second'])
   })
 })
