@@ -88,8 +88,18 @@ const sessionOf = (run) =>
   SessionState.load(run.env, run.profile.host, identifier(run.payload, run.profile.sessionKeys))
 
 /** Prepares a context without the versions the session already holds, and records the new ones. */
+// A server that did not answer (down, or hung past the request timeout) is not asked again in
+// the same run: a hung server then costs one request timeout, not one per step.
+const UNREACHABLE = new Set(['server_unavailable', 'timeout'])
+const skipped = (run, step) => (run.unreachable ? (run.diag.step(step, 'skipped'), true) : false)
+function failed(run, step, err) {
+  run.diag.fail(step, err)
+  if (UNREACHABLE.has(err?.outcome)) run.unreachable = true
+}
+
 async function prepare(run, step, scopeId, query, maxBytes, state) {
   if (!run.settings.recall) return run.diag.step(step, 'off')
+  if (skipped(run, step)) return undefined
   try {
     const given = state.excludeRefs()
     const body = {
@@ -104,7 +114,7 @@ async function prepare(run, step, scopeId, query, maxBytes, state) {
     if (content !== null) state.addRefs(citationsOf(content))
     return content ?? undefined
   } catch (err) {
-    run.diag.fail(step, err)
+    failed(run, step, err)
     return undefined
   }
 }
@@ -115,6 +125,7 @@ async function capture(run, step, body, texts) {
   const { findSecret } = await loadSecretRules()
   const secret = texts.map((t) => findSecret(t)).find((m) => m !== undefined)
   if (secret !== undefined) return run.diag.step(step, 'secret_withheld')
+  if (skipped(run, step)) return
   try {
     const { json } = await postJson(run.settings, '/v1/sources/content', body, run.deadline)
     if (!Number.isSafeInteger(json?.position) || json.position < 1) {
@@ -122,7 +133,7 @@ async function capture(run, step, body, texts) {
     }
     run.diag.step(step, json.created === false ? 'repeat' : 'captured')
   } catch (err) {
-    run.diag.fail(step, err)
+    failed(run, step, err)
   }
 }
 

@@ -15,7 +15,7 @@ import { MAX_QUERY_BYTES, recallQuery } from '../../integrations/shared/events.m
 import { MAX_REFS, MAX_SESSIONS, SessionState } from '../../integrations/shared/session-state.mjs'
 import { readTurn } from '../../integrations/shared/transcript.mjs'
 import { useHookFixture } from '../support/hook-fixture.js'
-import { runHookProcess } from '../support/hook-harness.js'
+import { diagnosticOf, runHookProcess } from '../support/hook-harness.js'
 
 const SCOPE = 'git:github.com/acme/ledger'
 const DECISION = 'Refunds go through the ledger service, never straight to the PSP.'
@@ -112,6 +112,24 @@ describe('one session', () => {
     const last = SessionState.load(stateEnv, 'claude-code', `bulk-${MAX_SESSIONS + 5}`)
     expect(last.refs).toHaveLength(MAX_REFS)
     expect(last.refs[0]).toBe(`mem_${MAX_SESSIONS + 5}:11`) // the oldest went first
+  })
+})
+
+describe('a server that does not answer', () => {
+  it('is asked once per run: a hung server costs one request timeout, not one per step', async () => {
+    const run = await runHookProcess(
+      HOOK,
+      { session_id: 'hung', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: QUESTION },
+      fx.envFor(`${fx.bad.url}/slow`, {
+        XDG_STATE_HOME: join(base, 'state'),
+        POWERCONTEXT_HOOKS_REQUEST_TIMEOUT_MS: '300',
+      }),
+    )
+    expect(run).toMatchObject({ code: 0, stdout: '' })
+    expect(diagnosticOf(run)).toMatchObject({
+      outcome: 'timeout',
+      steps: { brief: 'timeout', recall: 'skipped', capture: 'skipped' },
+    })
   })
 })
 
