@@ -156,8 +156,8 @@ function baseMetadata(run, event) {
 async function sessionStart(run) {
   const scopeId = scopeOf(run)
   const state = sessionOf(run)
-  // After a compaction the context no longer holds what was given: give it again.
-  if (run.payload.source === 'compact') state.reset()
+  // After a compaction or a clear the context no longer holds what was given: give it again.
+  if (run.payload.source === 'compact' || run.payload.source === 'clear') state.reset()
   const brief = await prepare(run, 'brief', scopeId, undefined, BRIEF_MAX_BYTES, state)
   state.briefed = true
   state.save()

@@ -84,6 +84,7 @@ describe('one session', () => {
     expect(await ask('three', QUESTION)).toContain(DECISION)
     expect(await fire('SessionStart', 'three', { source: 'resume' })).toBe('')
     expect(await fire('SessionStart', 'three', { source: 'compact' })).toContain(CONSTRAINT)
+    expect(await fire('SessionStart', 'three', { source: 'clear' })).toContain(CONSTRAINT)
   })
 
   it('keeps its state private, bounded and free of memory text', async () => {
