@@ -1,22 +1,27 @@
 // What each hook event does, for every host (a host profile names its ids and fields):
 // SessionStart injects the scope's brief, UserPromptSubmit injects recall and captures the prompt,
 // Stop captures the turn's outcome, PreCompact captures the conversation compaction would drop.
-// Every step records its outcome in the run's Diagnostics; a failed step never stops the others.
+// A memory version injected once in a session is not injected again until a compaction (the
+// session state). Every step records its outcome in the run's Diagnostics; a failed step never
+// stops the others.
 import { createHash } from 'node:crypto'
+import { isAbsolute, relative } from 'node:path'
 
 import { HookFailure } from './diagnostics.mjs'
 import { preparedContent } from './envelope.mjs'
 import { gitOutput } from './git.mjs'
 import { postJson } from './http.mjs'
 import { resolveScope } from './scope.mjs'
-import { findSecret } from './secret-rules.mjs'
-import { readTranscript } from './transcript.mjs'
+import { citationsOf, SessionState } from './session-state.mjs'
+import { readTranscript, readTurn } from './transcript.mjs'
 
 /** Prepared-context budgets (UTF-8 bytes): the reference's 8,000 for recall, less for the brief. */
 export const RECALL_MAX_BYTES = 8000
 export const BRIEF_MAX_BYTES = 4000
 /** Capture bounds. */
 export const MAX_PROMPT_CHARS = 200_000
+/** The server's query limit (UTF-8 bytes after NFC): a longer prompt is recalled by its start. */
+export const MAX_QUERY_BYTES = 8192
 export const OUTCOME_TASK_BYTES = 1000
 export const OUTCOME_SUMMARY_BYTES = 4000
 export const OUTCOME_MAX_PATHS = 50
@@ -27,18 +32,35 @@ const TASK_OUTCOME_MEDIA_TYPE = 'application/vnd.powercontext.task-outcome+json'
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex')
 const bytes = (text) => Buffer.byteLength(text, 'utf8')
 
-/** `text` cut to at most `max` UTF-8 bytes on a character boundary, ending in `…` when cut. */
-export function cutUtf8(text, max) {
-  if (bytes(text) <= max) return text
+/** The longest start of `text` of at most `max` UTF-8 bytes, cut between characters. */
+function prefixUtf8(text, max) {
   let out = ''
-  let used = 3
+  let used = 0
   for (const ch of text) {
     used += bytes(ch)
     if (used > max) break
     out += ch
   }
-  return `${out}…`
+  return out
 }
+
+/** `text` cut to at most `max` UTF-8 bytes on a character boundary, ending in `…` when cut. */
+export function cutUtf8(text, max) {
+  return bytes(text) <= max ? text : `${prefixUtf8(text, max - 3)}…`
+}
+
+/**
+ * The query for a prompt: NFC (as the server measures it), lone surrogates and NULs replaced,
+ * cut to at most MAX_QUERY_BYTES UTF-8 bytes on a character boundary (never inside a surrogate
+ * pair), no ellipsis.
+ */
+export function recallQuery(prompt) {
+  return prefixUtf8(prompt.toWellFormed().normalize('NFC').replaceAll('\0', ' '), MAX_QUERY_BYTES)
+}
+
+// The secret rules are loaded only by events that capture, while their first request is under way.
+let secretRules
+const loadSecretRules = () => (secretRules ??= import('./secret-rules.mjs'))
 
 /** The first non-blank string among `names` of the payload, trimmed. */
 function identifier(payload, names) {
@@ -61,16 +83,38 @@ function scopeOf(run) {
   return resolveScope({ cwd, env: run.env, host: run.profile.host }).scope_id
 }
 
-async function prepare(run, scopeId, query, maxBytes) {
-  if (!run.settings.recall) return run.diag.step('recall', 'off')
+/** The session's state (what it was given), from the payload's session id. */
+const sessionOf = (run) =>
+  SessionState.load(run.env, run.profile.host, identifier(run.payload, run.profile.sessionKeys))
+
+/** Prepares a context without the versions the session already holds, and records the new ones. */
+// A server that did not answer (down, or hung past the request timeout) is not asked again in
+// the same run: a hung server then costs one request timeout, not one per step.
+const UNREACHABLE = new Set(['server_unavailable', 'timeout'])
+const skipped = (run, step) => (run.unreachable ? (run.diag.step(step, 'skipped'), true) : false)
+function failed(run, step, err) {
+  run.diag.fail(step, err)
+  if (UNREACHABLE.has(err?.outcome)) run.unreachable = true
+}
+
+async function prepare(run, step, scopeId, query, maxBytes, state) {
+  if (!run.settings.recall) return run.diag.step(step, 'off')
+  if (skipped(run, step)) return undefined
   try {
-    const body = { scope_id: scopeId, max_bytes: maxBytes, ...(query ? { query } : {}) }
+    const given = state.excludeRefs()
+    const body = {
+      scope_id: scopeId,
+      max_bytes: maxBytes,
+      ...(query ? { query } : {}),
+      ...(given.length > 0 ? { exclude_refs: given } : {}),
+    }
     const { json } = await postJson(run.settings, '/v1/context/prepare', body, run.deadline)
     const content = preparedContent(json, maxBytes)
-    run.diag.step('recall', content === null ? 'empty' : 'ready')
+    run.diag.step(step, content === null ? 'empty' : 'ready')
+    if (content !== null) state.addRefs(citationsOf(content))
     return content ?? undefined
   } catch (err) {
-    run.diag.fail('recall', err)
+    failed(run, step, err)
     return undefined
   }
 }
@@ -78,8 +122,10 @@ async function prepare(run, scopeId, query, maxBytes) {
 /** Captures one content source; a text that matches a secret rule is withheld, never sent. */
 async function capture(run, step, body, texts) {
   if (!run.settings.capture) return run.diag.step(step, 'off')
+  const { findSecret } = await loadSecretRules()
   const secret = texts.map((t) => findSecret(t)).find((m) => m !== undefined)
   if (secret !== undefined) return run.diag.step(step, 'secret_withheld')
+  if (skipped(run, step)) return
   try {
     const { json } = await postJson(run.settings, '/v1/sources/content', body, run.deadline)
     if (!Number.isSafeInteger(json?.position) || json.position < 1) {
@@ -87,7 +133,7 @@ async function capture(run, step, body, texts) {
     }
     run.diag.step(step, json.created === false ? 'repeat' : 'captured')
   } catch (err) {
-    run.diag.fail(step, err)
+    failed(run, step, err)
   }
 }
 
@@ -109,16 +155,36 @@ function baseMetadata(run, event) {
 
 async function sessionStart(run) {
   const scopeId = scopeOf(run)
-  return context('SessionStart', await prepare(run, scopeId, undefined, BRIEF_MAX_BYTES))
+  const state = sessionOf(run)
+  // After a compaction or a clear the context no longer holds what was given: give it again.
+  if (run.payload.source === 'compact' || run.payload.source === 'clear') state.reset()
+  const brief = await prepare(run, 'brief', scopeId, undefined, BRIEF_MAX_BYTES, state)
+  state.briefed = true
+  state.save()
+  return context('SessionStart', brief)
 }
 
 async function userPromptSubmit(run) {
+  if (run.settings.capture) loadSecretRules().catch(() => undefined)
   const { profile, payload } = run
   const prompt = typeof payload.prompt === 'string' ? payload.prompt : payload.user_prompt
   if (typeof prompt !== 'string' || prompt.trim() === '') throw new HookFailure('invalid_payload')
   const scopeId = scopeOf(run)
-  // Recall first: the current prompt is not part of its own recall (as in the reference).
-  const content = await prepare(run, scopeId, prompt, RECALL_MAX_BYTES)
+  const state = sessionOf(run)
+  // The session's first prompt brings the brief (no SessionStart run is spent on it), then the
+  // recall, which leaves out what the brief gave. Recall comes before the capture: the current
+  // prompt is not part of its own recall (as in the reference).
+  let brief
+  if (state.kept && !state.briefed) {
+    brief = await prepare(run, 'brief', scopeId, undefined, BRIEF_MAX_BYTES, state)
+    state.briefed = true
+  }
+  // Both blocks together stay within the recall budget (hosts cut a context near 10,000 characters).
+  const budget = brief === undefined ? RECALL_MAX_BYTES : RECALL_MAX_BYTES - bytes(brief) - 2
+  const recall = await prepare(run, 'recall', scopeId, recallQuery(prompt), budget, state)
+  const content = [brief, recall].filter((c) => c !== undefined).join('\n\n') || undefined
+  state.turnHead = gitHead(run)
+  state.save()
   if (prompt.length <= MAX_PROMPT_CHARS) {
     // Id and metadata exactly as the reference plugins send them, so either one's capture repeats.
     const sessionId = identifier(payload, profile.sessionKeys)
@@ -137,32 +203,49 @@ async function userPromptSubmit(run) {
   return context('UserPromptSubmit', content)
 }
 
-/** Changed paths and HEAD of the checkout, bounded; nothing outside Git. */
-function gitState(run) {
+/** The checkout's HEAD commit id, or undefined (outside Git, no commit yet). */
+const gitHead = (run) =>
+  gitOutput(run.payload.cwd, run.env, ['rev-parse', '--verify', '-q', 'HEAD'], 1000)?.trim() ||
+  undefined
+
+/**
+ * What the turn changed, bounded: the paths its edit tools wrote (relative to the working
+ * directory when inside it) and, when HEAD moved since the prompt, the paths of the commits made
+ * in between. Never the work tree's other changes (files `setup` wrote, earlier edits).
+ */
+function turnChanges(run, edits, state) {
   const cwd = run.payload.cwd
-  const head = gitOutput(cwd, run.env, ['rev-parse', '--verify', '-q', 'HEAD'], 1000)?.trim()
-  const status = gitOutput(cwd, run.env, ['status', '--porcelain=v1', '-z'], 1000) ?? ''
-  const paths = status
-    .split('\0')
-    .filter((entry) => entry.length > 3)
-    .map((entry) => entry.slice(3))
+  const head = gitHead(run)
+  const committed =
+    head !== undefined && state.turnHead !== undefined && head !== state.turnHead
+      ? (gitOutput(cwd, run.env, ['diff', '--name-only', '-z', state.turnHead, head], 1000) ?? '')
+          .split('\0')
+          .filter((p) => p !== '')
+      : []
+  const local = (p) => {
+    if (!isAbsolute(p)) return p
+    const rel = relative(cwd, p)
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : p
+  }
+  const paths = [...new Set([...edits.map(local), ...committed])]
     .slice(0, OUTCOME_MAX_PATHS)
     .map((p) => cutUtf8(p, 300))
-  return { head: head || undefined, paths }
+  return { head, paths }
 }
 
 async function stop(run) {
   const { profile, payload } = run
   if (payload.stop_hook_active === true) return run.diag.step('capture', 'nothing')
   const scopeId = scopeOf(run)
-  const messages = readTranscript(payload.transcript_path)
+  const { findSecret } = await loadSecretRules()
+  const { messages, edits } = readTurn(payload.transcript_path)
   const lastUser = messages.findLast((m) => m.role === 'user')?.text
   const reply =
     typeof payload.last_assistant_message === 'string'
       ? payload.last_assistant_message
       : messages.findLast((m) => m.role === 'assistant')?.text
   if (reply === undefined || reply.trim() === '') return run.diag.step('capture', 'nothing')
-  const { head, paths } = gitState(run)
+  const { head, paths } = turnChanges(run, edits, sessionOf(run))
   // The task is the turn's prompt; one that carries a secret is named generically instead.
   const task =
     lastUser === undefined || findSecret(lastUser) !== undefined
@@ -193,6 +276,11 @@ async function stop(run) {
 async function preCompact(run) {
   const { payload } = run
   const scopeId = scopeOf(run)
+  // What was injected is about to be compacted away: the next prompt may give it again.
+  const state = sessionOf(run)
+  state.reset()
+  state.save()
+  const { findSecret } = await loadSecretRules()
   const messages = readTranscript(payload.transcript_path)
   // Newest first until the budget is spent; a message matching a secret rule is left out.
   const kept = []

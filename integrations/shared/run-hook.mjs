@@ -23,6 +23,9 @@ export async function runHook(profile, io = process) {
   const started = Date.now()
   const env = io.env
   const diag = new Diagnostics({ component: profile.component, event: 'unknown', started })
+  // A host that has gone away closed the pipe: a diagnostic line it cannot read is dropped.
+  io.stderr.on?.('error', () => {})
+  io.stdout.on?.('error', () => {})
   const done = () => {
     diag.flush(io.stderr)
     io.exit(0)

@@ -4,6 +4,7 @@ import { toWirePreparedContext } from '../wire/context-wire.js'
 import type { CliIo } from './cli-io.js'
 import { collect, parseInteger } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
+import { SCOPE_OPTION_HELP } from './project-scope.js'
 
 /**
  * `powercontext context --scope S [--extra-scope X]… [--max-bytes N] [QUERY…]`: prints the
@@ -16,7 +17,7 @@ export function registerContextCommand(program: Command, io: CliIo, run: RunWith
     .description(
       'print the prepared context an agent hook would inject for QUERY (without one: the session brief)',
     )
-    .requiredOption('--scope <id>', 'scope id (the project)')
+    .option('--scope <id>', SCOPE_OPTION_HELP)
     .option(
       '--extra-scope <id>',
       'another scope read with it, e.g. user:<name> (repeatable)',

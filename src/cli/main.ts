@@ -13,6 +13,7 @@ import { registerGitCaptureCommand } from './git-capture-command.js'
 import { registerMcpCommand } from './mcp-command.js'
 import { registerMemoryCommands } from './memory-commands.js'
 import { registerMergeCommands } from './merge-commands.js'
+import { defaultScope } from './project-scope.js'
 import { addRemoteOptions } from './remote-settings.js'
 import { registerServerCommands } from './server-commands.js'
 import { registerSourceCommands } from './source-commands.js'
@@ -38,6 +39,7 @@ export async function main(argv: readonly string[], io: CliIo = PROCESS_IO): Pro
     )
     .option('--json', 'print JSON (wire shapes) instead of text')
     .exitOverride()
+    .hook('preAction', defaultScope)
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
   addRemoteOptions(program)
 

@@ -22,6 +22,7 @@ import type { RunWithMemory } from './cli-runners.js'
 import type { EmbeddingFlags } from './embedding-options.js'
 import { addEmbeddingOptions, embeddingSettings } from './embedding-options.js'
 import { formatChange, formatHit, formatMemory, formatMerge, formatScope } from './memory-format.js'
+import { SCOPE_OPTION_HELP } from './project-scope.js'
 
 const toSources = (ids: string[] | undefined): SourceRef[] =>
   (ids ?? []).map((sourceId) => ({ name: 'content', sourceId }))
@@ -59,7 +60,7 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
   program
     .command('remember')
     .description('add a memory (or a batch with --entries FILE|-); exact duplicates are unchanged')
-    .requiredOption('--scope <id>', 'scope id')
+    .option('--scope <id>', SCOPE_OPTION_HELP)
     .option('--kind <kind>', 'fact | preference | decision | constraint | working_note | …', 'fact')
     .option('--source <id>', 'evidence source id (repeatable)', collect)
     .option('--observed-at <time>', 'RFC 3339 time the fact became true')
@@ -98,7 +99,7 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
       .description(
         'search active memories (locally, vector and hybrid need the embedding settings the server runs with)',
       )
-      .requiredOption('--scope <id>', 'scope id')
+      .option('--scope <id>', SCOPE_OPTION_HELP)
       .option('--limit <n>', '1–50 (default 8)', parseInteger)
       .option('--mode <mode>', 'auto | fts | vector | hybrid', 'auto')
       .option('--kind <kind>', 'only this kind (repeatable)', collect),
@@ -135,7 +136,7 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .description(
       'read a memory (current version or --revision N), hash-verified; or the version an old Python-reference citation became (--legacy-citation JSON)',
     )
-    .requiredOption('--scope <id>', 'scope id')
+    .option('--scope <id>', SCOPE_OPTION_HELP)
     .option('--revision <n>', 'exact version', parseInteger)
     .option(
       '--legacy-citation <json>',
@@ -155,7 +156,7 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
   program
     .command('history')
     .description('every version and state transition of a memory')
-    .requiredOption('--scope <id>', 'scope id')
+    .option('--scope <id>', SCOPE_OPTION_HELP)
     .argument('<memory-id>')
     .action(async (memoryId: string, o, cmd: Command) =>
       run(cmd, async (ops, json) => {
@@ -175,7 +176,7 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
   program
     .command('list')
     .description('list memories, one keyset page at a time')
-    .requiredOption('--scope <id>', 'scope id')
+    .option('--scope <id>', SCOPE_OPTION_HELP)
     .option(
       '--state <state>',
       'active | forgotten | merged | retired (repeatable; default active)',
@@ -203,7 +204,7 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
   program
     .command('update')
     .description('write a new version of an active memory, based on exactly --revision')
-    .requiredOption('--scope <id>', 'scope id')
+    .option('--scope <id>', SCOPE_OPTION_HELP)
     .requiredOption('--revision <n>', 'the version your change is based on', parseInteger)
     .option('--text <text>', 'new text')
     .option('--kind <kind>', 'new kind')
@@ -232,7 +233,7 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
   program
     .command('forget')
     .description('take an active memory out of search (restorable)')
-    .requiredOption('--scope <id>', 'scope id')
+    .option('--scope <id>', SCOPE_OPTION_HELP)
     .option('--revision <n>', 'expected current revision', parseInteger)
     .option('--reason <text>', 'audit reason')
     .argument('<memory-id>')
@@ -255,7 +256,7 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .description(
       'one page of the scope change log after --since (exclusive; 0 = from the start); --all follows every page',
     )
-    .requiredOption('--scope <id>', 'scope id')
+    .option('--scope <id>', SCOPE_OPTION_HELP)
     .option('--since <seq>', 'last seq already seen', parseInteger, 0)
     .option('--limit <n>', '1–10000 per page (default 1000)', parseInteger)
     .option('--all', 'follow next_since until the head (every page)')

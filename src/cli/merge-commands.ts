@@ -8,6 +8,7 @@ import type { CliIo } from './cli-io.js'
 import { CliUsageError, parseInteger, printResult } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
 import { formatMemory } from './memory-format.js'
+import { SCOPE_OPTION_HELP } from './project-scope.js'
 
 /**
  * Parses `MEMORY_ID@REVISION` into an exact ref.
@@ -55,7 +56,7 @@ export function registerMergeCommands(program: Command, io: CliIo, run: RunWithM
   program
     .command('merge')
     .description('merge two or more active memories (ID@REVISION each) into a new memory')
-    .requiredOption('--scope <id>', 'scope id')
+    .option('--scope <id>', SCOPE_OPTION_HELP)
     .requiredOption('--text <text>', 'text of the merged memory')
     .option('--kind <kind>', "kind of the merged memory (default: the inputs' common kind)")
     .option('--reason <text>', 'audit reason')
@@ -82,7 +83,7 @@ export function registerMergeCommands(program: Command, io: CliIo, run: RunWithM
     .description(
       'bring a forgotten or merged memory back (undoing merges above it); --to-revision N then writes a new version with version N content',
     )
-    .requiredOption('--scope <id>', 'scope id')
+    .option('--scope <id>', SCOPE_OPTION_HELP)
     .option('--to-revision <n>', 'old version whose content to restore', parseInteger)
     .addOption(
       new Option('--preview', 'only show the plan and its preview token; change nothing').conflicts(

@@ -173,6 +173,10 @@ export class RemoteMemoryOperations implements MemoryOperations {
       ...opt('scope_ids', cmd.scopeIds === undefined ? undefined : [...cmd.scopeIds]),
       ...opt('query', cmd.query),
       ...opt('max_bytes', cmd.maxBytes),
+      ...opt(
+        'exclude_refs',
+        cmd.excludeRefs?.map((r) => ({ artifact_id: r.artifactId, revision: r.revision })),
+      ),
     })
     return { status: r.status, content: r.content, contentBytes: r.content_bytes }
   }

@@ -176,7 +176,7 @@ export function registerServerCommands(
         processMetrics: o.metricsProcess === true || env('METRICS_PROCESS') === 'true',
       })
     } catch (err) {
-      setExit(printError(io, err, globals.json === true))
+      setExit(printError(io, listenProblem(err, o.host, o.port) ?? err, globals.json === true))
       return
     }
     io.err(`powercontext server listening on ${running.url}`)
@@ -193,4 +193,20 @@ export function registerServerCommands(
       process.on('SIGTERM', stop)
     })
   })
+}
+
+/** A port that cannot be listened on is the caller's to fix: a usage error naming it (exit 2). */
+function listenProblem(err: unknown, host: string, port: number): CliUsageError | undefined {
+  // startServer wraps the listen error (after closing the runtime it opened) as its cause.
+  const cause = (err as { cause?: NodeJS.ErrnoException } | undefined)?.cause
+  const code = cause?.code
+  if (code === 'EADDRINUSE')
+    return new CliUsageError(
+      `port ${port} on ${host} is in use (another server?); stop it or pick another with --port`,
+    )
+  if (code === 'EACCES')
+    return new CliUsageError(`port ${port} on ${host} needs privileges; pick another with --port`)
+  if (code === 'EADDRNOTAVAIL')
+    return new CliUsageError(`${host} is not an address of this machine; check --host`)
+  return undefined
 }

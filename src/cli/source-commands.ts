@@ -10,6 +10,7 @@ import { CliUsageError, parseInteger, printResult } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
 import { addGenerationOptions, extractionOptions } from './generation-options.js'
 import { formatFlush } from './memory-format.js'
+import { SCOPE_OPTION_HELP } from './project-scope.js'
 
 /** `--metadata`: a JSON object, parsed by the CLI (anything else is a usage error). */
 function parseMetadata(value: string | undefined): Record<string, unknown> | undefined {
@@ -36,8 +37,7 @@ export function registerSourceCommands(program: Command, io: CliIo, run: RunWith
   program
     .command('capture')
     .description('persist a source (evidence) in the scope journal; never creates memory')
-    // Not a required option: `capture git` (a subcommand) resolves the project scope without it.
-    .option('--scope <id>', 'scope id (required, except for `capture git`)')
+    .option('--scope <id>', SCOPE_OPTION_HELP)
     .option(
       '--source-id <id>',
       'source id (default: generated); same id + same payload = same position',
@@ -47,7 +47,6 @@ export function registerSourceCommands(program: Command, io: CliIo, run: RunWith
     .option('--occurred-at <time>', 'RFC 3339 time the content was produced')
     .argument('[content...]', 'the content; read from stdin when absent or "-"')
     .action(async (words: string[], o, cmd: Command) => {
-      if (o.scope === undefined) cmd.error("error: required option '--scope <id>' not specified")
       return run(cmd, async (ops, json) => {
         const content =
           words.length === 0 || (words.length === 1 && words[0] === '-')
@@ -72,7 +71,7 @@ export function registerSourceCommands(program: Command, io: CliIo, run: RunWith
   const flush = program
     .command('flush')
     .description('process captured sources after the scope cursor into memory (one window)')
-    .requiredOption('--scope <id>', 'scope id')
+    .option('--scope <id>', SCOPE_OPTION_HELP)
     .option('--limit <n>', 'sources per window, 1–1000 (default 100)', parseInteger)
     .option(
       '--until <position>',
@@ -121,7 +120,7 @@ export function registerSourceCommands(program: Command, io: CliIo, run: RunWith
   program
     .command('flush-records')
     .description('decision records of the scope flushes (one per cursor advance)')
-    .requiredOption('--scope <id>', 'scope id')
+    .option('--scope <id>', SCOPE_OPTION_HELP)
     .option('--record <id>', 'one record by id')
     .option('--after <position>', 'records whose window ends after this position', parseInteger)
     .option('--limit <n>', '1–100 (default 20)', parseInteger)

@@ -667,7 +667,7 @@ export const OPENAPI_DOCUMENT = {
           "context"
         ],
         "summary": "The bounded, cited block of memories an agent hook injects (recall or session brief).",
-        "description": "With `query`: an `auto` search of `scope_id` (and of each of `scope_ids`), 16 candidates per\nscope, ranked together and de-duplicated. Without `query`: the session-start brief, the\nactive constraints, decisions and preferences of the scopes, most recently changed first.\nEither way at most 8 items, each at most 2,000 UTF-8 bytes, rendered as the trust-policy\nparagraph, `BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1`, one compact JSON line\n`{\"trust\":\"untrusted_history\",\"items\":[{\"citation\":{artifact_id, revision},\"content\",\n\"truncated\"}]}` (an item of an extra scope adds `scope_id`) and\n`END_POWERCONTEXT_PREPARED_CONTEXT_V1`, within `max_bytes`. The response has exactly the\nfour fields of the v1 envelope (agent plugins validate it strictly). Read-only: no write\nlock. Not an MCP tool.\n",
+        "description": "With `query`: an `auto` search of `scope_id` (and of each of `scope_ids`), 16 candidates per\nscope, ranked together and de-duplicated. Without `query`: the session-start brief, the\nactive constraints, then preferences, then decisions of the scopes — within a kind, what\nthe user stated or an agent remembered directly before what was extracted from other\nevidence, then most recently changed first. `exclude_refs` leaves versions out first.\nEither way at most 8 items, each at most 2,000 UTF-8 bytes, rendered as the trust-policy\nparagraph, `BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1`, one compact JSON line\n`{\"trust\":\"untrusted_history\",\"items\":[{\"citation\":{artifact_id, revision},\"content\",\n\"truncated\"}]}` (an item of an extra scope adds `scope_id`) and\n`END_POWERCONTEXT_PREPARED_CONTEXT_V1`, within `max_bytes`. The response has exactly the\nfour fields of the v1 envelope (agent plugins validate it strictly). Read-only: no write\nlock. Not an MCP tool.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/RequestId"
@@ -2572,6 +2572,14 @@ export const OPENAPI_DOCUMENT = {
             "minimum": 512,
             "maximum": 32768,
             "default": 8000
+          },
+          "exclude_refs": {
+            "type": "array",
+            "description": "Exact memory versions the caller already holds (e.g. what a hook injected earlier in\nthe same agent session): they are left out before the budget is spent, so it goes to\nnew items. Up to 256; a repeated ref counts once; a ref that matches nothing is ignored.\n",
+            "maxItems": 256,
+            "items": {
+              "$ref": "#/components/schemas/ArtifactRef"
+            }
           }
         }
       },

@@ -106,7 +106,9 @@ export interface paths {
          * The bounded, cited block of memories an agent hook injects (recall or session brief).
          * @description With `query`: an `auto` search of `scope_id` (and of each of `scope_ids`), 16 candidates per
          *     scope, ranked together and de-duplicated. Without `query`: the session-start brief, the
-         *     active constraints, decisions and preferences of the scopes, most recently changed first.
+         *     active constraints, then preferences, then decisions of the scopes — within a kind, what
+         *     the user stated or an agent remembered directly before what was extracted from other
+         *     evidence, then most recently changed first. `exclude_refs` leaves versions out first.
          *     Either way at most 8 items, each at most 2,000 UTF-8 bytes, rendered as the trust-policy
          *     paragraph, `BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1`, one compact JSON line
          *     `{"trust":"untrusted_history","items":[{"citation":{artifact_id, revision},"content",
@@ -811,6 +813,12 @@ export interface components {
             version: number;
         };
         PrepareContextRequest: {
+            /**
+             * @description Exact memory versions the caller already holds (e.g. what a hook injected earlier in
+             *     the same agent session): they are left out before the budget is spent, so it goes to
+             *     new items. Up to 256; a repeated ref counts once; a ref that matches nothing is ignored.
+             */
+            exclude_refs?: components["schemas"]["ArtifactRef"][];
             /**
              * @description Budget of `content` in UTF-8 bytes.
              * @default 8000

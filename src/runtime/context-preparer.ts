@@ -1,6 +1,7 @@
-import { checkLimit } from '../core/command-rules.js'
+import { checkArtifactRef, checkLimit } from '../core/command-rules.js'
 import { invalidRequest } from '../core/errors.js'
 import { checkScopeId } from '../core/ids.js'
+import type { ArtifactRef } from '../core/memory-model.js'
 import type { PreparedCandidate, PreparedContextRender } from '../core/prepared-context.js'
 import {
   PREPARE_MAX_BYTES_DEFAULT,
@@ -8,8 +9,10 @@ import {
   PREPARE_MAX_BYTES_MIN,
   prepareItems,
 } from '../core/prepared-context.js'
+import { SEARCH_LIMIT_MAX } from '../core/search-rules.js'
 import type { MemoryBackend, SearchHit } from '../storage/spi/memory-backend.js'
 import { RECENT_SCOPES_MAX } from '../storage/spi/memory-backend.js'
+import { briefMemories } from './context-brief.js'
 
 /** What a hook asks for: a recall for a prompt, or (without `query`) the session-start brief. */
 export interface PrepareContextCommand {
@@ -21,6 +24,11 @@ export interface PrepareContextCommand {
   readonly query?: string | undefined
   /** Budget of the whole content in UTF-8 bytes: 512–32,768, default 8,000. */
   readonly maxBytes?: number | undefined
+  /**
+   * Exact versions the caller already holds (up to 256): left out before the budget is spent.
+   * A ref that matches nothing is ignored.
+   */
+  readonly excludeRefs?: readonly ArtifactRef[] | undefined
 }
 
 /** The prepared context and the exact versions it cites (`items`). */
@@ -28,8 +36,18 @@ export type PrepareContextResult = PreparedContextRender
 
 /** Candidates searched per scope: the reference's 16, twice the items shown. */
 export const PREPARE_SEARCH_LIMIT = 16
-/** Kinds of the brief: what a new session must not contradict. */
-export const BRIEF_KINDS = ['constraint', 'decision', 'preference'] as const
+/** Most refs `excludeRefs` may hold. */
+export const PREPARE_EXCLUDE_MAX = 256
+
+const refKey = (ref: ArtifactRef): string => `${ref.artifactId}\u0000${ref.revision}`
+
+/** The excluded versions as keys; each is a valid memory ref. */
+function checkExcluded(cmd: PrepareContextCommand): Set<string> {
+  const refs: unknown = cmd.excludeRefs ?? []
+  if (!Array.isArray(refs) || refs.length > PREPARE_EXCLUDE_MAX)
+    throw invalidRequest('exclude_refs', `must hold at most ${PREPARE_EXCLUDE_MAX} memory refs`)
+  return new Set(refs.map((ref: unknown, i) => refKey(checkArtifactRef(ref, `exclude_refs[${i}]`))))
+}
 
 /** The scopes read: the primary one first, then the extra ones in the order given, each once. */
 function checkScopes(cmd: PrepareContextCommand): string[] {
@@ -78,7 +96,7 @@ function distinct(ranked: readonly Ranked[]): PreparedCandidate[] {
   const byText = new Map<string, Ranked>()
   const refs = new Set<string>()
   for (const r of ranked) {
-    const ref = `${r.candidate.memoryRef.artifactId}\u0000${r.candidate.memoryRef.revision}`
+    const ref = refKey(r.candidate.memoryRef)
     if (refs.has(ref)) continue
     refs.add(ref)
     const seen = byText.get(r.candidate.text)
@@ -95,13 +113,13 @@ function distinct(ranked: readonly Ranked[]): PreparedCandidate[] {
 }
 
 /**
- * Prepared context (DESIGN §5): with a `query`, an `auto` search of each scope (16 candidates
- * each) ranked together; without one, the brief: the scopes' active constraints, decisions and
- * preferences, newest first. Either way de-duplicated, then rendered within the byte budget (see
- * `core/prepared-context.ts`). Only reads: no write lock is taken, so a running flush never
- * delays it.
+ * Prepared context (docs/agents.md): with a `query`, an `auto` search of each scope (16
+ * candidates each, more when versions are excluded) ranked together; without one, the brief (see
+ * `context-brief.ts`). Excluded versions are dropped, the rest de-duplicated, then rendered within
+ * the byte budget (see `core/prepared-context.ts`). Only reads: no write lock is taken, so a
+ * running flush never delays it.
  * @throws PowerContextError `invalid_request` (scope ids, blank or oversized query, `max_bytes`
- *   outside 512–32,768), and the codes of `search`.
+ *   outside 512–32,768, more than 256 or malformed `exclude_refs`), and the codes of `search`.
  */
 export async function prepareContext(
   backend: MemoryBackend,
@@ -113,28 +131,25 @@ export async function prepareContext(
     max: PREPARE_MAX_BYTES_MAX,
     fallback: PREPARE_MAX_BYTES_DEFAULT,
   })
+  const excluded = checkExcluded(cmd)
   let candidates: Ranked[]
   if (cmd.query === undefined) {
-    const { memories } = await backend.recent({
-      scopeIds: scopes,
-      kinds: BRIEF_KINDS,
-      limit: PREPARE_SEARCH_LIMIT,
-    })
+    const memories = await briefMemories(backend, scopes, excluded.size)
     candidates = memories.map((m) => {
       const scope = scopes.indexOf(m.scopeId)
       return { candidate: { memoryRef: m.memoryRef, text: m.text, ...tagOf(scopes, scope) }, scope }
     })
   } else {
     const query = cmd.query
+    const limit = Math.min(PREPARE_SEARCH_LIMIT + excluded.size, SEARCH_LIMIT_MAX)
     const results = await Promise.all(
-      scopes.map((scopeId) =>
-        backend.search({ scopeId, query, limit: PREPARE_SEARCH_LIMIT, mode: 'auto' }),
-      ),
+      scopes.map((scopeId) => backend.search({ scopeId, query, limit, mode: 'auto' })),
     )
     candidates = rankTogether(
       scopes,
       results.map((r) => r.hits),
     )
   }
-  return prepareItems(distinct(candidates), maxBytes)
+  const fresh = candidates.filter((r) => !excluded.has(refKey(r.candidate.memoryRef)))
+  return prepareItems(distinct(fresh), maxBytes)
 }

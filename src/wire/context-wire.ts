@@ -17,6 +17,7 @@ export const fromWirePrepareContext = (
   scopeIds: b.scope_ids,
   query: b.query,
   maxBytes: b.max_bytes,
+  excludeRefs: b.exclude_refs?.map((r) => ({ artifactId: r.artifact_id, revision: r.revision })),
 })
 
 /** Result → the v1 envelope. */

@@ -31,8 +31,6 @@ beforeAll(async () => {
 const CASES: [string, () => string[], 1 | 2, RegExp][] = [
   ['unknown command', () => ['nonsense'], 2, /unknown command/],
   ['unknown option', () => ['list', '--scope', S, '--bogus'], 2, /unknown option/],
-  ['missing --scope', () => ['list'], 2, /required option '--scope/],
-  ['capture without --scope', () => ['capture', 'x'], 2, /required option '--scope/],
   ['--limit not a number', () => ['search', '--scope', S, '--limit', 'abc', 'x'], 2, /integer/],
   ['get without an id', () => ['get', '--scope', S], 2, /needs a memory id/],
   ['--legacy-citation not JSON', () => ['get', '--scope', S, '--legacy-citation', '{'], 2, /JSON/],

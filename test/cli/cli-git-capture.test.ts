@@ -236,9 +236,6 @@ describe('capture git into a data directory', () => {
     const since = await cli(...gitArgs('s', repo, '--since', 'nope'))
     expect(since.code).toBe(1)
     expect(since.err).toContain('invalid_request')
-    const noScope = await cli('--data-dir', dataDir, 'capture', 'hello')
-    expect(noScope.code).toBe(2)
-    expect(noScope.err).toContain("required option '--scope <id>' not specified")
   })
 })
 

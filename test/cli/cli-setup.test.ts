@@ -179,9 +179,14 @@ describe('setup claude-code --project with --git-hook', () => {
     expect(hookText.startsWith('#!/bin/sh\necho theirs')).toBe(true)
     expect(hookText.trimEnd().endsWith('# <<< powercontext capture git <<<\nexit 0')).toBe(true)
     expect(statSync(hook).mode & 0o111).toBe(0o111)
+    // The files holding this machine's paths are excluded locally, never shown as changes.
+    const exclude = readFileSync(join(repo, '.git', 'info', 'exclude'), 'utf8')
+    expect(exclude).toContain('\n/.claude/settings.local.json\n')
+    expect(exclude).toContain('\n/.mcp.json\n/.mcp.json.powercontext-backup-*\n')
+    expect(git(repo, 'status', '--porcelain')).toBe('')
 
     const again = await cli(...setup)
-    expect(again.out.match(/unchanged/g)).toHaveLength(3)
+    expect(again.out.match(/unchanged/g)).toHaveLength(4)
     expect(readFileSync(hook, 'utf8')).toBe(hookText)
 
     // A real commit runs both hooks; ours captures it into the server in the background.
@@ -268,6 +273,9 @@ describe('setup codex', () => {
     expect(r.code).toBe(0)
     expect(r.out).toContain('set [features] codex_hooks = true')
     expectAbsoluteCommands(readJson(join(repo, '.codex', 'hooks.json')), 'codex')
+    expect(readFileSync(join(repo, '.git', 'info', 'exclude'), 'utf8')).toMatch(
+      /\n\/\.codex\/hooks\.json\n/,
+    )
     expect(parse(readFileSync(join(repo, '.codex', 'config.toml'), 'utf8'))).toEqual({
       mcp_servers: { powercontext: { url: 'http://127.0.0.1:8000/mcp' } },
       features: { codex_hooks: true },

@@ -29,8 +29,10 @@ const fx = useHookFixture('claude-code', {
 })
 const { base, repo, hook: HOOK } = fx
 
+let sessions = 0
+// A new session per payload unless one is named: a session is not given the same memory twice.
 const prompt = (text: string, extra: Record<string, unknown> = {}) => ({
-  session_id: 'sess-1',
+  session_id: `sess-p${++sessions}`,
   transcript_path: join(base, 'transcript.jsonl'),
   cwd: repo,
   permission_mode: 'default',
@@ -42,7 +44,10 @@ const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex
 
 describe('UserPromptSubmit', () => {
   it('injects the recall as hookSpecificOutput.additionalContext and captures the prompt once', async () => {
-    const payload = prompt(`How do refunds reach the PSP? ${MARKER}`, { prompt_id: 'p-1' })
+    const payload = prompt(`How do refunds reach the PSP? ${MARKER}`, {
+      prompt_id: 'p-1',
+      session_id: 'sess-1',
+    })
     const run = await runHookProcess(HOOK, payload, fx.envFor(fx.server.url))
     expect(run).toMatchObject({ code: 0, stderr: '' })
     const out = JSON.parse(run.stdout) as {
@@ -77,7 +82,9 @@ describe('UserPromptSubmit', () => {
   })
 
   it('nothing to recall: no output, the prompt is still captured, no diagnostic', async () => {
-    const run = await runHookProcess(HOOK, prompt(`quokka ${MARKER} 1`), fx.envFor(fx.server.url))
+    // No session id: no session state, so no brief with the prompt either.
+    const payload = prompt(`quokka ${MARKER} 1`, { session_id: undefined })
+    const run = await runHookProcess(HOOK, payload, fx.envFor(fx.server.url))
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' })
     expect((await fx.sources()).some((s) => s.content === `quokka ${MARKER} 1`)).toBe(true)
   })

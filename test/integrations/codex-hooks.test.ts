@@ -91,7 +91,8 @@ describe('Codex hooks', () => {
   it('SessionStart: the brief', async () => {
     const run = await runHookProcess(
       HOOK,
-      common('SessionStart', { source: 'startup' }),
+      // A new thread: thread-9's first prompt already brought it the brief.
+      common('SessionStart', { source: 'startup', session_id: 'thread-10' }),
       fx.envFor(fx.server.url),
     )
     expect(run).toMatchObject({ code: 0, stderr: '' })

@@ -83,7 +83,7 @@ describe('prepare context', () => {
     expect(none).toMatchObject({ status: 'empty', content: null, contentBytes: 0 })
   })
 
-  it('without a query: active constraints, decisions and preferences, newest first', async () => {
+  it('without a query: active constraints, preferences and decisions, newest first', async () => {
     const s = scope('brief')
     const rule = await remember(s, 'constraint', 'Never push directly to main.')
     await remember(s, 'fact', 'CI takes six minutes.')
@@ -133,8 +133,8 @@ describe('prepare context', () => {
 
     const brief = await rt.prepareContext({ scopeId: project, scopeIds: [user] })
     expect(items(brief.content).map((i) => i['scope_id'] ?? 'project')).toEqual([
+      user, // preferences come before decisions
       'project', // the user's copy of the decision is the newest; the project's is cited
-      user,
     ])
   })
 

@@ -741,11 +741,13 @@ class PrepareContextRequest(Model):
     scope_ids: List[str] | Unset = UNSET
     query: str | Unset = UNSET
     max_bytes: int | Unset = UNSET
+    exclude_refs: List[ArtifactRef] | Unset = UNSET
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("scope_id", "scope_id", T.STR, True),
         Field("scope_ids", "scope_ids", T.list(T.STR), False),
         Field("query", "query", T.STR, False),
         Field("max_bytes", "max_bytes", T.INT, False),
+        Field("exclude_refs", "exclude_refs", T.list(T.model("ArtifactRef")), False),
     )
 
 
@@ -1484,11 +1486,12 @@ class Operations:
         scope_ids: List[str] | Unset = UNSET,
         query: str | Unset = UNSET,
         max_bytes: int | Unset = UNSET,
+        exclude_refs: List[ArtifactRef] | Unset = UNSET,
         request_id: str | None = None,
         timeout: float | None = None,
     ) -> PreparedContextResponse:
         "POST /v1/context/prepare: The bounded, cited block of memories an agent hook injects (recall or session brief)."
-        return self._call("prepareContext", _body(request, PrepareContextRequest, {"scope_id": scope_id, "scope_ids": scope_ids, "query": query, "max_bytes": max_bytes}), request_id, timeout)  # type: ignore[no-any-return]
+        return self._call("prepareContext", _body(request, PrepareContextRequest, {"scope_id": scope_id, "scope_ids": scope_ids, "query": query, "max_bytes": max_bytes, "exclude_refs": exclude_refs}), request_id, timeout)  # type: ignore[no-any-return]
 
     def changes(
         self,

@@ -11,6 +11,7 @@ import { hookScripts, hostFiles, MCP_SERVER_NAME, renderHooks, runsOurHook } fro
 import { enableCodexHooks, setCodexMcpServer } from './codex-config.js'
 import type { FoundFile } from './config-files.js'
 import { jsonText, parseJsonSettings, readConfigFile, writeConfigFile } from './config-files.js'
+import { gitExcludeChange } from './git-exclude.js'
 import { gitHookBlock, mergeGitHook, postCommitPath } from './git-hook.js'
 import { mergeHooks } from './hook-merge.js'
 import { claudeMcpEntry, codexMcpEntry } from './mcp-entries.js'
@@ -34,7 +35,7 @@ export interface SetupOptions {
 /** What happened to one file. */
 export interface FileChange {
   readonly path: string
-  readonly part: 'hooks' | 'mcp' | 'git-hook'
+  readonly part: 'hooks' | 'mcp' | 'git-hook' | 'git-exclude'
   readonly status: 'created' | 'updated' | 'unchanged'
   /** One line on what changed (or why nothing did). */
   readonly detail: string
@@ -150,5 +151,20 @@ export async function runSetup(o: SetupOptions): Promise<SetupReport> {
     await (o.host === 'claude-code' ? setupClaudeMcp(o, files) : setupCodexMcp(o, files)),
   ]
   if (o.gitHook !== undefined) changes.push(await setupGitHook(o, o.gitHook))
+  if (o.project !== undefined) {
+    // The hook commands and Claude Code's MCP headers helper hold this machine's paths.
+    const own = o.host === 'claude-code' ? [files.hooksFile, files.mcpFile] : [files.hooksFile]
+    const exclude = await gitExcludeChange(o.project, own)
+    if (exclude !== undefined)
+      changes.push(
+        await commit(
+          o,
+          exclude.file,
+          'git-exclude',
+          exclude.text,
+          `excluded ${exclude.added.join(', ')}`,
+        ),
+      )
+  }
   return { host: o.host, level: files.level, dryRun: o.dryRun, files: changes }
 }
