@@ -9,7 +9,7 @@ import { preparedContent } from './envelope.mjs'
 import { gitOutput } from './git.mjs'
 import { postJson } from './http.mjs'
 import { resolveScope } from './scope.mjs'
-import { findSecret } from './secret-rules.mjs'
+import { loadSecretFinder } from './secret-scanner.mjs'
 import { readTranscript } from './transcript.mjs'
 
 /** Prepared-context budgets (UTF-8 bytes): the reference's 8,000 for recall, less for the brief. */
@@ -78,6 +78,8 @@ async function prepare(run, scopeId, query, maxBytes) {
 /** Captures one content source; a text that matches a secret rule is withheld, never sent. */
 async function capture(run, step, body, texts) {
   if (!run.settings.capture) return run.diag.step(step, 'off')
+  // The full rule list (secretlint's preset included) loads only here, when there is text to send.
+  const findSecret = await loadSecretFinder()
   const secret = texts.map((t) => findSecret(t)).find((m) => m !== undefined)
   if (secret !== undefined) return run.diag.step(step, 'secret_withheld')
   try {
@@ -164,6 +166,7 @@ async function stop(run) {
   if (reply === undefined || reply.trim() === '') return run.diag.step('capture', 'nothing')
   const { head, paths } = gitState(run)
   // The task is the turn's prompt; one that carries a secret is named generically instead.
+  const findSecret = await loadSecretFinder()
   const task =
     lastUser === undefined || findSecret(lastUser) !== undefined
       ? `${profile.displayName} turn`
@@ -195,6 +198,7 @@ async function preCompact(run) {
   const scopeId = scopeOf(run)
   const messages = readTranscript(payload.transcript_path)
   // Newest first until the budget is spent; a message matching a secret rule is left out.
+  const findSecret = await loadSecretFinder()
   const kept = []
   let used = 0
   let withheld = 0

@@ -164,8 +164,8 @@ function privateKey(text, limit) {
   const begin = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g
   for (let m = begin.exec(text); m !== null && out.length < limit; m = begin.exec(text)) {
     const end = text.indexOf('-----END ', begin.lastIndex)
-    const stop = end === -1 ? text.length : text.indexOf('-----', end + 9)
-    out.push([m.index, stop === -1 ? text.length : stop + 5])
+    const close = end === -1 ? -1 : text.indexOf('-----', end + 9)
+    out.push([m.index, close === -1 ? text.length : close + 5])
     begin.lastIndex = out.at(-1)[1]
   }
   return out

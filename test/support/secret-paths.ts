@@ -51,41 +51,28 @@ async function twoMemories(b: MemoryBackend, scopeId: string) {
   return r.results.map((x) => x.memory.memoryRef)
 }
 
-/** An export of one memory with `text`: a real export whose version text and hash are replaced. */
-async function exportWithText(open: OpenBackend, text: string): Promise<ExportRecord[]> {
-  const source = await open()
-  try {
-    const placeholder = 'placeholder memory for the import path'
-    await source.remember({
-      scopeId: 'secrets:import',
-      entries: [{ kind: 'fact', text: placeholder }],
-    })
-    const records: ExportRecord[] = []
-    await source.exportRows((r) => void records.push(r))
-    const stored = normalizeText(text)
-    const oldHash = contentHash({
-      kind: 'fact',
-      text: placeholder,
-      sources: [],
-      artifacts: [],
-      observedAt: null,
-    })
-    const newHash = contentHash({
-      kind: 'fact',
-      text: stored,
-      sources: [],
-      artifacts: [],
-      observedAt: null,
-    })
-    return records.map((r) => {
-      const swapped = JSON.parse(JSON.stringify(r).replaceAll(oldHash, newHash)) as ExportRecord
-      return swapped.type === 'version'
-        ? { ...swapped, row: { ...swapped.row, text: stored } }
-        : swapped
-    })
-  } finally {
-    await source.close()
-  }
+/**
+ * An export of one memory with `text`: a real export of `source` (a fresh, empty backend) holding
+ * one placeholder memory, whose version text and content hash are then replaced.
+ */
+export async function exportWithText(source: MemoryBackend, text: string): Promise<ExportRecord[]> {
+  const placeholder = 'placeholder memory for the import path'
+  await source.remember({
+    scopeId: 'secrets:import',
+    entries: [{ kind: 'fact', text: placeholder }],
+  })
+  const records: ExportRecord[] = []
+  await source.exportRows((r) => void records.push(r))
+  const stored = normalizeText(text)
+  const hash = (t: string) =>
+    contentHash({ kind: 'fact', text: t, sources: [], artifacts: [], observedAt: null })
+  const [oldHash, newHash] = [hash(placeholder), hash(stored)]
+  return records.map((r) => {
+    const swapped = JSON.parse(JSON.stringify(r).replaceAll(oldHash, newHash)) as ExportRecord
+    return swapped.type === 'version'
+      ? { ...swapped, row: { ...swapped.row, text: stored } }
+      : swapped
+  })
 }
 
 /** Tries one write path with `text` on `backend` (`open` makes fresh ones for imports). */
@@ -114,11 +101,12 @@ export async function tryWrite(
         backend.captureSource({ scopeId, content: 'a clean note', metadata: { note: text } }),
       )
     case 'import': {
-      const records = await exportWithText(open, text)
-      const target = await open()
+      const [source, target] = [await open(), await open()]
       try {
+        const records = await exportWithText(source, text)
         return await refused(() => target.importRows(records))
       } finally {
+        await source.close()
         await target.close()
       }
     }
