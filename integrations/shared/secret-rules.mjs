@@ -110,8 +110,8 @@ const NAME_RUN = /[A-Za-z0-9_.-]+/g
 // After a name: optional closing quote, then `=`, `:`, `=>` or ` is `, then an optional opening
 // quote and the value. Spaces and tabs only, so that each whitespace run is tried a bounded number
 // of times; the value stops at white space, quotes, `,`, `;` and `&` (a URL's next parameter) and
-// is read to at most 1,024 characters (enough to judge it), so no name rescans a long value.
-const ASSIGN = /["']?[ \t]*(=>|[:=]|(?<=[ \t])is[ \t])[ \t]*["'`]?([^\s"'`,;&]{1,1024})/dy
+// is read to at most 256 characters (enough to judge it), so no name rescans a long value.
+const ASSIGN = /["']?[ \t]*(=>|[:=]|(?<=[ \t])is[ \t])[ \t]*["'`]?([^\s"'`,;&]{1,256})/dy
 const TRAILING = /[.,:)\]}>]+$/
 const NOT_BEFORE_NAME = ':${/@%'
 

@@ -23,6 +23,7 @@ export type {
 export {
   GENERIC_RULES,
   maskSecrets,
+  secretFinder,
   secretMatches,
 } from '../../integrations/shared/secret-rules.mjs'
 

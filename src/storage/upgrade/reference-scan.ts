@@ -184,7 +184,8 @@ async function scanSources(s: ReferenceSession, scopeId: string, p: Problems) {
         normalised += 1
       }
     } catch (err) {
-      p.add(problemOf(err))
+      const problem = problemOf(err)
+      p.add(problem.includes(row.sourceId) ? problem : `source ${row.sourceId}: ${problem}`)
     }
   }
   return { count, last, normalised }
