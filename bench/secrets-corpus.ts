@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks'
 import { lintSource } from '@secretlint/core'
 import { creator as preset } from '@secretlint/secretlint-rule-preset-recommend'
 
-import { GENERIC_RULES, secretFinder, SECRET_RULES } from '../src/core/secret-rules.js'
+import { GENERIC_RULES, SECRET_RULES, secretFinder } from '../src/core/secret-rules.js'
 import { openSqliteBackend } from '../src/storage/sqlite/index.js'
 import { negativeCorpus, secretCorpus } from '../test/support/secret-corpus.js'
 import { tryWrite, WRITE_PATHS } from '../test/support/secret-paths.js'

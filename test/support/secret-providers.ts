@@ -3,18 +3,10 @@
  * generator of values in that provider's published token shape, from a seeded generator. Every
  * value is random, made here at run time: none is, or was, a real credential.
  */
+import { mulberry32 } from '../../bench/bench-data.js'
 
 /** A seeded pseudo-random generator (mulberry32): the corpus is the same on every run. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export const seeded: (seed: number) => () => number = mulberry32
 
 export type Rand = () => number
 
