@@ -12,6 +12,7 @@ import { preparedContent } from './envelope.mjs'
 import { gitOutput } from './git.mjs'
 import { postJson } from './http.mjs'
 import { resolveScope } from './scope.mjs'
+import { loadSecretFinder } from './secret-scanner.mjs'
 import { citationsOf, SessionState } from './session-state.mjs'
 import { readTranscript, readTurn } from './transcript.mjs'
 
@@ -57,10 +58,6 @@ export function cutUtf8(text, max) {
 export function recallQuery(prompt) {
   return prefixUtf8(prompt.toWellFormed().normalize('NFC').replaceAll('\0', ' '), MAX_QUERY_BYTES)
 }
-
-// The secret rules are loaded only by events that capture, while their first request is under way.
-let secretRules
-const loadSecretRules = () => (secretRules ??= import('./secret-rules.mjs'))
 
 /** The first non-blank string among `names` of the payload, trimmed. */
 function identifier(payload, names) {
@@ -122,7 +119,8 @@ async function prepare(run, step, scopeId, query, maxBytes, state) {
 /** Captures one content source; a text that matches a secret rule is withheld, never sent. */
 async function capture(run, step, body, texts) {
   if (!run.settings.capture) return run.diag.step(step, 'off')
-  const { findSecret } = await loadSecretRules()
+  // The full rule list (secretlint's preset included) loads only here, when there is text to send.
+  const findSecret = await loadSecretFinder()
   const secret = texts.map((t) => findSecret(t)).find((m) => m !== undefined)
   if (secret !== undefined) return run.diag.step(step, 'secret_withheld')
   if (skipped(run, step)) return
@@ -165,7 +163,8 @@ async function sessionStart(run) {
 }
 
 async function userPromptSubmit(run) {
-  if (run.settings.capture) loadSecretRules().catch(() => undefined)
+  // The secret rules load while the first request is under way (only events that capture).
+  if (run.settings.capture) loadSecretFinder().catch(() => undefined)
   const { profile, payload } = run
   const prompt = typeof payload.prompt === 'string' ? payload.prompt : payload.user_prompt
   if (typeof prompt !== 'string' || prompt.trim() === '') throw new HookFailure('invalid_payload')
@@ -237,7 +236,6 @@ async function stop(run) {
   const { profile, payload } = run
   if (payload.stop_hook_active === true) return run.diag.step('capture', 'nothing')
   const scopeId = scopeOf(run)
-  const { findSecret } = await loadSecretRules()
   const { messages, edits } = readTurn(payload.transcript_path)
   const lastUser = messages.findLast((m) => m.role === 'user')?.text
   const reply =
@@ -247,6 +245,7 @@ async function stop(run) {
   if (reply === undefined || reply.trim() === '') return run.diag.step('capture', 'nothing')
   const { head, paths } = turnChanges(run, edits, sessionOf(run))
   // The task is the turn's prompt; one that carries a secret is named generically instead.
+  const findSecret = await loadSecretFinder()
   const task =
     lastUser === undefined || findSecret(lastUser) !== undefined
       ? `${profile.displayName} turn`
@@ -280,9 +279,9 @@ async function preCompact(run) {
   const state = sessionOf(run)
   state.reset()
   state.save()
-  const { findSecret } = await loadSecretRules()
   const messages = readTranscript(payload.transcript_path)
   // Newest first until the budget is spent; a message matching a secret rule is left out.
+  const findSecret = await loadSecretFinder()
   const kept = []
   let used = 0
   let withheld = 0

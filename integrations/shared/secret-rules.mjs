@@ -1,44 +1,51 @@
-// The project's secret rules, written once, in plain JavaScript with no imports, so that the server
-// (src/core/secret-rules.ts re-exports them with types) and the agent hooks (node: built-ins only)
-// apply the same rules. Admission rule of the memory-family spec: candidates and captured hook text
-// must not carry secrets (API keys, tokens, private keys, passwords). The rules are deliberately
-// specific (known token shapes, key blocks, and credential assignments whose value looks like a
-// credential) so that ordinary prose about passwords or keys is not refused. A match never echoes
-// the secret itself.
+// The project's generic secret rules, in plain JavaScript with no imports, so that the server
+// (src/core/secret-rules.ts adds secretlint's recommended provider rules to them), the agent hooks
+// (secret-scanner.mjs, the same combination) and the web console (a browser bundle, these rules
+// only) apply the same list. Admission rule: no credential is stored (API keys, tokens, private
+// keys, passwords). The rules are deliberately specific (token shapes, key blocks, credential
+// assignments whose value looks like a credential) so that ordinary prose about passwords or keys,
+// references such as `${VAR}` or `process.env.X`, placeholders, commit SHAs, UUIDs and checksums
+// pass. A match names its rule and where the secret lies, never the secret itself.
+//
+// Every rule runs in time linear in the text (test/core/secret-rules-linear.test.ts). A
+// backtracking engine tries a pattern at every start; a rule whose unbounded run can begin at many
+// starts inside one run of its characters (`a-a-a-…` for a URL scheme, `eyJ-eyJ-…` for a JWT, a
+// long name for an assignment) would rescan that run from each of them: quadratic. Those rules are
+// written as a scan from a fixed middle ("://", ".eyJ") or over disjoint runs instead.
 
-const pattern = (re) => (text) => re.test(text)
+import {
+  credentialLike,
+  credentialName,
+  generatedToken,
+  randomLike,
+  referenceOrPlaceholder,
+} from './secret-values.mjs'
 
-/** True when a credential value looks like one: long enough, no spaces, mixed characters. */
-function credentialLike(value) {
-  if (value.length < 8) return false
-  // References to where a secret lives are not secrets: ${VAR}, process.env.X, os.environ['X'].
-  if (/[$({[<]|env\b|environ/i.test(value)) return false
-  // Paths to key files are not keys.
-  if (/^[~.]?\//.test(value)) return false
-  const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((re) => re.test(value)).length
-  return classes >= 2 && !/^[a-z]+$/i.test(value)
+/** A rule from a regular expression; the secret is `group` (default: the whole match). */
+function patternRule(name, family, source, flags = '', group = 0) {
+  const once = new RegExp(source, flags)
+  const all = new RegExp(source, `${flags}gd`)
+  return {
+    name,
+    family,
+    test: (text) => once.test(text),
+    ranges: (text) => [...text.matchAll(all)].map((m) => m.indices[group]),
+  }
 }
 
-const ASSIGNMENT =
-  /\b(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|access[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key)\b["']?\s*(?:[:=]|=>|\bis\b)\s*["'`]?([^\s"'`,;]+)/gi
-
-function credentialAssignment(text) {
-  for (const m of text.matchAll(ASSIGNMENT)) if (credentialLike(m[1] ?? '')) return true
-  return false
-}
-
-// Every rule runs in time linear in the text (issue 12 item 7). A backtracking engine tries a
-// pattern at every start; a rule whose unbounded run can begin at many starts inside one run of
-// its characters (`a-a-a-…` for a URL scheme, `eyJ-eyJ-…` for a JWT) rescans that run from each
-// of them: quadratic. Those two rules are written as a scan from their fixed middle ("://", ".eyJ")
-// instead, each stretch of text visited a bounded number of times; they match exactly what their
-// patterns matched (test/core/secret-rules-linear.test.ts compares them).
+/** A rule from a function listing its matches' ranges (`limit` stops early). */
+const scanRule = (name, family, scan) => ({
+  name,
+  family,
+  test: (text) => scan(text, 1).length > 0,
+  ranges: (text) => scan(text, Infinity),
+})
 
 const WORD = /[A-Za-z0-9_]/
 const SCHEME_CHAR = /[A-Za-z0-9+.-]/
 const LETTER = /[A-Za-z]/
 /** What follows `scheme://` in a URL with credentials: `user:pass@host`, pass ≥ 3 characters. */
-const USERINFO = /[^\s/:@]+:[^\s/@]{3,}@[^\s/]/y
+const USERINFO = /[^\s/:@]+:([^\s/@]{3,})@[^\s/]/dy
 
 /**
  * True when the characters before `end` end a URL scheme `\b[a-z][a-z0-9+.-]*` (any case): some
@@ -51,66 +58,185 @@ function schemeEndsAt(text, end) {
   return false
 }
 
-/** `\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:[^\s/@]{3,}@[^\s/]+` (case-insensitive), linear. */
-function urlCredentials(text) {
-  for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', at + 1)) {
+/** `scheme://user:pass@host` whose password is not a reference or placeholder; the password's range. */
+function urlCredentials(text, limit) {
+  const out = []
+  for (
+    let at = text.indexOf('://');
+    at !== -1 && out.length < limit;
+    at = text.indexOf('://', at + 1)
+  ) {
     if (!schemeEndsAt(text, at)) continue
     USERINFO.lastIndex = at + 3
-    if (USERINFO.test(text)) return true
+    const m = USERINFO.exec(text)
+    if (m !== null && !referenceOrPlaceholder(m[1])) out.push(m.indices[1])
   }
-  return false
+  return out
 }
 
 const JWT_CHAR = /[A-Za-z0-9_-]/
 /** A JWT's payload and signature after the header's end: `.eyJ` + ≥ 8, `.`, ≥ 8 characters. */
 const JWT_REST = /\.(?=eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8})/g
+const JWT_TAIL = /\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/y
 
-/** True when a JWT header `\beyJ[A-Za-z0-9_-]{8,}` ends at `dot`. */
-function jwtHeaderEndsAt(text, dot) {
+/** Where a JWT header `\beyJ[A-Za-z0-9_-]{8,}` ending at `dot` starts, or -1. */
+function jwtHeaderStart(text, dot) {
   let start = dot
   while (start > 0 && JWT_CHAR.test(text[start - 1])) start -= 1
   for (let p = start; p <= dot - 11; p += 1) {
-    if (text.startsWith('eyJ', p) && (p === start || text[p - 1] === '-')) return true
+    if (text.startsWith('eyJ', p) && (p === start || text[p - 1] === '-')) return p
   }
-  return false
+  return -1
 }
 
 /** `\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`, linear. */
-function jwt(text) {
-  for (const m of text.matchAll(JWT_REST)) if (jwtHeaderEndsAt(text, m.index)) return true
-  return false
+function jwt(text, limit) {
+  const out = []
+  let after = 0
+  for (const m of text.matchAll(JWT_REST)) {
+    if (out.length >= limit) break
+    if (m.index < after) continue
+    const start = jwtHeaderStart(text, m.index)
+    if (start === -1) continue
+    JWT_TAIL.lastIndex = m.index
+    JWT_TAIL.test(text)
+    out.push([start, JWT_TAIL.lastIndex])
+    after = JWT_TAIL.lastIndex
+  }
+  return out
 }
 
-/** The rules, most specific first. */
-export const SECRET_RULES = Object.freeze([
-  {
-    name: 'private_key',
-    test: pattern(/-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/),
-  },
-  { name: 'aws_access_key_id', test: pattern(/\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/) },
-  { name: 'github_token', test: pattern(/\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{20,})/) },
-  { name: 'gitlab_token', test: pattern(/\bglpat-[A-Za-z0-9_-]{20,}/) },
-  { name: 'openai_api_key', test: pattern(/\bsk-(?:proj-|ant-|live-)?[A-Za-z0-9_-]{20,}/) },
-  { name: 'slack_token', test: pattern(/\bxox[abposr]-[A-Za-z0-9-]{10,}/) },
-  { name: 'google_api_key', test: pattern(/\bAIza[0-9A-Za-z_-]{35}\b/) },
-  { name: 'stripe_key', test: pattern(/\b[rsp]k_(?:live|test)_[0-9A-Za-z]{16,}/) },
-  { name: 'jwt', test: jwt },
-  {
-    name: 'authorization_header',
-    test: pattern(/\bauthorization\s*:\s*(?:bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{12,}/i),
-  },
-  { name: 'bearer_token', test: pattern(/\bbearer\s+[A-Za-z0-9._~+/-]{24,}=*/i) },
-  { name: 'url_credentials', test: urlCredentials },
-  { name: 'credential_assignment', test: credentialAssignment },
+const NAME_RUN = /[A-Za-z0-9_.-]+/g
+// After a name: optional closing quote, then `=`, `:`, `=>` or ` is `, then an optional opening
+// quote and the value. Spaces and tabs only, so that each whitespace run is tried a bounded number
+// of times; the value stops at white space, quotes, `,`, `;` and `&` (a URL's next parameter) and
+// is read to at most 256 characters (enough to judge it), so no name rescans a long value.
+const ASSIGN = /["']?[ \t]*(=>|[:=]|(?<=[ \t])is[ \t])[ \t]*["'`]?([^\s"'`,;&]{1,256})/dy
+const TRAILING = /[.,:)\]}>]+$/
+const NOT_BEFORE_NAME = ':${/@%'
+
+/**
+ * Credential assignments in `.env`, shell, YAML, JSON, config and headers: a name ending in a
+ * credential word (`DB_PASSWORD`, `AWS_SECRET_ACCESS_KEY`, `MY_SERVICE_API_KEY`, `"apiKey"`,
+ * `X-Api-Key`, `spring.datasource.password`), then `=`, `:`, `=>` or ` is `, then a value that
+ * looks like a credential (see secret-values.mjs). In prose (` is `) the value needs a digit.
+ * The names are the disjoint runs of name characters, so the scan is linear.
+ */
+function credentialAssignment(text, limit) {
+  const out = []
+  for (const run of text.matchAll(NAME_RUN)) {
+    if (out.length >= limit) break
+    // A name inside a reference or value (`${NAME:?…}`, `arn:…:secret:…`, a path) assigns nothing.
+    if (run.index > 0 && NOT_BEFORE_NAME.includes(text[run.index - 1])) continue
+    const strength = credentialName(run[0], text.slice(Math.max(0, run.index - 12), run.index))
+    if (strength === undefined) continue
+    ASSIGN.lastIndex = run.index + run[0].length
+    const m = ASSIGN.exec(text)
+    if (m === null) continue
+    const value = m[2].replace(TRAILING, '')
+    const prose = m[1] !== ':' && m[1] !== '=' && m[1] !== '=>'
+    const ok = strength === 'strong' ? credentialLike(value) : randomLike(value)
+    if (ok && (!prose || /\d/.test(value)))
+      out.push([m.indices[2][0], m.indices[2][0] + value.length])
+  }
+  return out
+}
+
+// `prefix_` or `prefix-` (2–10 letters), up to two short segments (`v1_`, `st_`), then the
+// generated part. Only at the start of a run of token characters (the look-behind), so each run
+// is tried from one place: linear.
+const PREFIXED =
+  /(?<![A-Za-z0-9_.-])([A-Za-z]{2,10})[_-](?:[A-Za-z0-9]{1,10}[_-]){0,2}([A-Za-z0-9]{16,})/dg
+
+/** Tokens of providers no shape rule knows: a short prefix and a generated body (see `generatedToken`). */
+function prefixedToken(text, limit) {
+  const out = []
+  for (const m of text.matchAll(PREFIXED)) {
+    if (out.length >= limit) break
+    if (generatedToken(m[1], m[2])) out.push(m.indices[0])
+  }
+  return out
+}
+
+/** Where a private key block starts, to its `-----END …-----` line (or the end of the text). */
+function privateKey(text, limit) {
+  const out = []
+  const begin = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g
+  for (let m = begin.exec(text); m !== null && out.length < limit; m = begin.exec(text)) {
+    const end = text.indexOf('-----END ', begin.lastIndex)
+    const close = end === -1 ? -1 : text.indexOf('-----', end + 9)
+    out.push([m.index, close === -1 ? text.length : close + 5])
+    begin.lastIndex = out.at(-1)[1]
+  }
+  return out
+}
+
+/** The generic rules, most specific first. */
+export const GENERIC_RULES = Object.freeze([
+  scanRule('private_key', 'key_block', privateKey),
+  patternRule(
+    'aws_access_key_id',
+    'token_shape',
+    String.raw`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`,
+  ),
+  patternRule(
+    'github_token',
+    'token_shape',
+    String.raw`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{20,})`,
+  ),
+  patternRule('gitlab_token', 'token_shape', String.raw`\bglpat-[A-Za-z0-9_-]{20,}`),
+  patternRule(
+    'openai_api_key',
+    'token_shape',
+    String.raw`\bsk-(?:proj-|ant-|live-)?[A-Za-z0-9_-]{20,}`,
+  ),
+  patternRule('slack_token', 'token_shape', String.raw`\bxox[abposr]-[A-Za-z0-9-]{10,}`),
+  patternRule('google_api_key', 'token_shape', String.raw`\bAIza[0-9A-Za-z_-]{35}\b`),
+  patternRule('stripe_key', 'token_shape', String.raw`\b[rsp]k_(?:live|test)_[0-9A-Za-z]{16,}`),
+  scanRule('jwt', 'token_shape', jwt),
+  patternRule(
+    'authorization_header',
+    'header',
+    String.raw`\bauthorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{12,})`,
+    'i',
+    1,
+  ),
+  patternRule('bearer_token', 'header', String.raw`\bbearer\s+([A-Za-z0-9._~+/-]{24,}=*)`, 'i', 1),
+  scanRule('url_credentials', 'connection_string', urlCredentials),
+  scanRule('credential_assignment', 'assignment', credentialAssignment),
+  scanRule('prefixed_token', 'token_shape', prefixedToken),
 ])
 
-/** The first secret rule the text matches (`{rule}`, the rule name only), or undefined. */
-export function findSecret(text) {
-  for (const rule of SECRET_RULES) if (rule.test(text)) return { rule: rule.name }
-  return undefined
+/** The first rule of `rules` the text matches (`{rule}`, the rule name only), or undefined. */
+export function secretFinder(rules) {
+  return (text) => {
+    for (const rule of rules) if (rule.test(text)) return { rule: rule.name }
+    return undefined
+  }
 }
 
-/** True when the text looks like it carries a secret (see {@link SECRET_RULES}). */
-export function looksLikeSecret(text) {
-  return findSecret(text) !== undefined
+/** Every match of `rules` in the text: `{rule, start, end}`, in text order, overlaps merged. */
+export function secretMatches(text, rules) {
+  const found = rules.flatMap((r) =>
+    r.ranges(text).map(([start, end]) => ({ rule: r.name, start, end })),
+  )
+  found.sort((a, b) => a.start - b.start || b.end - a.end)
+  const merged = []
+  for (const m of found) {
+    const last = merged.at(-1)
+    if (last !== undefined && m.start < last.end) last.end = Math.max(last.end, m.end)
+    else merged.push({ ...m })
+  }
+  return merged
+}
+
+/** The text with every match of `rules` replaced by `[secret withheld: <rule>]`. */
+export function maskSecrets(text, rules) {
+  let out = ''
+  let at = 0
+  for (const m of secretMatches(text, rules)) {
+    out += `${text.slice(at, m.start)}[secret withheld: ${m.rule}]`
+    at = m.end
+  }
+  return out + text.slice(at)
 }

@@ -78,6 +78,8 @@ export function printError(io: CliIo, err: unknown, json: boolean): number {
     if (errors.length > 1) for (const fe of errors) io.err(`  ${fe.field}: ${fe.message}`)
     if (err instanceof PowerContextClientError && err.code === 'unauthorized')
       io.err('  hint: set POWERCONTEXT_CLIENT_API_TOKEN (or pass --token) to the server token')
+    if (e.code === 'secret_detected')
+      io.err('  hint: write where the secret lives instead (${VAR}, a vault path), never its value')
   }
   return EXIT_FAILURE
 }

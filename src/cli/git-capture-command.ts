@@ -2,7 +2,6 @@ import { resolve } from 'node:path'
 
 import type { Command } from 'commander'
 
-import { GIT_CHANGE_MEDIA_TYPE, gitChangeSource } from '../core/git-change.js'
 import { resolveDataDir } from '../runtime/data-dir.js'
 import type { MemoryOperations } from '../runtime/memory-operations.js'
 import type { CliIo } from './cli-io.js'
@@ -65,14 +64,16 @@ function targetKey(cmd: Command): string {
 
 /**
  * Captures the commits of `repo` after the last processed one (or after `since`; on a first run
- * the newest `limit`), oldest first, one {@link GIT_CHANGE_MEDIA_TYPE} source each, and records
- * the last captured commit after each one, so that a rerun captures nothing twice and a failure
- * part way loses nothing.
+ * the newest `limit`), oldest first, one git-change source each, and records the last captured
+ * commit after each one, so that a rerun captures nothing twice and a failure part way loses
+ * nothing. The git-change rules (and the secret rules they apply, whose provider list takes tens
+ * of milliseconds to load) are loaded here, so that other commands start without them.
  */
 export async function captureGit(
   ops: MemoryOperations,
   o: { repo: string; scopeId: string; target: string; since?: string; limit: number },
 ): Promise<GitCaptureReport> {
+  const { GIT_CHANGE_MEDIA_TYPE, gitChangeSource } = await import('../core/git-change.js')
   const repo = await openRepository(o.repo)
   const stored = await lastProcessedCommit(repo.commonDir, o.target, o.scopeId)
   let base: string | null = null

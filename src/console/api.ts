@@ -7,6 +7,7 @@ import {
   type PowerContextClient,
   PowerContextClientError,
 } from '../client/index.js'
+import { maskingClient } from './secret-mask.js'
 
 const TOKEN_KEY = 'powercontext.console.token'
 
@@ -21,9 +22,11 @@ export function storeToken(token: string | undefined): void {
   else sessionStorage.setItem(TOKEN_KEY, token)
 }
 
-/** A client for the server that served the console. */
+/** A client for the server that served the console; credentials in its answers are masked. */
 export function consoleClient(token: string | undefined): PowerContextClient {
-  return createPowerContextClient({ baseUrl: window.location.origin, token, timeoutMs: 30_000 })
+  return maskingClient(
+    createPowerContextClient({ baseUrl: window.location.origin, token, timeoutMs: 30_000 }),
+  )
 }
 
 /** True for the client error the server sends without (or with a wrong) bearer token. */

@@ -9,6 +9,7 @@ export const CONTRACT_ERROR_CODES = [
   "state_conflict",
   "preview_stale",
   "source_conflict",
+  "secret_detected",
   "unauthorized",
   "payload_too_large",
   "inference_timeout",

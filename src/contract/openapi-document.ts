@@ -1424,6 +1424,7 @@ export const OPENAPI_DOCUMENT = {
                   "state_conflict",
                   "preview_stale",
                   "source_conflict",
+                  "secret_detected",
                   "unauthorized",
                   "payload_too_large",
                   "inference_timeout",
@@ -1441,7 +1442,7 @@ export const OPENAPI_DOCUMENT = {
                 "type": "string"
               },
               "details": {
-                "description": "`invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection), `read_only`, `io_error` or `corrupt`.",
+                "description": "`invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `secret_detected` (422: a text field carries a credential, nothing was written) carries `field` and `rule`, never the secret; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection), `read_only`, `io_error` or `corrupt`.",
                 "type": [
                   "object",
                   "null"

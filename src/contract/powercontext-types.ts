@@ -549,8 +549,8 @@ export interface components {
         ErrorResponse: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "capability_not_supported" | "memory_not_found" | "source_not_found" | "revision_conflict" | "state_conflict" | "preview_stale" | "source_conflict" | "unauthorized" | "payload_too_large" | "inference_timeout" | "inference_unavailable" | "invalid_inference_output" | "runtime_not_ready" | "storage_unavailable" | "internal_error";
-                /** @description `invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection), `read_only`, `io_error` or `corrupt`. */
+                code: "invalid_request" | "capability_not_supported" | "memory_not_found" | "source_not_found" | "revision_conflict" | "state_conflict" | "preview_stale" | "source_conflict" | "secret_detected" | "unauthorized" | "payload_too_large" | "inference_timeout" | "inference_unavailable" | "invalid_inference_output" | "runtime_not_ready" | "storage_unavailable" | "internal_error";
+                /** @description `invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `secret_detected` (422: a text field carries a credential, nothing was written) carries `field` and `rule`, never the secret; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection), `read_only`, `io_error` or `corrupt`. */
                 details: {
                     [key: string]: unknown;
                 } | null;

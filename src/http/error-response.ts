@@ -16,6 +16,7 @@ export const HTTP_STATUS = {
   state_conflict: 409,
   preview_stale: 409,
   source_conflict: 409,
+  secret_detected: 422,
   unauthorized: 401,
   payload_too_large: 413,
   inference_timeout: 503,

@@ -34,6 +34,8 @@ const HEAVY = [
   /\/node_modules\/@fastify\//,
   /\/node_modules\/pino\//,
   /\/node_modules\/(@hono\/node-server|hono)\//,
+  // secretlint's provider rules: the server's write checks and `git capture` load them.
+  /\/node_modules\/@secretlint\//,
   /\/dist\/storage\/(sqlite|mysql|engine|sql)\//,
   /\/dist\/runtime\/memory-runtime\.js$/,
   /\/dist\/http\//,

@@ -25,6 +25,7 @@ import { recentArea } from './memory-recent.case.js'
 import { relatedArea } from './memory-related.case.js'
 import { rememberArea } from './memory-remember.case.js'
 import { searchArea } from './memory-search.case.js'
+import { secretsArea } from './memory-secrets.case.js'
 import { maintenanceArea, scopesArea, sourcesArea } from './memory-sources.case.js'
 import { updateArea } from './memory-update.case.js'
 import { vectorArea } from './memory-vector.case.js'
@@ -49,6 +50,7 @@ export function describeMemoryBackend(options: ConformanceOptions): void {
     recentArea(suite)
     maintenanceArea(suite)
     badInputArea(suite)
+    secretsArea(suite)
     mergeArea(suite)
     mergeRestoreArea(suite)
     restorePreviewArea(suite)

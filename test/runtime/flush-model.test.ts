@@ -321,7 +321,8 @@ describe('flush with a generation model', () => {
 
   it('refuses secrets the model proposes, without failing the window', async () => {
     const scopeId = scope()
-    await rt.captureSource({ scopeId, sourceId: 'env', content: 'AWS creds AKIAIOSFODNN7EXAMPLE' })
+    // The source itself is clean (one that is not is refused at capture); the model invents a key.
+    await rt.captureSource({ scopeId, sourceId: 'env', content: 'AWS creds live in the vault' })
     chat.script(proposal({ text: 'The AWS key is AKIAIOSFODNN7EXAMPLE.', evidence: ['env'] }))
     const r = await rt.flush({ scopeId })
     expect(r.sources[0]).toMatchObject({ outcome: 'refused' })

@@ -419,6 +419,10 @@ describe('what cannot be mapped', () => {
     ['artifact-ref', /cites the artifact handoff\/handoff@1, which has no atomic counterpart/],
     ['skill-source', /of type external-skill-snapshot, which has no counterpart here/],
     ['big-int', /holds the integer 12345678901234567890, beyond what is kept exactly/],
+    [
+      'secret',
+      /source prompt-1: content: looks like a credential \(rule aws_access_key_id\); refused\n.* version 1 text is not accepted here: text: looks like a credential \(rule credential_assignment\); refused$/,
+    ],
   ]
   for (const [bad, message] of cases) {
     it(`lists ${bad}, refuses by default, and moves the rest with skipUnmappable`, async () => {

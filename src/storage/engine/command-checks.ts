@@ -12,6 +12,7 @@ import {
 import { invalidRequest } from '../../core/errors.js'
 import { checkMemoryId, checkRevision, checkScopeId } from '../../core/ids.js'
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '../../core/search-rules.js'
+import { refuseSecrets } from '../../core/secret-rules.js'
 import {
   normalizeKind,
   normalizeReason,
@@ -37,6 +38,17 @@ function checkToken(value: unknown): string {
   return value
 }
 
+/**
+ * The checked command, once its stored text (`text`, `reason`) carries no credential.
+ * @throws PowerContextError `secret_detected` naming the field and the rule
+ */
+function refused<C extends { text?: string | undefined; reason?: string | null | undefined }>(
+  checked: C,
+): C {
+  refuseSecrets({ text: checked.text, reason: checked.reason ?? undefined })
+  return checked
+}
+
 /** `check(value)` when given, `undefined` otherwise. */
 export function optional<T>(value: T | undefined, check: (v: T) => T): T | undefined {
   return value === undefined ? undefined : check(value)
@@ -52,12 +64,22 @@ export function checkRemember(cmd: Spi.RememberCommand) {
   ) {
     throw invalidRequest('entries', `must hold 1–${REMEMBER_MAX_ENTRIES} entries`)
   }
-  return { scopeId, entries: cmd.entries.map(checkEntry) }
+  const entries = cmd.entries.map(checkEntry)
+  entries.forEach((e, i) =>
+    refuseSecrets({
+      [`entries[${i}].text`]: e.content.text,
+      [`entries[${i}].reason`]: e.reason ?? undefined,
+    }),
+  )
+  return { scopeId, entries }
 }
 
-/** Checks update: the exact base revision, optional new content. @throws PowerContextError `invalid_request`. */
+/**
+ * Checks update: the exact base revision, optional new content.
+ * @throws PowerContextError `invalid_request`, `secret_detected`
+ */
 export function checkUpdate(cmd: Spi.UpdateCommand) {
-  return {
+  return refused({
     scopeId: checkScopeId(cmd.scopeId),
     memoryRef: checkArtifactRef(cmd.memoryRef),
     text: optional(cmd.text, (t) => normalizeText(t)),
@@ -65,17 +87,17 @@ export function checkUpdate(cmd: Spi.UpdateCommand) {
     sources: checkSourceRefs(cmd.sources),
     observedAt: cmd.observedAt === undefined ? undefined : normalizeTimestamp(cmd.observedAt),
     reason: normalizeReason(cmd.reason),
-  }
+  })
 }
 
-/** Checks forget: the memory and an optional expected revision. @throws PowerContextError `invalid_request`. */
+/** Checks forget: the memory and an optional expected revision. @throws PowerContextError `invalid_request`, `secret_detected`. */
 export function checkForget(cmd: Spi.ForgetCommand) {
-  return {
+  return refused({
     scopeId: checkScopeId(cmd.scopeId),
     memoryId: checkMemoryId(cmd.memoryId),
     expectedRevision: optional(cmd.expectedRevision, (r) => checkRevision(r, 'expected_revision')),
     reason: normalizeReason(cmd.reason),
-  }
+  })
 }
 
 /** Checks restore and its preview: the memory and an optional `to_revision`. @throws PowerContextError `invalid_request`. */
@@ -89,11 +111,11 @@ export function checkRestoreTarget(cmd: Spi.RestorePreviewCommand) {
 
 /** Checks restore: the target and an optional preview token. @throws PowerContextError `invalid_request`. */
 export function checkRestore(cmd: Spi.RestoreCommand) {
-  return {
+  return refused({
     ...checkRestoreTarget(cmd),
     previewToken: optional(cmd.previewToken, (t) => checkToken(t)),
     reason: normalizeReason(cmd.reason),
-  }
+  })
 }
 
 /** Checks merge: 2–100 distinct inputs at exact revisions, the result content. @throws PowerContextError `invalid_request`. */
@@ -103,13 +125,13 @@ export function checkMerge(cmd: Spi.MergeCommand) {
   }
   const inputs = cmd.inputs.map((r, i) => checkArtifactRef(r, `inputs[${i}]`))
   checkMergeInputs(inputs)
-  return {
+  return refused({
     scopeId: checkScopeId(cmd.scopeId),
     inputs,
     kind: normalizeKind(cmd.kind),
     text: normalizeText(cmd.text),
     reason: normalizeReason(cmd.reason),
-  }
+  })
 }
 
 /** Checks list: states, kinds, keyset `after`, `limit` (default 100, at most 500). */

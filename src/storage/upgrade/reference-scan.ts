@@ -5,6 +5,7 @@
  * A scope with an unmappable item is blocked as a whole: moving part of it would drop the rest.
  */
 import { checkScopeId, checkSourceId } from '../../core/ids.js'
+import { secretFree } from '../../core/secret-rules.js'
 import { normalizeKind, normalizeReason, normalizeText } from '../../core/text-rules.js'
 import { checkCapture } from '../engine/ops/capture.js'
 import type { LegacyUpgradeRow } from '../spi/legacy-tx.js'
@@ -183,7 +184,8 @@ async function scanSources(s: ReferenceSession, scopeId: string, p: Problems) {
         normalised += 1
       }
     } catch (err) {
-      p.add(problemOf(err))
+      const problem = problemOf(err)
+      p.add(problem.includes(row.sourceId) ? problem : `source ${row.sourceId}: ${problem}`)
     }
   }
   return { count, last, normalised }
@@ -223,7 +225,7 @@ async function scanVersions(s: ReferenceSession, scopeId: string, p: Problems): 
     try {
       const v = decodeVersionRow(row)
       unchanged(p, `${at} kind`, v.kind, normalizeKind)
-      unchanged(p, `${at} text`, v.text, normalizeText)
+      unchanged(p, `${at} text`, v.text, (t) => secretFree('text', normalizeText(t)))
       for (const id of v.sourceIds) {
         unchanged(p, `${at} source id ${JSON.stringify(id)}`, id, checkSourceId)
         cited.add(id)
@@ -251,7 +253,7 @@ async function scanCollections(s: ReferenceSession, scopeId: string, p: Problems
             p,
             `collection ${artifactId}@${revision} reason of ${c.entryId}`,
             c.reason,
-            normalizeReason,
+            (r) => secretFree('reason', normalizeReason(r)),
           )
         }
         if (revision === head) {

@@ -17,6 +17,7 @@ import {
   STATE_TRANSITIONS,
   stateAfter,
 } from '../../../core/memory-state.js'
+import { secretFree } from '../../../core/secret-rules.js'
 import { normalizeKind, normalizeReason, normalizeText } from '../../../core/text-rules.js'
 import type { DialectTx, MemoryRow, NewChangeRow } from '../../spi/dialect-tx.js'
 import type { LegacyCitationRow } from '../../spi/legacy-tx.js'
@@ -200,13 +201,17 @@ async function applyChange(
     }
     const content: VersionContent = {
       kind: exact(scopeId, `${entry}@${v.version} kind`, v.kind, normalizeKind),
-      text: exact(scopeId, `${entry}@${v.version} text`, v.text, normalizeText),
+      text: exact(scopeId, `${entry}@${v.version} text`, v.text, (t) =>
+        secretFree('text', normalizeText(t)),
+      ),
       sources: checkSourceRefs(v.sourceIds.map((sourceId) => ({ name: 'content', sourceId }))),
       artifacts: [],
       observedAt: null,
     }
     await requireSources(tx, scopeId, content.sources)
-    const reason = exact(scopeId, `${entry} reason`, change.reason, normalizeReason)
+    const reason = exact(scopeId, `${entry} reason`, change.reason, (r) =>
+      secretFree('reason', normalizeReason(r)),
+    )
     const memoryId = latest?.memoryId ?? newMemoryId()
     const version = newVersionRow({
       memoryId,
@@ -264,7 +269,9 @@ async function applyStateChange(
   const op = change.op === 'deactivate' ? 'forget' : 'restore'
   if (!canApply(op, before.state))
     refuse(scopeId, `${entry}: ${change.op} of a ${before.state} memory`)
-  const reason = exact(scopeId, `${entry} reason`, change.reason, normalizeReason)
+  const reason = exact(scopeId, `${entry} reason`, change.reason, (r) =>
+    secretFree('reason', normalizeReason(r)),
+  )
   const after = nextRow(before, { state: stateAfter(op, before.state), at: ctx.at })
   await casOrConflict(tx, after, before)
   return changeRow(op, before, after, {

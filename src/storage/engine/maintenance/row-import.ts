@@ -6,6 +6,7 @@
  * which then leaves the database empty. Projections are rebuilt at the end.
  */
 import { invalidRequest } from '../../../core/errors.js'
+import { refuseSecrets, refuseSourceSecrets } from '../../../core/secret-rules.js'
 import type { ChangeRow, DialectTx, MemoryRow } from '../../spi/dialect-tx.js'
 import type { ExportRecord } from '../../spi/export-types.js'
 import type { ImportReport } from '../../spi/export-types.js'
@@ -84,6 +85,21 @@ class Sequences {
   }
 }
 
+/** A stored source payload (canonical JSON of content and metadata) must carry no credential. */
+function refuseStoredSource(payload: string, at: string): void {
+  let source: { content?: unknown; metadata?: unknown }
+  try {
+    source = JSON.parse(payload) as { content?: unknown; metadata?: unknown }
+  } catch {
+    return refuseSecrets({ [`${at}payload`]: payload })
+  }
+  refuseSourceSecrets(
+    typeof source.content === 'string' ? source.content : payload,
+    source.metadata,
+    at,
+  )
+}
+
 /** Writes one record; `merged` collects memories whose `merged_into` is set at the end. */
 async function writeRecord(
   tx: DialectTx,
@@ -105,6 +121,8 @@ async function writeRecord(
     case 'version': {
       const problem = versionRowProblems(r.row)[0]
       if (problem !== undefined) fail(`version ${r.row.memoryId}@${r.row.version}: ${problem}`)
+      const at = `version ${r.row.memoryId}@${r.row.version}`
+      refuseSecrets({ [`${at} text`]: r.row.text, [`${at} reason`]: r.row.reason ?? undefined })
       await tx.insertVersion(r.row)
       return
     }
@@ -117,6 +135,7 @@ async function writeRecord(
       if ((await tx.nextSourcePosition(r.row.scopeId)) !== r.row.position) {
         fail(`sources of scope ${r.row.scopeId} are not contiguous at ${r.row.position}`)
       }
+      refuseStoredSource(r.row.payload, `source ${r.row.scopeId}@${r.row.position} `)
       return tx.insertSource(r.row)
     case 'cursor':
       // The generation is a CAS token callers may hold: replay the CAS up to the exported one.
@@ -135,6 +154,12 @@ async function writeRecord(
     case 'legacy_citation':
       return tx.legacy.insertCitation(r.row)
     case 'legacy_payload':
+      refuseSecrets({
+        [`legacy payload ${r.row.scopeId}/${r.row.sourceId}`]: Buffer.from(
+          r.row.payloadBase64,
+          'base64',
+        ).toString('utf8'),
+      })
       return tx.legacy.insertPayload({
         scopeId: r.row.scopeId,
         sourceType: r.row.sourceType,

@@ -3,6 +3,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import { canonicalJson } from '../../../core/canonical.js'
 import { invalidRequest, PowerContextError } from '../../../core/errors.js'
 import { checkScopeId, checkSourceId } from '../../../core/ids.js'
+import { refuseSourceSecrets } from '../../../core/secret-rules.js'
 import { assertStorableString, normalizeTimestamp, utf8Length } from '../../../core/text-rules.js'
 import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
 import type { WindowSource } from '../../spi/flush-types.js'
@@ -22,8 +23,9 @@ export interface CheckedCapture {
 
 /**
  * Validates a capture and computes its canonical payload (canonical JSON, so metadata key order
- * never matters) and hash.
- * @throws PowerContextError `invalid_request`
+ * never matters) and hash. Content or metadata carrying a credential is refused, not stored
+ * with markers (docs/sources-and-flush.md).
+ * @throws PowerContextError `invalid_request`, `secret_detected`
  */
 export function checkCapture(cmd: CaptureSourceCommand): CheckedCapture {
   const scopeId = checkScopeId(cmd.scopeId)
@@ -46,6 +48,7 @@ export function checkCapture(cmd: CaptureSourceCommand): CheckedCapture {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw invalidRequest('metadata', 'must be a JSON object')
   }
+  refuseSourceSecrets(cmd.content, metadata)
   const payload = canonicalJson(
     {
       content: cmd.content,

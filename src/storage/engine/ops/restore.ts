@@ -1,6 +1,7 @@
 import { PowerContextError } from '../../../core/errors.js'
 import type { Memory } from '../../../core/memory-model.js'
 import { isMerged, stateAfter } from '../../../core/memory-state.js'
+import { secretFree } from '../../../core/secret-rules.js'
 import type { DialectTx, MemoryRow, NewChangeRow } from '../../spi/dialect-tx.js'
 import type { RestoreResult } from '../../spi/memory-backend.js'
 import { casOrConflict, requireVersion } from '../guards.js'
@@ -107,6 +108,8 @@ export async function restoreInTx(
   if (plan.newVersion !== null) {
     const row = await requireRow(tx, plan.targetId)
     const old = await requireVersion(tx, row.memoryId, plan.newVersion.fromRevision)
+    // A version stored before the secret gate is not written again (the transaction rolls back).
+    secretFree('to_revision text', old.text)
     changes.push((await writeNextVersion(tx, ctx, row, contentOfRow(old), cmd.reason)).change)
   }
   if (changes.length > 0) await tx.appendChanges(cmd.scopeId, changes)
