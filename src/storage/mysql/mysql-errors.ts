@@ -114,11 +114,10 @@ export function toStorageError(
     )
   }
   if (busy) {
-    return new PowerContextError(
-      'internal_error',
-      'the database kept reporting conflicts (deadlocks or lock timeouts)',
-      undefined,
-      { cause },
+    return storageUnavailable(
+      'busy',
+      'the database kept reporting conflicts (deadlocks or lock timeouts); retry',
+      cause,
     )
   }
   if (isConnectionError(err)) {
