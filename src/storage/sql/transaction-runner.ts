@@ -22,6 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { PowerContextError } from '../../core/errors.js'
 import type { AsyncMutex } from './async-mutex.js'
 import type { SqlSession } from './session.js'
+import { storageUnavailable } from './storage-health.js'
 
 /** Read transactions see one consistent snapshot; write transactions are serialisable. */
 export type TransactionMode = 'read' | 'write'
@@ -44,6 +45,11 @@ export interface SqlDriver {
   isRetryable(err: unknown): boolean
   /** The connection cannot be used again. */
   isBroken(err: unknown): boolean
+  /**
+   * A failed `COMMIT` whose outcome is unknown: the connection was lost after it was sent, so
+   * the server may have committed. Absent: a failed commit never committed (SQLite).
+   */
+  isCommitOutcomeUnknown?(err: unknown): boolean
   /** Translates a failure before it leaves the adapter (STYLE R8); `exhausted`: retries ran out. */
   toStorageError(err: unknown, exhausted: boolean): PowerContextError
 }
@@ -139,6 +145,15 @@ export class TransactionRunner {
         bounds,
       )
     } catch (err) {
+      if (err instanceof OutcomeUnknown) {
+        // The translated error keeps the driver's cause safe to log (no password, no statement).
+        const lost = driver.toStorageError(err.cause, false)
+        throw storageUnavailable(
+          'outcome_unknown',
+          'the connection was lost after COMMIT was sent: the write may or may not have been applied; read the current state, then retry with its revision',
+          lost.cause,
+        )
+      }
       throw driver.toStorageError(err instanceof NotRetried ? err.cause : err, retryable)
     }
   }
@@ -158,12 +173,18 @@ export class TransactionRunner {
       await conn.begin()
       open = true
       const out = await work(conn.session)
-      await conn.commit()
+      try {
+        await conn.commit()
+      } catch (err) {
+        if (mode === 'write' && driver.isCommitOutcomeUnknown?.(err) === true)
+          throw new OutcomeUnknown(err)
+        throw err
+      }
       open = false
       return out
     } catch (err) {
       if (open) await conn.rollback().catch(() => (broken = true))
-      if (driver.isBroken(err)) broken = true
+      if (driver.isBroken(err instanceof OutcomeUnknown ? err.cause : err)) broken = true
       throw err
     } finally {
       conn.release(broken)
@@ -175,5 +196,12 @@ export class TransactionRunner {
 class NotRetried extends Error {
   constructor(cause: unknown) {
     super('connection failed', { cause })
+  }
+}
+
+/** A lost connection during `COMMIT`: never retried (the first attempt may have committed). */
+class OutcomeUnknown extends Error {
+  constructor(cause: unknown) {
+    super('commit outcome unknown', { cause })
   }
 }
