@@ -14,8 +14,8 @@
  * Usage: `npm run bench:sqlite-lock -- [--hold 3000] [--rounds 200]`. Prints a table, then JSON.
  */
 import { spawn } from 'node:child_process'
-import { createRequire } from 'node:module'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import os from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -23,8 +23,8 @@ import { Worker } from 'node:worker_threads'
 
 import Database from 'better-sqlite3'
 
-import { MemoryRuntime } from '../src/runtime/memory-runtime.js'
 import { databasePath } from '../src/runtime/data-dir.js'
+import { MemoryRuntime } from '../src/runtime/memory-runtime.js'
 import { f2, ownCpuMs, stats } from './bench-stats.js'
 
 const arg = (name: string, fallback: number): number => {
