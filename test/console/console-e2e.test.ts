@@ -175,7 +175,7 @@ describe('web console in headless Chromium', () => {
         },
       ],
     })
-    const memoryId = r.results[0]!.memory.memory_id
+    const memoryId = r.results[0]!.memory.memory_ref.artifact_id
     await withPage(async (page) => {
       await page.goto(`${server.url}/${memoryHash(memoryId, scope)}`)
       await page.waitForSelector('.evidence .source')
