@@ -1441,7 +1441,7 @@ export const OPENAPI_DOCUMENT = {
                 "type": "string"
               },
               "details": {
-                "description": "`invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection), `read_only`, `io_error` or `corrupt`.",
+                "description": "`invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection, or a Galera node not ready), `read_only`, `io_error`, `corrupt`, `busy` (a lock held past the wait budget) or `outcome_unknown` (the connection was lost after COMMIT was sent: the write may have been applied; read, then retry with the revision read); `busy`, `unavailable` and `outcome_unknown` also carry `retry_after_seconds`, sent as the `Retry-After` header too.",
                 "type": [
                   "object",
                   "null"

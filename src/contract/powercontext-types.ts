@@ -552,7 +552,7 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "invalid_request" | "capability_not_supported" | "memory_not_found" | "source_not_found" | "revision_conflict" | "state_conflict" | "preview_stale" | "source_conflict" | "unauthorized" | "payload_too_large" | "inference_timeout" | "inference_unavailable" | "invalid_inference_output" | "runtime_not_ready" | "storage_unavailable" | "internal_error";
-                /** @description `invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection), `read_only`, `io_error` or `corrupt`. */
+                /** @description `invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection, or a Galera node not ready), `read_only`, `io_error`, `corrupt`, `busy` (a lock held past the wait budget) or `outcome_unknown` (the connection was lost after COMMIT was sent: the write may have been applied; read, then retry with the revision read); `busy`, `unavailable` and `outcome_unknown` also carry `retry_after_seconds`, sent as the `Retry-After` header too. */
                 details: {
                     [key: string]: unknown;
                 } | null;

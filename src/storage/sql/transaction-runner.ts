@@ -20,6 +20,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 
 import type { PowerContextError } from '../../core/errors.js'
+import { timeSlicer } from '../engine/event-loop-slices.js'
 import type { AsyncMutex } from './async-mutex.js'
 import type { SqlSession } from './session.js'
 import { storageUnavailable } from './storage-health.js'
@@ -92,6 +93,12 @@ export class TransactionRunner {
   readonly #driver: SqlDriver
   readonly #bounds: RetryBounds
   readonly #lock: AsyncMutex | undefined
+  /**
+   * With a lock, queued units of work start one after another in microtasks, never giving the
+   * event loop a turn (eight searches of a `prepare` ran as one block): an attempt starts only
+   * after a yield once a slice's budget of work has run.
+   */
+  readonly #pause = timeSlicer()
   /** Units of work started and not settled (some may be pausing between attempts). */
   readonly #inFlight = new Set<Promise<unknown>>()
 
@@ -140,7 +147,10 @@ export class TransactionRunner {
         () =>
           lock === undefined
             ? this.#attempt(mode, work)
-            : lock.run(() => this.#attempt(mode, work)),
+            : lock.run(async () => {
+                await this.#pause()
+                return this.#attempt(mode, work)
+              }),
         (err) => (retryable = !(err instanceof NotRetried) && driver.isRetryable(err)),
         bounds,
       )
