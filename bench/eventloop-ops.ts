@@ -111,7 +111,10 @@ async function readAllSources(url: string): Promise<number> {
 }
 
 /** Seeds a fresh server and measures each operation; `bin` picks the CLI build. */
-export async function runOperations(bin: string | undefined): Promise<OpFigure[]> {
+export async function runOperations(
+  bin: string | undefined,
+  withSources = true,
+): Promise<OpFigure[]> {
   const dir = mkdtempSync(join(os.tmpdir(), 'pc-bench-eventloop-ops-'))
   const servers = new ServerProcesses()
   try {
@@ -154,7 +157,7 @@ export async function runOperations(bin: string | undefined): Promise<OpFigure[]
             text: text(s * 1000 + b * 100 + i, 4096),
           })),
         })
-    for (const [i, id] of ids.entries())
+    for (const [i, id] of withSources ? ids.entries() : [])
       await post(url, '/v1/sources/content', {
         scope_id: 'ops:sources',
         source_id: id,
@@ -201,6 +204,10 @@ export async function runOperations(bin: string | undefined): Promise<OpFigure[]
         }),
       ),
     )
+    if (!withSources) {
+      await poller.terminate()
+      return rows
+    }
     rows.push(
       await measure('sources/get, 100 × 1 MB, one call', () =>
         post(url, '/v1/sources/get', { scope_id: 'ops:sources', source_ids: ids }),

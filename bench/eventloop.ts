@@ -19,7 +19,8 @@
  * all of them at once, with the server's peak RSS).
  *
  * Usage: `npm run bench:eventloop [-- --windows normal,entries,adversarial] [--parts flush,ops]
- * [--bin /path/to/bin/powercontext.js]` (`--bin` runs part 2 against another build, e.g. the main
+ * [--bin /path/to/bin/powercontext.js]`; `--parts ops,no-sources` skips the sources (and their
+ * 100 MB of seeding) (`--bin` runs part 2 against another build, e.g. the main
  * checkout for "before" figures; build first). Prints tables, then one JSON line per part.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -140,7 +141,7 @@ if (PARTS.includes('flush')) {
   console.log(JSON.stringify({ bench: 'eventloop', load: os.loadavg()[0], rows }))
 }
 if (PARTS.includes('ops')) {
-  const rows = await runOperations(BIN === '' ? undefined : BIN)
+  const rows = await runOperations(BIN === '' ? undefined : BIN, !PARTS.includes('no-sources'))
   console.log(
     `server process, /health/live every 10 ms during each operation${BIN === '' ? '' : ` (${BIN})`}, load ${os.loadavg()[0]!.toFixed(2)}`,
   )
