@@ -13,8 +13,15 @@
  * - `adversarial`: 1000 structured sources, one 8 KB entry each cycling through the secret rules'
  *   adversarial inputs (test/support/secret-adversaries.ts) that are not secrets.
  *
- * Usage: `npm run bench:eventloop [-- --windows normal,entries,adversarial]`. Prints a table,
- * then one JSON line.
+ * Part 2 (bench/eventloop-ops.ts): a real server process, polled on `/health/live` every 10 ms,
+ * during `prepare` over 8 scopes, a capture with 100,000 metadata keys, `remember` of 100 × 8 KB,
+ * and `sources/get` / `sources/list` of 100 sources of ≈ 1 MB (one call, and four readers reading
+ * all of them at once, with the server's peak RSS).
+ *
+ * Usage: `npm run bench:eventloop [-- --windows normal,entries,adversarial] [--parts flush,ops]
+ * [--bin /path/to/bin/powercontext.js]`; `--parts ops,no-sources` skips the sources (and their
+ * 100 MB of seeding) (`--bin` runs part 2 against another build, e.g. the main
+ * checkout for "before" figures; build first). Prints tables, then one JSON line per part.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -28,12 +35,15 @@ import { FLUSH_LIMIT_MAX } from '../src/storage/spi/flush-types.js'
 import { ADVERSARIES } from '../test/support/secret-adversaries.js'
 import { memoryTexts } from './bench-data.js'
 import { f1, int } from './bench-stats.js'
+import { runOperations } from './eventloop-ops.js'
 
 const arg = (name: string, fallback: string): string => {
   const i = process.argv.indexOf(`--${name}`)
   return i === -1 ? fallback : process.argv[i + 1]!
 }
 const WINDOWS = arg('windows', 'normal,entries,adversarial').split(',')
+const PARTS = arg('parts', 'flush,ops').split(',')
+const BIN = arg('bin', '')
 const ENTRY_BYTES = MAX_TEXT_BYTES - 64
 
 /** A prose text of about `ENTRY_BYTES` bytes, distinct for each `i`. */
@@ -114,15 +124,36 @@ async function run(name: string) {
   }
 }
 
-const rows = []
-for (const name of WINDOWS) rows.push(await run(name))
-console.log(`flush of a maximum-size window, event-loop delay, load ${os.loadavg()[0]!.toFixed(2)}`)
-console.log(
-  '| window | sources | payload bytes | processed | changes | flush ms | delay max ms | delay p99 ms | longest gap ms | most CPU in a gap ms |',
-)
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
-for (const r of rows)
+if (PARTS.includes('flush')) {
+  const rows = []
+  for (const name of WINDOWS) rows.push(await run(name))
   console.log(
-    `| ${r.window} | ${r.sources} | ${int(r.payloadBytes)} | ${r.processed} | ${r.changes} | ${f1(r.flushMs)} | ${f1(r.delayMaxMs)} | ${f1(r.delayP99Ms)} | ${f1(r.longestGapMs)} | ${f1(r.longestGapCpuMs)} |`,
+    `flush of a maximum-size window, event-loop delay, load ${os.loadavg()[0]!.toFixed(2)}`,
   )
-console.log(JSON.stringify({ bench: 'eventloop', load: os.loadavg()[0], rows }))
+  console.log(
+    '| window | sources | payload bytes | processed | changes | flush ms | delay max ms | delay p99 ms | longest gap ms | most CPU in a gap ms |',
+  )
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+  for (const r of rows)
+    console.log(
+      `| ${r.window} | ${r.sources} | ${int(r.payloadBytes)} | ${r.processed} | ${r.changes} | ${f1(r.flushMs)} | ${f1(r.delayMaxMs)} | ${f1(r.delayP99Ms)} | ${f1(r.longestGapMs)} | ${f1(r.longestGapCpuMs)} |`,
+    )
+  console.log(JSON.stringify({ bench: 'eventloop', load: os.loadavg()[0], rows }))
+}
+if (PARTS.includes('ops')) {
+  const rows = await runOperations(BIN === '' ? undefined : BIN, !PARTS.includes('no-sources'))
+  console.log(
+    `server process, /health/live every 10 ms during each operation${BIN === '' ? '' : ` (${BIN})`}, load ${os.loadavg()[0]!.toFixed(2)}`,
+  )
+  console.log(
+    '| operation | ms | longest liveness gap ms | server RSS before MB | server RSS peak MB | non-2xx |',
+  )
+  console.log('| --- | ---: | ---: | ---: | ---: | --- |')
+  for (const r of rows)
+    console.log(
+      `| ${r.op} | ${f1(r.ms)} | ${f1(r.longestGapMs)} | ${int(r.rssBeforeMb)} | ${int(r.rssPeakMb)} | ${r.failures || 'none'} |`,
+    )
+  console.log(
+    JSON.stringify({ bench: 'eventloop-ops', bin: BIN || null, load: os.loadavg()[0], rows }),
+  )
+}

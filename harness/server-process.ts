@@ -28,12 +28,28 @@ export class ServerProcesses {
 
   /** Starts a server on `databaseUrl`; resolves once it listens. */
   start(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+    return this.#start(BIN, ['--database', databaseUrl], extraEnv)
+  }
+
+  /**
+   * Starts a server on the embedded SQLite database of `dataDir`; `bin` runs another build of the
+   * CLI (e.g. a benchmark comparing with the main checkout).
+   */
+  startDataDir(dataDir: string, extraEnv: Record<string, string> = {}, bin = BIN) {
+    return this.#start(bin, ['--data-dir', dataDir], extraEnv)
+  }
+
+  #start(
+    bin: string,
+    database: readonly string[],
+    extraEnv: Record<string, string>,
+  ): Promise<ServerProcess> {
     const env = { ...process.env }
     delete env['POWERCONTEXT_SERVER_AUTH_TOKEN']
     delete env['POWERCONTEXT_SERVER_DATA_DIR']
     const proc = spawn(
       process.execPath,
-      [BIN, 'server', 'run', '--database', databaseUrl, '--host', '127.0.0.1', '--port', '0'],
+      [bin, 'server', 'run', ...database, '--host', '127.0.0.1', '--port', '0'],
       {
         stdio: ['ignore', 'ignore', 'pipe'],
         env: { ...env, POWERCONTEXT_SERVER_LOG_LEVEL: 'warn', ...extraEnv },

@@ -70,6 +70,7 @@ function limitSettings(o: Partial<ConnectionLimits>): Partial<ConnectionLimits> 
 interface ServerRunOptions extends EmbeddingFlags, GenerationFlags, Partial<ConnectionLimits> {
   scheduleSeconds?: number
   vectorGraphMin?: number
+  lockWaitMs?: number
   host: string
   port: number
   dataDir?: string
@@ -132,6 +133,11 @@ export function registerServerCommands(
     'embedded SQLite: scopes with at least N vectors are searched through an in-memory HNSW graph, 0 = always exact (default 20000; env POWERCONTEXT_SERVER_VECTOR_GRAPH_MIN; docs/search.md)',
     parseInteger,
   )
+  run.option(
+    '--lock-wait-ms <n>',
+    'embedded SQLite: how long a write waits for another process holding the write lock before it answers 503 storage_unavailable (busy) with Retry-After (default 8000; env POWERCONTEXT_SERVER_LOCK_WAIT_MS)',
+    parseInteger,
+  )
   for (const [flag, name, , what] of LIMIT_SETTINGS)
     run.option(`${flag} <n>`, `${what} (env POWERCONTEXT_SERVER_${name})`, parseInteger)
   addGenerationOptions(run)
@@ -151,6 +157,7 @@ export function registerServerCommands(
       const embedding = embeddingSettings(o)
       const schedule = o.scheduleSeconds ?? envWholeNumber('SCHEDULE_SECONDS')
       const graphMin = o.vectorGraphMin ?? envWholeNumber('VECTOR_GRAPH_MIN')
+      const lockWaitMs = o.lockWaitMs ?? envWholeNumber('LOCK_WAIT_MS')
       const { isLogFormat, LOG_FORMATS, startServer } = await import('../http/server-run.js')
       const logFormat = o.logFormat ?? env('LOG_FORMAT') ?? 'auto'
       if (!isLogFormat(logFormat))
@@ -165,6 +172,7 @@ export function registerServerCommands(
           ? {}
           : { vectorAnn: graphMin === 0 ? (false as const) : { minVectors: graphMin } }),
         ...(embedding === undefined ? {} : { embedding }),
+        ...(lockWaitMs === undefined ? {} : { lockWaitMs }),
         host: o.host,
         port: o.port,
         ...(dataDir === undefined ? {} : { dataDir }),

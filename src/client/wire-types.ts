@@ -124,7 +124,11 @@ export type SourceView = Omit<Schemas['SourceView'], 'metadata'> & {
 /** `POST /v1/sources/get` request (1–100 source ids). */
 export type GetSourcesRequest = Schemas['GetSourcesRequest']
 /** `POST /v1/sources/get` response, in the order asked. */
-export type GetSourcesResponse = { readonly sources: readonly SourceView[] }
+export type GetSourcesResponse = {
+  readonly sources: readonly SourceView[]
+  /** Ids that did not fit the answer's byte budget: ask for them again (empty when done). */
+  readonly remaining_source_ids: readonly string[]
+}
 /** `POST /v1/sources/list` request (`after` defaults to 0, `limit` to 20). */
 export type ListSourcesRequest = WithOptional<Schemas['ListSourcesRequest'], 'after' | 'limit'>
 /** `POST /v1/sources/list` response: cursor, high watermark and one page of the journal. */

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks'
 
-import type { HistoryResponse, Memory, MemoryChange } from '../client/index.js'
+import type { GetSourcesResponse, HistoryResponse, Memory, MemoryChange } from '../client/index.js'
 import { useConsole } from './context.js'
 import { Diff } from './diff-view.js'
-import { useLoad } from './hooks.js'
+import { useAction, useLoad } from './hooks.js'
 import { EditPanel, ForgetPanel, RestorePanel } from './memory-actions.js'
 import { MergeGraph } from './merge-graph.js'
 import { href } from './routes.js'
@@ -156,42 +156,74 @@ function Evidence({ scope, memory }: { scope: string; memory: Memory }) {
   const sources = useLoad(
     () =>
       ids.length === 0
-        ? Promise.resolve({ sources: [] })
+        ? Promise.resolve({ sources: [], remaining_source_ids: [] })
         : client.getSources({ scope_id: scope, source_ids: ids }),
     [scope, ids.join('\u0000')],
   )
+  // One answer carries at most 1 MiB of sources; the rest is fetched on request, page by page.
+  const [more, setMore] = useState<{ key: string; pages: GetSourcesResponse[] }>({
+    key: '',
+    pages: [],
+  })
+  const key = `${scope}\u0001${ids.join('\u0000')}`
+  const pages = [
+    ...(sources.data === undefined ? [] : [sources.data]),
+    ...(more.key === key ? more.pages : []),
+  ]
+  const remaining = pages.at(-1)?.remaining_source_ids ?? []
+  const loadMore = useAction()
   return (
     <Section title="Evidence">
       {ids.length === 0 && <p class="muted">This version cites no source.</p>}
       <ErrorBox error={sources.error} />
       <ul class="plain evidence">
-        {(sources.data?.sources ?? []).map((s) => (
-          <li key={s.source.source_id} class="source">
-            <p>
-              <code>{s.source.source_id}</code> · position {s.position} · {s.media_type} ·{' '}
-              <span class={`badge source-${s.status}`}>{s.status}</span> · captured{' '}
-              <Time at={s.captured_at} />
-              {s.occurred_at !== null && (
-                <>
-                  {' '}
-                  · occurred <Time at={s.occurred_at} />
-                </>
+        {pages
+          .flatMap((p) => p.sources)
+          .map((s) => (
+            <li key={s.source.source_id} class="source">
+              <p>
+                <code>{s.source.source_id}</code> · position {s.position} · {s.media_type} ·{' '}
+                <span class={`badge source-${s.status}`}>{s.status}</span> · captured{' '}
+                <Time at={s.captured_at} />
+                {s.occurred_at !== null && (
+                  <>
+                    {' '}
+                    · occurred <Time at={s.occurred_at} />
+                  </>
+                )}
+              </p>
+              <Clipped text={s.content} />
+              {Object.keys(s.metadata).length > 0 && (
+                <dl class="metadata" aria-label="Metadata">
+                  {Object.entries(s.metadata).map(([k, v]) => (
+                    <div key={k}>
+                      <dt>{k}</dt>
+                      <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
+                    </div>
+                  ))}
+                </dl>
               )}
-            </p>
-            <Clipped text={s.content} />
-            {Object.keys(s.metadata).length > 0 && (
-              <dl class="metadata" aria-label="Metadata">
-                {Object.entries(s.metadata).map(([k, v]) => (
-                  <div key={k}>
-                    <dt>{k}</dt>
-                    <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
-                  </div>
-                ))}
-              </dl>
-            )}
-          </li>
-        ))}
+            </li>
+          ))}
       </ul>
+      {remaining.length > 0 && (
+        <p>
+          <button
+            type="button"
+            disabled={loadMore.busy}
+            onClick={async () => {
+              const next = await loadMore.run(() =>
+                client.getSources({ scope_id: scope, source_ids: [...remaining] }),
+              )
+              if (next !== undefined)
+                setMore({ key, pages: [...(more.key === key ? more.pages : []), next] })
+            }}
+          >
+            Show {remaining.length} more {remaining.length === 1 ? 'source' : 'sources'}
+          </button>
+        </p>
+      )}
+      <ErrorBox error={loadMore.error} />
     </Section>
   )
 }

@@ -891,7 +891,7 @@ export const OPENAPI_DOCUMENT = {
           "sources"
         ],
         "summary": "Read captured sources (evidence) by id, with content, metadata and flush status.",
-        "description": "Returns the sources in the order asked. An id that is not a source of the scope fails the\ncall with `source_not_found` (404, `details.source_ids` lists the missing ones). Not an\nMCP tool.\n",
+        "description": "Returns the sources in the order asked. An id that is not a source of the scope fails the\ncall with `source_not_found` (404, `details.source_ids` lists the missing ones). One answer\ncarries at most 1 MiB of source payload (content and metadata, plus `legacy_payload`): the\nsources that did not fit are listed in `remaining_source_ids`, in the order asked — ask for\nthem again to continue. The first source asked for is always returned. Not an MCP tool.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/RequestId"
@@ -936,7 +936,7 @@ export const OPENAPI_DOCUMENT = {
           "sources"
         ],
         "summary": "The scope's source journal — cursor, high watermark and a keyset page of sources.",
-        "description": "Sources after journal position `after`, in position order, each with its flush status\n(`processed` at or before the cursor, `skipped` when flush gave up on it, else `pending`).\n`cursor` and `high_watermark` are read in the same snapshot. Not an MCP tool.\n",
+        "description": "Sources after journal position `after`, in position order, each with its flush status\n(`processed` at or before the cursor, `skipped` when flush gave up on it, else `pending`).\n`cursor` and `high_watermark` are read in the same snapshot. One page carries at most 1 MiB\nof source payload (content and metadata, plus `legacy_payload`), so it can hold fewer than\n`limit` sources (at least one); `next_after` continues either way. Not an MCP tool.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/RequestId"
@@ -1442,7 +1442,7 @@ export const OPENAPI_DOCUMENT = {
                 "type": "string"
               },
               "details": {
-                "description": "`invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `secret_detected` (422: a text field carries a credential, nothing was written) carries `field` and `rule`, never the secret; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection), `read_only`, `io_error` or `corrupt`.",
+                "description": "`invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `secret_detected` (422: a text field carries a credential, nothing was written) carries `field` and `rule`, never the secret; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection, or a Galera node not ready), `read_only`, `io_error`, `corrupt`, `busy` (a lock held past the wait budget) or `outcome_unknown` (the connection was lost after COMMIT was sent: the write may have been applied; read, then retry with the revision read); `busy`, `unavailable` and `outcome_unknown` also carry `retry_after_seconds`, sent as the `Retry-After` header too.",
                 "type": [
                   "object",
                   "null"
@@ -3239,7 +3239,8 @@ export const OPENAPI_DOCUMENT = {
       "GetSourcesResponse": {
         "type": "object",
         "required": [
-          "sources"
+          "sources",
+          "remaining_source_ids"
         ],
         "properties": {
           "sources": {
@@ -3247,6 +3248,13 @@ export const OPENAPI_DOCUMENT = {
             "items": {
               "$ref": "#/components/schemas/SourceView"
             }
+          },
+          "remaining_source_ids": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/SourceId"
+            },
+            "description": "Ids asked for that did not fit this answer's 1 MiB byte budget, in the order asked: pass them as `source_ids` to continue. Empty when every source asked for is in `sources`."
           }
         }
       },
@@ -3302,7 +3310,8 @@ export const OPENAPI_DOCUMENT = {
             "type": [
               "integer",
               "null"
-            ]
+            ],
+            "description": "Pass as `after` for the next page; null after the last source. A page that reached the 1 MiB byte budget ends early with a `next_after` below `after + limit`."
           }
         }
       },

@@ -410,8 +410,10 @@ export interface paths {
         /**
          * Read captured sources (evidence) by id, with content, metadata and flush status.
          * @description Returns the sources in the order asked. An id that is not a source of the scope fails the
-         *     call with `source_not_found` (404, `details.source_ids` lists the missing ones). Not an
-         *     MCP tool.
+         *     call with `source_not_found` (404, `details.source_ids` lists the missing ones). One answer
+         *     carries at most 1 MiB of source payload (content and metadata, plus `legacy_payload`): the
+         *     sources that did not fit are listed in `remaining_source_ids`, in the order asked — ask for
+         *     them again to continue. The first source asked for is always returned. Not an MCP tool.
          */
         post: operations["getSources"];
         delete?: never;
@@ -433,7 +435,9 @@ export interface paths {
          * The scope's source journal — cursor, high watermark and a keyset page of sources.
          * @description Sources after journal position `after`, in position order, each with its flush status
          *     (`processed` at or before the cursor, `skipped` when flush gave up on it, else `pending`).
-         *     `cursor` and `high_watermark` are read in the same snapshot. Not an MCP tool.
+         *     `cursor` and `high_watermark` are read in the same snapshot. One page carries at most 1 MiB
+         *     of source payload (content and metadata, plus `legacy_payload`), so it can hold fewer than
+         *     `limit` sources (at least one); `next_after` continues either way. Not an MCP tool.
          */
         post: operations["listSources"];
         delete?: never;
@@ -550,7 +554,7 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "invalid_request" | "capability_not_supported" | "memory_not_found" | "source_not_found" | "revision_conflict" | "state_conflict" | "preview_stale" | "source_conflict" | "secret_detected" | "unauthorized" | "payload_too_large" | "inference_timeout" | "inference_unavailable" | "invalid_inference_output" | "runtime_not_ready" | "storage_unavailable" | "internal_error";
-                /** @description `invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `secret_detected` (422: a text field carries a credential, nothing was written) carries `field` and `rule`, never the secret; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection), `read_only`, `io_error` or `corrupt`. */
+                /** @description `invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `secret_detected` (422: a text field carries a credential, nothing was written) carries `field` and `rule`, never the secret; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection, or a Galera node not ready), `read_only`, `io_error`, `corrupt`, `busy` (a lock held past the wait budget) or `outcome_unknown` (the connection was lost after COMMIT was sent: the write may have been applied; read, then retry with the revision read); `busy`, `unavailable` and `outcome_unknown` also carry `retry_after_seconds`, sent as the `Retry-After` header too. */
                 details: {
                     [key: string]: unknown;
                 } | null;
@@ -646,6 +650,8 @@ export interface components {
             source_ids: components["schemas"]["SourceId"][];
         };
         GetSourcesResponse: {
+            /** @description Ids asked for that did not fit this answer's 1 MiB byte budget, in the order asked: pass them as `source_ids` to continue. Empty when every source asked for is in `sources`. */
+            remaining_source_ids: components["schemas"]["SourceId"][];
             sources: components["schemas"]["SourceView"][];
         };
         HistoryRequest: {
@@ -723,6 +729,7 @@ export interface components {
         ListSourcesResponse: {
             cursor: number;
             high_watermark: number;
+            /** @description Pass as `after` for the next page; null after the last source. A page that reached the 1 MiB byte budget ends early with a `next_after` below `after + limit`. */
             next_after: number | null;
             sources: components["schemas"]["SourceView"][];
         };

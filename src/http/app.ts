@@ -74,6 +74,9 @@ function checkAuthorization(req: FastifyRequest, reply: FastifyReply, token: str
 function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown, status?: number): void {
   const { status: s, body } = toErrorResponse(err, req.id, req.log, status)
   addLogFields(reply, { err_code: body.error.code })
+  // A failure that passes by itself (a lock held elsewhere, a lost connection) says when to retry.
+  const retryAfter = body.error.details?.['retry_after_seconds']
+  if (typeof retryAfter === 'number') void reply.header('Retry-After', String(retryAfter))
   void reply.code(s).header(REQUEST_ID_HEADER, req.id).send(body)
 }
 

@@ -33,6 +33,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     embedding: settings.embedding,
     extraction: settings.extraction,
     vectorAnn: settings.vectorAnn,
+    lockWaitMs: settings.lockWaitMs,
   })
   const slot: RuntimeSlot = { current: runtime }
   const app = buildApp({

@@ -41,6 +41,8 @@ export interface ServerSettings {
   readonly scheduleSeconds?: number | undefined
   /** Embedded SQLite: approximate vector search for large scopes (`false`: exact only). */
   readonly vectorAnn?: RuntimeOptions['vectorAnn']
+  /** Embedded SQLite: wait for another process's write lock, ms (env `POWERCONTEXT_SERVER_LOCK_WAIT_MS`). */
+  readonly lockWaitMs?: RuntimeOptions['lockWaitMs']
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/

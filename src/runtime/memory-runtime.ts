@@ -52,6 +52,11 @@ export interface RuntimeOptions {
    * `admin verify` opens without it so that it can report the damage.
    */
   readonly integrityCheckAtOpen?: boolean | undefined
+  /**
+   * Embedded SQLite only: how long a write waits for another process's lock before it fails with
+   * `storage_unavailable` (`busy`, HTTP 503 + `Retry-After`). Default 8000 ms.
+   */
+  readonly lockWaitMs?: number | undefined
 }
 
 /** Readiness as the server reports it (`/health/ready`). */
@@ -133,6 +138,7 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.vectorAnn === undefined ? {} : { vectorAnn: options.vectorAnn }),
       ...(options.integrityCheckAtOpen === false ? { integrityCheck: false } : {}),
+      ...(options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs }),
       embedder,
     })
     return new MemoryRuntime(backend, dataDir, embedder, options.extraction)

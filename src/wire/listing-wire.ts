@@ -61,6 +61,7 @@ const toWireSource = (s: L.SourceView): Wire['SourceView'] => ({
 /** Sources read by id, on the wire. */
 export const toWireGetSources = (r: L.GetSourcesResult): Wire['GetSourcesResponse'] => ({
   sources: r.sources.map(toWireSource),
+  remaining_source_ids: [...r.remainingSourceIds],
 })
 
 /** A journal page on the wire. */

@@ -156,6 +156,42 @@ describe('web console in headless Chromium', () => {
     })
   })
 
+  it('shows large evidence one bounded answer at a time, with a button for the rest', async () => {
+    const scope = 'console:large-evidence'
+    const sourceIds = ['big-a', 'big-b', 'big-c']
+    for (const [i, id] of sourceIds.entries())
+      await pc.captureContent({
+        scope_id: scope,
+        source_id: id,
+        content: `Transcript ${i}: ${'the review went through every retry path. '.repeat(14_000)}`,
+      })
+    const r = await pc.remember({
+      scope_id: scope,
+      entries: [
+        {
+          kind: 'decision',
+          text: 'Retries stay on the gateway.',
+          sources: sourceIds.map((id) => ({ name: 'content' as const, source_id: id })),
+        },
+      ],
+    })
+    const memoryId = r.results[0]!.memory.memory_ref.artifact_id
+    await withPage(async (page) => {
+      await page.goto(`${server.url}/${memoryHash(memoryId, scope)}`)
+      await page.waitForSelector('.evidence .source')
+      // Each source is ≈ 600 KB: one answer of at most 1 MiB holds one.
+      expect(await page.locator('.evidence .source').count()).toBe(1)
+      await page.click('text=Show 2 more sources')
+      await page.waitForSelector('.evidence .source >> nth=1')
+      await page.screenshot({ path: join(ARTIFACTS, 'e2e-large-evidence.png'), fullPage: true })
+      await page.click('text=Show 1 more source')
+      await page.waitForSelector('.evidence .source >> nth=2')
+      const shown = await page.locator('.evidence .source code').allTextContents()
+      expect(shown).toEqual(sourceIds)
+      expect(await page.locator('text=more source').count()).toBe(0)
+    })
+  })
+
   it('edits at the shown revision; a conflict from another client shows the newer version and re-applies on it', async () => {
     const scope = 'console:edit'
     const [m] = await rememberIn(scope, 'Deploys happen on Tuesdays.')

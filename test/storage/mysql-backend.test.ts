@@ -396,7 +396,8 @@ describeWithMariadb('transactions', () => {
     const failed = results.filter((r) => r.status === 'rejected')
     expect(failed).toHaveLength(1)
     const err = (failed[0] as PromiseRejectedResult).reason as PowerContextError
-    expect(err.code).toBe('internal_error')
+    expect(err.code).toBe('storage_unavailable')
+    expect(err.details).toMatchObject({ reason: 'busy', retry_after_seconds: 1 })
     expect(err.message).toContain('kept reporting conflicts')
   })
 })

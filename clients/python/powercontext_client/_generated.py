@@ -1096,8 +1096,10 @@ class GetSourcesResponse(Model):
     "The `GetSourcesResponse` shape of the contract."
 
     sources: List[SourceView]
+    remaining_source_ids: List[str]
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("sources", "sources", T.list(T.model("SourceView")), True),
+        Field("remaining_source_ids", "remaining_source_ids", T.list(T.STR), True),
     )
 
 

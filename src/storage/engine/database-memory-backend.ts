@@ -37,7 +37,7 @@ import {
 } from './maintenance/backend-transfer.js'
 import { rebuildInTx } from './maintenance/rebuild.js'
 import { verifyInTx } from './maintenance/verify.js'
-import { captureInTx, checkCapture } from './ops/capture.js'
+import { captureInTx, checkCaptureSliced } from './ops/capture.js'
 import { changesInTx } from './ops/changes.js'
 import { forgetInTx } from './ops/forget.js'
 import { getInTx } from './ops/get.js'
@@ -302,7 +302,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
 
   /** Persists a source (evidence) in the scope journal; idempotent on identical payloads. */
   async captureSource(cmd: Spi.CaptureSourceCommand): Promise<Spi.CaptureSourceResult> {
-    const checked = checkCapture(cmd)
+    const checked = await checkCaptureSliced(cmd)
     const at = this.#now().toISOString()
     return this.inWriteTransaction((tx) => captureInTx(tx, checked, at))
   }

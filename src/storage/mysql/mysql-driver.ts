@@ -8,7 +8,7 @@
 import type { Pool, PoolConnection, PoolOptions } from 'mysql2/promise'
 
 import type { SqlConnection, SqlDriver } from '../sql/transaction-runner.js'
-import { isConnectionError, isRetryable, toStorageError } from './mysql-errors.js'
+import { isAnswerLost, isConnectionError, isRetryable, toStorageError } from './mysql-errors.js'
 import type { MysqlDialect } from './mysql-search.js'
 import { MysqlSession } from './mysql-session.js'
 import type { MysqlConnectionSettings } from './mysql-url.js'
@@ -79,6 +79,7 @@ export function mysqlDriver(s: MysqlDriverSettings): SqlDriver {
     },
     isRetryable: (err) => isRetryable(err, s.dialect.retryableErrnos),
     isBroken: isConnectionError,
+    isCommitOutcomeUnknown: isAnswerLost,
     toStorageError: (err, exhausted) => toStorageError(err, s.password, exhausted),
   }
 }

@@ -21,6 +21,8 @@ export const ER_DUP_ENTRY = 1062
 const DISK_FULL_ERRNOS = new Set([1021, 1114])
 /** `Got error N from storage engine` (1030); N = 28 is ENOSPC. */
 const ER_GET_ERRNO = 1030
+/** A Galera node not ready for clients (1047 `ER_UNKNOWN_COM_ERROR`, SQLSTATE 08S01). */
+const ER_WSREP_NOT_READY = 1047
 /** `--read-only` server (1290 `ER_OPTION_PREVENTS_STATEMENT`). */
 const ER_READ_ONLY = 1290
 
@@ -51,7 +53,10 @@ const CONNECTION_CODES = new Set([
   'PROTOCOL_SEQUENCE_TIMEOUT',
   'POOL_CLOSED',
 ])
-/** Access denied (1045, 1698), unknown database (1049), too many connections (1040), gone away. */
+/**
+ * Access denied (1045, 1698), unknown database (1049), too many connections (1040), gone away
+ * (2006, 2013).
+ */
 const CONNECTION_ERRNOS = new Set([1040, 1045, 1049, 1698, 2006, 2013])
 
 function driverError(err: unknown): DriverError {
@@ -71,6 +76,29 @@ export function isConnectionError(err: unknown): boolean {
     (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) ||
     (typeof e.errno === 'number' && CONNECTION_ERRNOS.has(e.errno)) ||
     e.fatal === true
+  )
+}
+
+/** Failures that mean the connection went away mid-statement (no answer from the server). */
+const LOST_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+])
+/** Server has gone away (2006), lost connection during query (2013). */
+const LOST_ERRNOS = new Set([2006, 2013])
+
+/**
+ * True when a statement's answer was lost with the connection: for a `COMMIT`, the transaction
+ * may or may not have committed (the server can apply it and fail to answer).
+ */
+export function isAnswerLost(err: unknown): boolean {
+  const e = driverError(err)
+  return (
+    (typeof e.code === 'string' && LOST_CODES.has(e.code)) ||
+    (typeof e.errno === 'number' && LOST_ERRNOS.has(e.errno))
   )
 }
 
@@ -114,11 +142,17 @@ export function toStorageError(
     )
   }
   if (busy) {
-    return new PowerContextError(
-      'internal_error',
-      'the database kept reporting conflicts (deadlocks or lock timeouts)',
-      undefined,
-      { cause },
+    return storageUnavailable(
+      'busy',
+      'the database kept reporting conflicts (deadlocks or lock timeouts); retry',
+      cause,
+    )
+  }
+  if (e.errno === ER_WSREP_NOT_READY) {
+    return storageUnavailable(
+      'unavailable',
+      'the database node is not ready (Galera: joining, or without quorum)',
+      cause,
     )
   }
   if (isConnectionError(err)) {

@@ -12,6 +12,14 @@ export const SCOPES_LIMIT_MAX = 500
 /** Default and largest page of `listSources`; largest id list of `getSources`. */
 export const SOURCES_LIMIT_DEFAULT = 20
 export const SOURCES_LIMIT_MAX = 100
+/**
+ * Byte budget of one `getSources` or `listSources` answer: the UTF-8 bytes of its sources'
+ * payloads (content and metadata) and reference payloads. Sources are added in order until the
+ * next would pass it; the first is always returned (one source is at most a 2 MiB request body).
+ * The rest is continued by `remainingSourceIds` or `nextAfter`, so a read of a hundred large
+ * sources never holds them all in memory or serialises them in one go.
+ */
+export const SOURCES_RESPONSE_BYTES_MAX = 1024 * 1024
 
 export interface ListScopesCommand {
   /** Exclusive keyset cursor: the last scope id of the previous page. */
@@ -62,8 +70,13 @@ export interface GetSourcesCommand {
 }
 
 export interface GetSourcesResult {
-  /** In the order asked (a repeated id once). */
+  /** In the order asked (a repeated id once), up to the byte budget. */
   readonly sources: readonly SourceView[]
+  /**
+   * Ids asked for (existing, in the order asked) that did not fit the answer's byte budget
+   * ({@link SOURCES_RESPONSE_BYTES_MAX}): ask for them again. Empty when every source is in `sources`.
+   */
+  readonly remainingSourceIds: readonly string[]
 }
 
 export interface ListSourcesCommand {
@@ -78,6 +91,9 @@ export interface ListSourcesResult {
   readonly sources: readonly SourceView[]
   readonly cursor: number
   readonly highWatermark: number
-  /** Pass as `after` for the next page, or null after the last one. */
+  /**
+   * Pass as `after` for the next page, or null after the last one. A page ends early (fewer than
+   * `limit` sources) when the next source would pass {@link SOURCES_RESPONSE_BYTES_MAX}.
+   */
   readonly nextAfter: number | null
 }

@@ -12,8 +12,21 @@ export const STORAGE_FAILURE_REASONS = [
   'read_only',
   'io_error',
   'corrupt',
+  'busy',
+  'outcome_unknown',
 ] as const
 export type StorageFailureReason = (typeof STORAGE_FAILURE_REASONS)[number]
+
+/**
+ * Reasons that pass by themselves, with the seconds a caller is told to wait before retrying
+ * (`details.retry_after_seconds`, HTTP `Retry-After`): lock contention that outlasted the wait
+ * budget, a lost connection.
+ */
+const RETRY_AFTER_SECONDS: Partial<Record<StorageFailureReason, number>> = {
+  busy: 1,
+  unavailable: 1,
+  outcome_unknown: 1,
+}
 
 /** The typed error of a database that cannot take the request now. */
 export function storageUnavailable(
@@ -21,7 +34,10 @@ export function storageUnavailable(
   message: string,
   cause: unknown,
 ): PowerContextError {
-  return new PowerContextError('storage_unavailable', message, { reason }, { cause })
+  const retryAfter = RETRY_AFTER_SECONDS[reason]
+  const details =
+    retryAfter === undefined ? { reason } : { reason, retry_after_seconds: retryAfter }
+  return new PowerContextError('storage_unavailable', message, details, { cause })
 }
 
 /** The reason of a `storage_unavailable` error, else undefined. */
@@ -44,7 +60,10 @@ export class StorageHealth {
       if (mode === 'write') this.#failure = undefined
       return
     }
-    this.#failure = failureReason(err) ?? this.#failure
+    const reason = failureReason(err)
+    // Another process holding the lock says nothing about this database's health.
+    if (reason === 'busy') return
+    this.#failure = reason ?? this.#failure
   }
 
   /** `ready`, or `unavailable: <reason>` since the last storage failure. */

@@ -1,7 +1,11 @@
 /*
  * SQLite driver wiring for the shared transaction runner: one better-sqlite3 connection,
- * `BEGIN IMMEDIATE` writes and deferred reads, every unit of work serialised by the runner's mutex,
- * other processes waited for by `busy_timeout` and by the runner's retries (sql/transaction-runner.ts).
+ * `BEGIN IMMEDIATE` writes and deferred reads, every attempt serialised by the runner's mutex.
+ * Another process holding the write lock is waited for by the runner's timer-paced retries, never
+ * inside SQLite: its `busy_timeout` waits synchronously and would stall the event loop (health
+ * probes and every other request) for as long as it waits. So the connection's busy timeout is 0
+ * and a lock held past the wait budget is `storage_unavailable` (`busy`), answered 503 with
+ * `Retry-After`.
  */
 import type Database from 'better-sqlite3'
 
@@ -13,10 +17,22 @@ import type { RetryBounds, SqlConnection, SqlDriver } from '../sql/transaction-r
 import { isSqliteUniqueViolation } from './sqlite-dialect.js'
 
 /**
- * SQLite's retry bounds: no attempt limit, a 60 s deadline (each attempt already waits up to
- * `busy_timeout` inside SQLite while another process holds the write lock).
+ * How long a unit of work waits for another process's write lock before it is refused with
+ * `storage_unavailable` (`busy`), ms: under the typed client's 10 s default timeout, so a caller
+ * gets the typed answer rather than a timeout.
  */
-export const SQLITE_RETRY: RetryBounds = { maxAttempts: Infinity, deadlineMs: 60_000 }
+export const SQLITE_LOCK_WAIT_MS = 8_000
+
+/**
+ * SQLite's retry bounds for a unit of work waiting `lockWaitMs` at most: no attempt limit, pauses
+ * up to 50 ms (a try is one cheap `BEGIN IMMEDIATE`, so a released lock is taken promptly).
+ */
+export function sqliteRetry(lockWaitMs = SQLITE_LOCK_WAIT_MS): RetryBounds {
+  return { maxAttempts: Infinity, deadlineMs: lockWaitMs, maxPauseMs: 50 }
+}
+
+/** Bounds while opening the database (a second process may be creating or migrating it). */
+export const SQLITE_OPEN_RETRY: RetryBounds = sqliteRetry(60_000)
 
 /** Another connection holds a lock this statement needs. */
 export function isBusy(err: unknown): boolean {
@@ -38,9 +54,11 @@ export function toSqliteStorageError(err: unknown): PowerContextError {
     )
   }
   if (isBusy(err)) {
-    return new PowerContextError('internal_error', 'the database stayed busy too long', undefined, {
-      cause: err,
-    })
+    return storageUnavailable(
+      'busy',
+      'another process held the database write lock past the wait budget; retry',
+      err,
+    )
   }
   const unavailable = storageFailure(err)
   if (unavailable !== undefined) return unavailable

@@ -16,7 +16,7 @@ import type { AnnSettings } from './sqlite-ann-types.js'
 import { ANN_DEFAULTS } from './sqlite-ann-types.js'
 import { loadHnswlib } from './sqlite-ann-types.js'
 import { sqliteDialect } from './sqlite-dialect.js'
-import { isBusy, SQLITE_RETRY, sqliteDriver } from './sqlite-driver.js'
+import { isBusy, SQLITE_OPEN_RETRY, sqliteDriver, sqliteRetry } from './sqlite-driver.js'
 import {
   checkExistingFile,
   createDatabaseFile,
@@ -36,8 +36,12 @@ export interface SqliteBackendOptions extends DatabaseBackendOptions {
   readonly database: string
   /** `FULL` (default) fsyncs every commit; `NORMAL` may lose the last commits on power loss. */
   readonly synchronous?: 'FULL' | 'NORMAL'
-  /** How long one attempt waits for another process's write lock. Default 5000 ms. */
-  readonly busyTimeoutMs?: number
+  /**
+   * How long a unit of work waits, in timer-paced retries that never block the event loop, for
+   * another process's write lock before it fails with `storage_unavailable` (`busy`). Default
+   * 8 s (`SQLITE_LOCK_WAIT_MS`); opening waits up to 60 s.
+   */
+  readonly lockWaitMs?: number
   /**
    * Vector extension: default the sqlite-vec build shipped in the npm package; a path loads
    * another build; `false` loads none. A failing load or probe leaves the backend without vector
@@ -93,7 +97,7 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
     const vectors = new SqliteVectorTx(db, index, problem)
     const statements = new SqliteStatements(db)
     const driver = sqliteDriver(db, sqliteSession(statements))
-    const runner = new TransactionRunner(driver, SQLITE_RETRY, new AsyncMutex())
+    const runner = new TransactionRunner(driver, sqliteRetry(options.lockWaitMs), new AsyncMutex())
     const dialect = sqliteDialect(statements, vectors)
     return new SqliteMemoryBackend(db, options, { vectors, runner, dialect })
   }
@@ -143,7 +147,8 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
         if (!existing) createDatabaseFile(path, migrate)
       }
       db = new Database(path, { fileMustExist: file })
-      db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`)
+      // SQLite's own wait is synchronous: the runner waits instead (sqlite-driver.ts).
+      db.pragma('busy_timeout = 0')
       db.pragma('foreign_keys = ON')
       // Setting `synchronous` loads the schema: a read, busy while another process creates the file.
       await retryBusy(() => db?.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`))
@@ -152,14 +157,18 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
         db.pragma(`mmap_size = ${options.mmapSizeBytes ?? MMAP_SIZE_DEFAULT}`)
       }
       const backend = SqliteMemoryBackend.#create(db, options)
-      await backend.#runner.run('write', async () => {
-        if (existing) requirePowerContextSchema(db as Database.Database, path)
-        if (existing && options.integrityCheck !== false) {
-          requireIntact(db as Database.Database, path)
-        }
-        migrate(db as Database.Database)
-        backend.#vectors.prepareIndex()
-      })
+      await backend.#runner.run(
+        'write',
+        async () => {
+          if (existing) requirePowerContextSchema(db as Database.Database, path)
+          if (existing && options.integrityCheck !== false) {
+            requireIntact(db as Database.Database, path)
+          }
+          migrate(db as Database.Database)
+          backend.#vectors.prepareIndex()
+        },
+        SQLITE_OPEN_RETRY,
+      )
       await backend.initVectors()
       await backend.#enableAnn(options)
       return backend
@@ -218,7 +227,7 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
 
 /** Retries an open-time statement while another process holds the database (same policy). */
 function retryBusy<T>(attempt: () => T): Promise<T> {
-  return withRetries(async () => attempt(), isBusy, SQLITE_RETRY)
+  return withRetries(async () => attempt(), isBusy, SQLITE_OPEN_RETRY)
 }
 
 /** Opens the SQLite backend; see {@link SqliteMemoryBackend.open}. */

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 
-import { canonicalJson } from '../../../core/canonical.js'
+import { canonicalJson, canonicalJsonSliced } from '../../../core/canonical.js'
 import { invalidRequest, PowerContextError } from '../../../core/errors.js'
 import { checkScopeId, checkSourceId } from '../../../core/ids.js'
 import { refuseSourceSecrets } from '../../../core/secret-rules.js'
@@ -8,6 +8,7 @@ import { assertStorableString, normalizeTimestamp, utf8Length } from '../../../c
 import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
 import type { WindowSource } from '../../spi/flush-types.js'
 import type { CaptureSourceCommand, CaptureSourceResult } from '../../spi/memory-backend.js'
+import { timeSlicer } from '../event-loop-slices.js'
 
 /** Largest accepted source content, in UTF-8 bytes. */
 export const MAX_SOURCE_CONTENT_BYTES = 1_000_000
@@ -28,6 +29,31 @@ export interface CheckedCapture {
  * @throws PowerContextError `invalid_request`, `secret_detected`
  */
 export function checkCapture(cmd: CaptureSourceCommand): CheckedCapture {
+  const parts = captureParts(cmd)
+  return withHash(parts, canonicalJson(parts.document, 'source'))
+}
+
+/**
+ * {@link checkCapture} for a request: the payload is encoded member by member with yields to the
+ * event loop (metadata may hold a hundred thousand keys). Same payload, hash and errors.
+ * @throws PowerContextError `invalid_request`
+ */
+export async function checkCaptureSliced(cmd: CaptureSourceCommand): Promise<CheckedCapture> {
+  const parts = captureParts(cmd)
+  return withHash(parts, await canonicalJsonSliced(parts.document, 'source', timeSlicer()))
+}
+
+function withHash(parts: { scopeId: string; sourceId: string }, payload: string): CheckedCapture {
+  const payloadHash = createHash('sha256')
+    .update(SOURCE_PAYLOAD_DOMAIN)
+    .update('\u0000')
+    .update(payload)
+    .digest('hex')
+  return { scopeId: parts.scopeId, sourceId: parts.sourceId, payload, payloadHash }
+}
+
+/** The checked ids and the document whose canonical JSON is the payload. */
+function captureParts(cmd: CaptureSourceCommand) {
   const scopeId = checkScopeId(cmd.scopeId)
   const sourceId =
     cmd.sourceId === undefined
@@ -49,21 +75,13 @@ export function checkCapture(cmd: CaptureSourceCommand): CheckedCapture {
     throw invalidRequest('metadata', 'must be a JSON object')
   }
   refuseSourceSecrets(cmd.content, metadata)
-  const payload = canonicalJson(
-    {
-      content: cmd.content,
-      media_type: mediaType,
-      metadata,
-      occurred_at: normalizeTimestamp(cmd.occurredAt, 'occurred_at'),
-    },
-    'source',
-  )
-  const payloadHash = createHash('sha256')
-    .update(SOURCE_PAYLOAD_DOMAIN)
-    .update('\u0000')
-    .update(payload)
-    .digest('hex')
-  return { scopeId, sourceId, payload, payloadHash }
+  const document = {
+    content: cmd.content,
+    media_type: mediaType,
+    metadata,
+    occurred_at: normalizeTimestamp(cmd.occurredAt, 'occurred_at'),
+  }
+  return { scopeId, sourceId, document }
 }
 
 /** Captures a source into the scope journal; idempotent on the same canonical payload. */

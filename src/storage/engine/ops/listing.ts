@@ -4,12 +4,14 @@ import { checkScopeId, checkSourceId } from '../../../core/ids.js'
 import { MEMORY_STATES, type MemoryState } from '../../../core/memory-model.js'
 import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
 import type { FailureRow } from '../../spi/journal-tx.js'
+import type { LegacyPayloadRow } from '../../spi/legacy-tx.js'
 import type * as L from '../../spi/listing-types.js'
 import {
   SCOPES_LIMIT_DEFAULT,
   SCOPES_LIMIT_MAX,
   SOURCES_LIMIT_DEFAULT,
   SOURCES_LIMIT_MAX,
+  SOURCES_RESPONSE_BYTES_MAX,
 } from '../../spi/listing-types.js'
 import { decodeSource } from './capture.js'
 
@@ -89,13 +91,12 @@ const zeroCounts = (): Record<MemoryState, number> => ({
 })
 
 /** A source row as a reader sees it: decoded payload plus its flush status against the cursor. */
-async function viewOfSource(
-  tx: DialectTx,
+function viewOfSource(
   row: SourceRow,
+  legacy: LegacyPayloadRow | undefined,
   cursor: number,
   failure: FailureRow | undefined,
-): Promise<L.SourceView> {
-  const legacy = await tx.legacy.getPayload(row.scopeId, row.sourceType, row.sourceId)
+): L.SourceView {
   const { sourceId, ...payload } = decodeSource(row)
   const status: L.SourceView['status'] =
     failure?.state === 'skipped' ? 'skipped' : row.position <= cursor ? 'processed' : 'pending'
@@ -115,36 +116,67 @@ async function viewOfSource(
 }
 
 /**
- * Sources by id, in the order asked.
+ * Adds source views while they fit the answer's byte budget (the first always fits); `load`
+ * reads one row at a time, so a source past the budget is read at most once and then dropped.
+ * Returns how many of `count` were taken.
+ */
+async function takeWithinBudget(
+  tx: DialectTx,
+  count: number,
+  load: (i: number) => Promise<SourceRow>,
+  view: (row: SourceRow, legacy: LegacyPayloadRow | undefined) => Promise<L.SourceView>,
+  into: L.SourceView[],
+): Promise<number> {
+  let bytes = 0
+  for (let i = 0; i < count; i += 1) {
+    const row = await load(i)
+    const legacy = await tx.legacy.getPayload(row.scopeId, row.sourceType, row.sourceId)
+    const size =
+      Buffer.byteLength(row.payload) + (legacy === undefined ? 0 : legacy.payload.byteLength)
+    if (i > 0 && bytes + size > SOURCES_RESPONSE_BYTES_MAX) return i
+    bytes += size
+    into.push(await view(row, legacy))
+  }
+  return count
+}
+
+/**
+ * Sources by id, in the order asked, up to the answer's byte budget (`remainingSourceIds`).
  * @throws PowerContextError `source_not_found` (`details.source_ids`) when one is not in the scope.
  */
 export async function getSourcesInTx(
   tx: DialectTx,
   q: { scopeId: string; sourceIds: readonly string[] },
 ): Promise<L.GetSourcesResult> {
-  const cursor = (await tx.journal.getCursor(q.scopeId))?.position ?? 0
-  const rows: SourceRow[] = []
-  const missing: string[] = []
-  for (const id of q.sourceIds) {
-    const row = await tx.getSource(q.scopeId, 'content', id)
-    if (row === undefined) missing.push(id)
-    else rows.push(row)
-  }
+  const positions = await tx.journal.positionsOf(q.scopeId, q.sourceIds)
+  const missing = q.sourceIds.filter((id) => !positions.has(id))
   if (missing.length > 0)
     throw new PowerContextError(
       'source_not_found',
       `no source ${missing.join(', ')} in scope ${q.scopeId}`,
       { source_ids: missing },
     )
-  const sources = []
-  for (const row of rows)
-    sources.push(
-      await viewOfSource(tx, row, cursor, await tx.journal.getFailure(q.scopeId, row.position)),
-    )
-  return { sources }
+  const cursor = (await tx.journal.getCursor(q.scopeId))?.position ?? 0
+  const sources: L.SourceView[] = []
+  const taken = await takeWithinBudget(
+    tx,
+    q.sourceIds.length,
+    async (i) => {
+      const row = await tx.getSource(q.scopeId, 'content', q.sourceIds[i]!)
+      if (row === undefined) throw new Error('a source vanished inside a read transaction')
+      return row
+    },
+    async (row, legacy) =>
+      viewOfSource(row, legacy, cursor, await tx.journal.getFailure(q.scopeId, row.position)),
+    sources,
+  )
+  return { sources, remainingSourceIds: q.sourceIds.slice(taken) }
 }
 
-/** The journal after `after`: cursor, high watermark and a page of sources (positions are contiguous). */
+/**
+ * The journal after `after`: cursor, high watermark and a page of sources (positions are
+ * contiguous), ending early at the answer's byte budget (`nextAfter` continues).
+ */
 export async function listSourcesInTx(
   tx: DialectTx,
   q: { scopeId: string; after: number; limit: number },
@@ -153,16 +185,22 @@ export async function listSourcesInTx(
   const highWatermark = await tx.journal.highWatermark(q.scopeId)
   const through = Math.min(highWatermark, q.after + q.limit)
   if (through <= q.after) return { sources: [], cursor, highWatermark, nextAfter: null }
-  const rows = await tx.journal.listSources(q.scopeId, q.after, through)
   const failures = new Map(
     (await tx.journal.failuresBetween(q.scopeId, q.after, through)).map((f) => [f.position, f]),
   )
-  return {
-    sources: await Promise.all(
-      rows.map((r) => viewOfSource(tx, r, cursor, failures.get(r.position))),
-    ),
-    cursor,
-    highWatermark,
-    nextAfter: through < highWatermark ? through : null,
-  }
+  const sources: L.SourceView[] = []
+  const taken = await takeWithinBudget(
+    tx,
+    through - q.after,
+    async (i) => {
+      const [row] = await tx.journal.listSources(q.scopeId, q.after + i, q.after + i + 1)
+      if (row === undefined)
+        throw new Error('a journal position vanished inside a read transaction')
+      return row
+    },
+    async (row, legacy) => viewOfSource(row, legacy, cursor, failures.get(row.position)),
+    sources,
+  )
+  const last = q.after + taken
+  return { sources, cursor, highWatermark, nextAfter: last < highWatermark ? last : null }
 }

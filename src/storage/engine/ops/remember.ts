@@ -11,6 +11,7 @@ import {
 } from '../../../core/text-rules.js'
 import type { DialectTx, NewChangeRow } from '../../spi/dialect-tx.js'
 import type { RememberEntry, RememberResult } from '../../spi/memory-backend.js'
+import { timeSlicer } from '../event-loop-slices.js'
 import { requireSources } from '../guards.js'
 import { projectHead } from '../projection.js'
 import { changeRow, firstMemoryRow, newVersionRow } from '../row-builders.js'
@@ -49,7 +50,10 @@ export async function rememberInTx(
   const results: { status: 'created' | 'unchanged'; memory: Memory }[] = []
   const createdInBatch = new Map<string, Memory>()
   const changes: NewChangeRow[] = []
+  // A hundred 8 KB entries are hundreds of ms of hashing, index rows and checks: in slices.
+  const pause = timeSlicer()
   for (const entry of entries) {
+    await pause()
     const canonical = canonicalContent(entry.content)
     const existing =
       createdInBatch.get(canonical) ?? (await findActiveDuplicate(tx, scopeId, entry.content))

@@ -1,0 +1,233 @@
+/**
+ * Event-loop gaps of a real server during expensive requests (`npm run bench:eventloop`, part 2).
+ * A `powercontext server run` child on a fresh data dir is seeded over HTTP; then, for each
+ * operation, a worker thread polls `GET /health/live` every 10 ms (a request, then a 10 ms pause)
+ * and samples the server's RSS (`/proc/<pid>/status`) every 20 ms while the operation runs. The
+ * longest time between two liveness answers is what a probe or any other client waited at worst.
+ * Bodies are read as streams and parsed only when small, so the bench's own thread stays free.
+ *
+ * `--bin <path>` runs another build of the CLI (e.g. `/work/main/bin/powercontext.js` for the
+ * "before" figures); its answers are read the same way (a missing continuation means done).
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { Worker } from 'node:worker_threads'
+
+import { ServerProcesses } from '../harness/server-process.js'
+
+/** One measured operation: longest liveness gap, duration, server RSS before and at peak. */
+export interface OpFigure {
+  readonly op: string
+  readonly ms: number
+  readonly longestGapMs: number
+  readonly rssBeforeMb: number
+  readonly rssPeakMb: number
+  /** Statuses other than 2xx the operation's requests got (e.g. 408 when the loop stalled). */
+  readonly failures: string
+}
+
+/** Non-2xx answers of the operation being measured. */
+let failures: string[] = []
+
+const POLLER = `
+const { parentPort, workerData } = require('node:worker_threads')
+const { readFileSync } = require('node:fs')
+const rss = () => Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/' + workerData.pid + '/status', 'utf8'))[1]) / 1024
+let running = false
+parentPort.on('message', async (m) => {
+  if (m !== 'start') { running = false; return }
+  running = true
+  const before = rss()
+  let peak = before
+  const sampler = setInterval(() => { try { peak = Math.max(peak, rss()) } catch {} }, 20)
+  let last = performance.now()
+  let longest = 0
+  parentPort.postMessage({ started: true })
+  while (running) {
+    // A keep-alive socket the server closed (after 1,000 requests) fails once: ask again.
+    try {
+      await (await fetch(workerData.url + '/health/live')).arrayBuffer()
+    } catch {
+      continue
+    }
+    const now = performance.now()
+    longest = Math.max(longest, now - last)
+    last = now
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  clearInterval(sampler)
+  parentPort.postMessage({ longest, before, peak })
+})`
+
+/** Posts JSON; returns the body's byte count, and the parsed body when it is under 4 MiB. */
+async function post(
+  url: string,
+  path: string,
+  body: unknown,
+): Promise<{ bytes: number; json?: { remaining_source_ids?: string[] } }> {
+  const res = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  const chunks: Buffer[] = []
+  let bytes = 0
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.byteLength
+    if (bytes <= 4 * 1024 * 1024) chunks.push(Buffer.from(chunk))
+  }
+  if (res.status >= 300) {
+    failures.push(`${res.status}`)
+    return { bytes }
+  }
+  return bytes <= 4 * 1024 * 1024
+    ? { bytes, json: JSON.parse(Buffer.concat(chunks).toString()) }
+    : { bytes }
+}
+
+/** Words of a text of `bytes` bytes, distinct per `seed`, sharing common words for queries. */
+function text(seed: number, bytes: number): string {
+  let out = `Note ${seed}: the gateway retries requests and the deploy pipeline checks migrations`
+  for (let k = seed; out.length < bytes; k = (k * 7919 + 13) % 1_000_003)
+    out += ` w${k.toString(36)}`
+  return out.slice(0, bytes)
+}
+
+const SOURCE_BYTES = 999_000
+const ids = Array.from({ length: 100 }, (_, i) => `big-${i}`)
+
+/** Reads every source of `ids` by following `remaining_source_ids`; returns bytes read. */
+async function readAllSources(url: string): Promise<number> {
+  let remaining: string[] = ids
+  let bytes = 0
+  while (remaining.length > 0) {
+    const r = await post(url, '/v1/sources/get', { scope_id: 'ops:sources', source_ids: remaining })
+    bytes += r.bytes
+    remaining = r.json?.remaining_source_ids ?? []
+  }
+  return bytes
+}
+
+/** Seeds a fresh server and measures each operation; `bin` picks the CLI build. */
+export async function runOperations(
+  bin: string | undefined,
+  withSources = true,
+): Promise<OpFigure[]> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'pc-bench-eventloop-ops-'))
+  const servers = new ServerProcesses()
+  try {
+    const server = await servers.startDataDir(dir, {}, ...(bin === undefined ? [] : [bin]))
+    const url = server.url
+    const poller = new Worker(POLLER, { eval: true, workerData: { url, pid: server.proc.pid } })
+    const measure = async (op: string, work: () => Promise<unknown>): Promise<OpFigure> => {
+      failures = []
+      const started = new Promise((r) => poller.once('message', r))
+      poller.postMessage('start')
+      await started
+      await new Promise((r) => setTimeout(r, 50))
+      const t = performance.now()
+      await work()
+      const ms = performance.now() - t
+      await new Promise((r) => setTimeout(r, 50))
+      const done = new Promise<{ longest: number; before: number; peak: number }>((r) =>
+        poller.once('message', r),
+      )
+      poller.postMessage('stop')
+      const p = await done
+      const failed = [...new Set(failures)].join(' ')
+      return {
+        op,
+        ms,
+        longestGapMs: p.longest,
+        rssBeforeMb: p.before,
+        rssPeakMb: p.peak,
+        failures: failed,
+      }
+    }
+    // Seed: 8 scopes × 400 memories of 4 KB, 100 sources of ≈ 1 MB.
+    const scopes = Array.from({ length: 8 }, (_, s) => `ops:prepare:${s}`)
+    for (const [s, scope] of scopes.entries())
+      for (let b = 0; b < 4; b += 1)
+        await post(url, '/v1/memory/remember', {
+          scope_id: scope,
+          entries: Array.from({ length: 100 }, (_, i) => ({
+            kind: 'fact',
+            text: text(s * 1000 + b * 100 + i, 4096),
+          })),
+        })
+    for (const [i, id] of withSources ? ids.entries() : [])
+      await post(url, '/v1/sources/content', {
+        scope_id: 'ops:sources',
+        source_id: id,
+        content: `${i} ${'x'.repeat(SOURCE_BYTES - 8)}`,
+      })
+    const rows: OpFigure[] = []
+    rows.push(
+      await measure('prepare, query, 8 scopes', () =>
+        post(url, '/v1/context/prepare', {
+          scope_id: scopes[0],
+          scope_ids: scopes.slice(1),
+          query: 'gateway retries requests deploy pipeline migrations',
+          max_bytes: 32768,
+        }),
+      ),
+    )
+    rows.push(
+      await measure('prepare, brief, 8 scopes', () =>
+        post(url, '/v1/context/prepare', {
+          scope_id: scopes[0],
+          scope_ids: scopes.slice(1),
+          max_bytes: 32768,
+        }),
+      ),
+    )
+    const metadata = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, i]))
+    rows.push(
+      await measure('capture, 100,000 metadata keys', () =>
+        post(url, '/v1/sources/content', {
+          scope_id: 'ops:meta',
+          content: 'metadata heavy',
+          metadata,
+        }),
+      ),
+    )
+    rows.push(
+      await measure('remember, 100 × 8 KB', () =>
+        post(url, '/v1/memory/remember', {
+          scope_id: 'ops:remember',
+          entries: Array.from({ length: 100 }, (_, i) => ({
+            kind: 'fact',
+            text: text(90_000 + i, 8000),
+          })),
+        }),
+      ),
+    )
+    if (!withSources) {
+      await poller.terminate()
+      return rows
+    }
+    rows.push(
+      await measure('sources/get, 100 × 1 MB, one call', () =>
+        post(url, '/v1/sources/get', { scope_id: 'ops:sources', source_ids: ids }),
+      ),
+    )
+    rows.push(
+      await measure('sources/list, limit 100, one call', () =>
+        post(url, '/v1/sources/list', { scope_id: 'ops:sources', limit: 100 }),
+      ),
+    )
+    rows.push(
+      await measure('sources/get, 100 × 1 MB, all, 4 readers at once', () =>
+        Promise.all([0, 1, 2, 3].map(() => readAllSources(url))),
+      ),
+    )
+    await poller.terminate()
+    if (server.proc.exitCode !== null) throw new Error(`the server exited: ${server.stderr()}`)
+    return rows
+  } finally {
+    await servers.stopAll()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
