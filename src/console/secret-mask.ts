@@ -3,7 +3,9 @@
  * them): every string of every answer the console's client receives passes through the project's
  * generic secret rules (integrations/shared/secret-rules.mjs, the ones the server and the hooks
  * apply; secretlint's provider rules are Node-only and stay on the server), and each match is
- * replaced by `[secret withheld: <rule>]` before any view sees it.
+ * replaced by `[secret withheld: <rule>]` before any view sees it. Only what holds text people
+ * wrote is masked (memory text, reasons, source content, metadata, flush details): ids, hashes
+ * and tokens the console sends back (a restore preview's token) pass unchanged.
  */
 import { GENERIC_RULES, maskSecrets } from '../../integrations/shared/secret-rules.mjs'
 import type { PowerContextClient } from '../client/index.js'
@@ -20,12 +22,20 @@ function maskUnder(key: string, value: string): string {
   return masked.startsWith(lead) ? masked.slice(lead.length) : maskText(value)
 }
 
-/** A copy of a JSON value with every string masked (keys kept). */
-export function maskDeep<T>(value: T, key = ''): T {
-  if (typeof value === 'string') return maskUnder(key, value) as T
-  if (Array.isArray(value)) return value.map((v) => maskDeep(v, key)) as T
+/** Fields whose strings are text people or agents wrote. */
+const TEXT_FIELDS = new Set(['text', 'content', 'reason', 'note', 'summary', 'task', 'message'])
+/** Fields whose every string is such text, however deep. */
+const TEXT_TREES = new Set(['metadata', 'details'])
+
+/** A copy of a JSON value with the strings of its text fields masked (keys and ids kept). */
+export function maskDeep<T>(value: T, key = '', inText = false): T {
+  if (typeof value === 'string')
+    return (inText || TEXT_FIELDS.has(key) ? maskUnder(key, value) : value) as T
+  if (Array.isArray(value)) return value.map((v) => maskDeep(v, key, inText)) as T
   if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskDeep(v, k)])) as T
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, maskDeep(v, k, inText || TEXT_TREES.has(k))]),
+    ) as T
   return value
 }
 

@@ -27,7 +27,12 @@ describe('console masking', () => {
     expect(maskText(clean)).toBe(clean)
   })
 
-  it('masks every string of a JSON value, reading a key with its value', () => {
+  it('masks the text fields of a JSON value, reading a key with its value; ids and tokens pass', () => {
+    const token = 'rp_7Hq2Lx9Vb4Nw8Kd3Zt6Yc1Rf5Jm0Gs2Ae7UpQ'
+    expect(maskDeep({ preview_token: token, text: token })).toEqual({
+      preview_token: token,
+      text: '[secret withheld: prefixed_token]',
+    })
     const masked = maskDeep({
       memory_ref: { artifact_id: 'mem_01M94W1N9NSVDRJFTQ6WC892PF', revision: 2 },
       text: `token ${TOKEN}`,
