@@ -28,12 +28,21 @@ export class ServerProcesses {
 
   /** Starts a server on `databaseUrl`; resolves once it listens. */
   start(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+    return this.#spawn(['--database', databaseUrl], extraEnv)
+  }
+
+  /** Starts a server on an embedded SQLite data directory; resolves once it listens. */
+  startOnDataDir(dataDir: string, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+    return this.#spawn(['--data-dir', dataDir], extraEnv)
+  }
+
+  #spawn(storage: readonly string[], extraEnv: Record<string, string>): Promise<ServerProcess> {
     const env = { ...process.env }
     delete env['POWERCONTEXT_SERVER_AUTH_TOKEN']
     delete env['POWERCONTEXT_SERVER_DATA_DIR']
     const proc = spawn(
       process.execPath,
-      [BIN, 'server', 'run', '--database', databaseUrl, '--host', '127.0.0.1', '--port', '0'],
+      [BIN, 'server', 'run', ...storage, '--host', '127.0.0.1', '--port', '0'],
       {
         stdio: ['ignore', 'ignore', 'pipe'],
         env: { ...env, POWERCONTEXT_SERVER_LOG_LEVEL: 'warn', ...extraEnv },

@@ -77,7 +77,7 @@ describe('setup claude-code --user', () => {
     expect(first.code).toBe(0)
     expect(first.out).toContain(`setup claude-code for the user (server http://127.0.0.1:8000):`)
     expect(first.out).toMatch(
-      /hooks +updated: .*settings\.json: added UserPromptSubmit, added SessionStart, added Stop, added PreCompact \(backup /,
+      /hooks +updated: .*settings\.json: added UserPromptSubmit, added SessionStart, added Stop, added PreCompact, allowed .*search_memory \(backup /,
     )
 
     const settings = readJson(settingsPath)
@@ -271,6 +271,59 @@ describe('setup codex', () => {
     expect(parse(readFileSync(join(repo, '.codex', 'config.toml'), 'utf8'))).toEqual({
       mcp_servers: { powercontext: { url: 'http://127.0.0.1:8000/mcp' } },
       features: { codex_hooks: true },
+    })
+  })
+})
+
+describe('setup: which of our tools the agent may call without asking', () => {
+  const rules = (path: string): string[] =>
+    (readJson(path)['permissions']?.['allow'] ?? []) as string[]
+  it('Claude Code: read tools always, write tools with --allow-writes; other rules kept', async () => {
+    const repo = tempDir()
+    git(repo, 'init', '-q')
+    const local = join(repo, '.claude', 'settings.local.json')
+    writeJson(local, { permissions: { allow: ['Bash(npm test)'], deny: ['Read(.env)'] } })
+    expect((await cli('setup', 'claude-code', '--project', repo)).code).toBe(0)
+    const read = rules(local)
+    expect(read).toContain('Bash(npm test)')
+    expect(read).toContain('mcp__powercontext__search_memory')
+    expect(read).toContain('mcp__powercontext__memory_history')
+    expect(read.some((r) => /remember|update|forget|merge|restore_memory/.test(r))).toBe(false)
+    expect(readJson(local)['permissions']['deny']).toEqual(['Read(.env)'])
+
+    const writes = await cli('setup', 'claude-code', '--project', repo, '--allow-writes')
+    expect(writes.out).toMatch(/allowed remember_memory, .*forget_memory/)
+    expect(rules(local)).toContain('mcp__powercontext__remember_memory')
+    // Without the flag again, setup takes the write tools back (it owns only its own rules).
+    const back = await cli('setup', 'claude-code', '--project', repo)
+    expect(back.out).toMatch(/no longer allowed remember_memory/)
+    expect(rules(local)).toEqual(read)
+  })
+  it('Claude Code: with a token the MCP entry sends it from the environment, never written', async () => {
+    const repo = tempDir()
+    git(repo, 'init', '-q')
+    expect(
+      (await cli('--token', 's3cr3t-t0k3n', 'setup', 'claude-code', '--project', repo)).code,
+    ).toBe(0)
+    const text = readFileSync(join(repo, '.mcp.json'), 'utf8')
+    expect(text).not.toContain('s3cr3t-t0k3n')
+    expect(JSON.parse(text)['mcpServers']['powercontext']).toEqual({
+      type: 'http',
+      url: 'http://127.0.0.1:8000/mcp',
+      headers: { Authorization: 'Bearer ${POWERCONTEXT_CLIENT_API_TOKEN}' },
+    })
+  })
+  it('Codex: write tools approved only with --allow-writes', async () => {
+    const repo = tempDir()
+    git(repo, 'init', '-q')
+    const config = join(repo, '.codex', 'config.toml')
+    await cli('setup', 'codex', '--project', repo)
+    expect(parse(readFileSync(config, 'utf8'))['mcp_servers']).toEqual({
+      powercontext: { url: 'http://127.0.0.1:8000/mcp' },
+    })
+    await cli('setup', 'codex', '--project', repo, '--allow-writes')
+    expect(parse(readFileSync(config, 'utf8'))['mcp_servers']).toEqual({
+      powercontext: { url: 'http://127.0.0.1:8000/mcp', default_tools_approval_mode: 'approve' },
     })
   })
 })

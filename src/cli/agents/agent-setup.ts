@@ -8,12 +8,13 @@ import { isDeepStrictEqual } from 'node:util'
 
 import type { AgentHost, HostFiles } from './agent-hosts.js'
 import { hookScripts, hostFiles, MCP_SERVER_NAME, renderHooks, runsOurHook } from './agent-hosts.js'
+import { mergeAllowRules } from './claude-permissions.js'
 import { enableCodexHooks, setCodexMcpServer } from './codex-config.js'
 import type { FoundFile } from './config-files.js'
 import { jsonText, parseJsonSettings, readConfigFile, writeConfigFile } from './config-files.js'
 import { gitHookBlock, mergeGitHook, postCommitPath } from './git-hook.js'
 import { mergeHooks } from './hook-merge.js'
-import { claudeMcpEntry, codexMcpEntry } from './mcp-entries.js'
+import { claudeAllowRules, claudeMcpEntry, codexMcpEntry } from './mcp-entries.js'
 
 /** What `setup` is asked to do. */
 export interface SetupOptions {
@@ -25,6 +26,8 @@ export interface SetupOptions {
   readonly serverUrlGiven: boolean
   /** True when a token is in use: the MCP entries then send `POWERCONTEXT_CLIENT_API_TOKEN`. */
   readonly withToken: boolean
+  /** Let the agent call our write tools without the host asking (read tools always are). */
+  readonly allowWrites: boolean
   readonly dryRun: boolean
   /** Also install `capture git` as the `post-commit` hook of this repository directory. */
   readonly gitHook: string | undefined
@@ -73,21 +76,26 @@ async function setupHooks(o: SetupOptions, files: HostFiles): Promise<FileChange
     wanted,
     runsOurHook(files.host, hookScripts(wanted)),
   )
-  const detail = merged.changes.map((c) => `${c.action} ${c.event}`).join(', ')
-  return commit(
-    o,
-    file,
-    'hooks',
-    merged.changes.length === 0 ? null : jsonText(merged.settings),
-    detail,
-  )
+  const what = merged.changes.map((c) => `${c.action} ${c.event}`)
+  let settings = merged.settings
+  if (files.host === 'claude-code') {
+    const rules = mergeAllowRules(settings, claudeAllowRules(o.allowWrites))
+    settings = rules.settings
+    if (rules.added.length > 0) what.push(`allowed ${toolNames(rules.added)}`)
+    if (rules.removed.length > 0) what.push(`no longer allowed ${toolNames(rules.removed)}`)
+  }
+  return commit(o, file, 'hooks', what.length === 0 ? null : jsonText(settings), what.join(', '))
 }
+
+/** `mcp__powercontext__a, mcp__powercontext__b` → `a, b`. */
+const toolNames = (rules: readonly string[]): string =>
+  rules.map((r) => r.slice(r.lastIndexOf('__') + 2)).join(', ')
 
 async function setupClaudeMcp(o: SetupOptions, files: HostFiles): Promise<FileChange> {
   const file = await readConfigFile(files.mcpFile)
   const settings = parseJsonSettings(file)
   const servers = (settings['mcpServers'] ?? {}) as Record<string, unknown>
-  const entry = claudeMcpEntry(files, o.serverUrl)
+  const entry = claudeMcpEntry(o.serverUrl, o.withToken)
   const current = servers[MCP_SERVER_NAME]
   if (isDeepStrictEqual(current, entry)) return commit(o, file, 'mcp', null, '')
   const next = { ...settings, mcpServers: { ...servers, [MCP_SERVER_NAME]: entry } }
@@ -103,7 +111,7 @@ async function setupClaudeMcp(o: SetupOptions, files: HostFiles): Promise<FileCh
 
 async function setupCodexMcp(o: SetupOptions, files: HostFiles): Promise<FileChange> {
   const file = await readConfigFile(files.mcpFile)
-  const entry = codexMcpEntry(o.serverUrl, o.withToken)
+  const entry = codexMcpEntry(o.serverUrl, o.withToken, o.allowWrites)
   const server = setCodexMcpServer(file, entry)
   const features = enableCodexHooks({ path: file.path, text: server.text })
   const what = [

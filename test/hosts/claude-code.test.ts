@@ -1,0 +1,214 @@
+/**
+ * The real Claude Code (`claude -p`, the pinned devDependency) with our integration, end to end:
+ * `powercontext setup` (project, user) or the plugin directory (`--plugin-dir`) → one headless turn
+ * against a scripted Anthropic Messages API on loopback → what the model received (hook context
+ * arrives as `role: "system"` messages, tools in `tools`) and what the real server stored. MCP
+ * tool search is off (`ENABLE_TOOL_SEARCH=false`) so our tools are listed whole, with their
+ * descriptions. Nothing may leave loopback (the egress guard is checked after each test).
+ */
+import { fileURLToPath } from 'node:url'
+
+import { describe, expect, it } from 'vitest'
+
+import { READ_TOOLS, WRITE_TOOLS } from '../../src/cli/agents/mcp-entries.js'
+import { messageText } from '../support/anthropic-server.js'
+import { type TestProject, useHostFixture } from '../support/host-fixture.js'
+import { occurrences } from '../support/host-fixture.js'
+import { type HostHome, type HostRun, runClaude } from '../support/host-runner.js'
+
+const fx = useHostFixture('anthropic', 'pc-claude-host-')
+const PLUGIN_DIR = fileURLToPath(new URL('../../integrations/claude-code', import.meta.url))
+
+const PREFERENCE = 'Prefer table-driven tests over one test per case in the payments code.'
+const DECISION = 'Refunds go through the ledger service, never straight to the PSP.'
+const PROMPT = 'How do refunds reach the PSP?'
+
+type Body = { messages: { role: string; content: unknown }[]; tools?: ToolDef[] }
+type ToolDef = { name: string; description?: string }
+
+const bodies = (): Body[] => fx.model.bodies() as unknown as Body[]
+/** The text the hooks added to a request (Claude Code sends it as `role: "system"` messages). */
+const hookContext = (body: Body | undefined): string =>
+  (body?.messages ?? [])
+    .filter((m) => m.role === 'system')
+    .map(messageText)
+    .join('\n')
+/** The tool results a request carries, in order. */
+const toolResults = (body: Body | undefined): { text: string; isError: boolean }[] =>
+  (body?.messages ?? []).flatMap((m) =>
+    Array.isArray(m.content)
+      ? (m.content as { type: string; is_error?: boolean; content?: unknown }[])
+          .filter((b) => b.type === 'tool_result')
+          .map((b) => ({ text: messageText(b), isError: b.is_error === true }))
+      : [],
+  )
+
+const turn = (
+  prompt: string,
+  p: TestProject,
+  home: HostHome,
+  o: { args?: string[]; env?: Record<string, string> } = {},
+): Promise<HostRun> =>
+  runClaude(prompt, {
+    home,
+    cwd: p.dir,
+    modelUrl: fx.model.url,
+    proxyEnv: fx.guard.env(),
+    args: o.args ?? [],
+    env: { ENABLE_TOOL_SEARCH: 'false', ...o.env },
+  })
+
+const result = (run: HostRun): { result: string; is_error: boolean } =>
+  JSON.parse(run.stdout) as { result: string; is_error: boolean }
+
+async function seeded(name: string): Promise<TestProject> {
+  const p = fx.project(name)
+  await fx.remember(p.scope, [
+    { kind: 'preference', text: PREFERENCE },
+    { kind: 'decision', text: DECISION },
+  ])
+  return p
+}
+
+async function setup(home: HostHome, ...args: string[]): Promise<void> {
+  const run = await fx.cli(home, 'setup', 'claude-code', '--server-url', fx.server.url, ...args)
+  expect(run.stderr).toBe('')
+  expect(run.code).toBe(0)
+}
+
+describe('Claude Code, project setup', () => {
+  it('the brief and the recall reach the model once each; our tools are listed; search runs, remember waits for approval; prompt and outcome are captured', async () => {
+    const p = await seeded('project')
+    const home = fx.home()
+    await setup(home, '--project', p.dir)
+    const NEW = 'Payment webhooks are retried with exponential backoff, at most 8 times.'
+    fx.model.turns(
+      { tool: 'mcp__powercontext__search_memory', input: { scope_id: p.scope, query: 'refunds' } },
+      {
+        tool: 'mcp__powercontext__remember_memory',
+        input: { scope_id: p.scope, entries: [{ kind: 'decision', text: NEW }] },
+      },
+      { text: 'Refunds go via the ledger.' },
+    )
+    const run = await turn(PROMPT, p, home)
+    expect(run.code, run.stderr).toBe(0)
+    expect(result(run)).toMatchObject({ is_error: false, result: 'Refunds go via the ledger.' })
+
+    const [first, afterSearch, afterRemember] = bodies()
+    const context = hookContext(first)
+    expect(context).toContain('BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1')
+    // Once each: a memory version already injected in the session is not injected again.
+    expect.soft(occurrences(context, PREFERENCE), 'the preference, in the brief').toBe(1)
+    expect.soft(occurrences(context, DECISION), 'the decision, in brief and recall').toBe(1)
+
+    const tools = new Map((first?.tools ?? []).map((t) => [t.name, t.description ?? '']))
+    for (const tool of [...READ_TOOLS, ...WRITE_TOOLS])
+      expect(tools.get(`mcp__powercontext__${tool}`), tool).toMatch(/\w{3,}.{40,}/s)
+
+    // The read tool ran without a prompt (setup allowed it) and found the decision …
+    const search = toolResults(afterSearch).at(-1)
+    expect(search?.isError).toBe(false)
+    expect(search?.text).toContain(DECISION)
+    // … the write tool waited for an approval `claude -p` cannot give: nothing was written.
+    const remember = toolResults(afterRemember).at(-1)
+    expect(remember?.isError).toBe(true)
+    expect(remember?.text).not.toContain('mem_')
+    expect(await fx.memories(p.scope)).not.toContain(NEW)
+
+    const sources = await fx.sources(p.scope)
+    expect(sources.filter((s) => s.content === PROMPT)).toHaveLength(1)
+    expect(sources.some((s) => s.content.includes('Refunds go via the ledger.'))).toBe(true)
+  })
+
+  it('a prompt carrying a credential reaches the model but is never stored', async () => {
+    const p = await seeded('secret')
+    const home = fx.home()
+    await setup(home, '--project', p.dir)
+    fx.model.turns({ text: 'Noted.' })
+    const secret = 'password is Winter2024x'
+    const run = await turn(`${PROMPT} The sandbox ${secret}.`, p, home)
+    expect(run.code, run.stderr).toBe(0)
+    expect(JSON.stringify(bodies()[0]?.messages)).toContain(secret)
+    expect(hookContext(bodies()[0])).toContain(DECISION) // still recalled for
+    const stored = await fx.sources(p.scope)
+    expect(stored.length).toBeGreaterThan(0) // the turn's outcome was captured …
+    expect(JSON.stringify(stored)).not.toContain('Winter2024x') // … the prompt was not
+  })
+})
+
+describe('Claude Code, user setup with --allow-writes', () => {
+  it('remember_memory is stored without a prompt, and a second session gets it in its brief', async () => {
+    const p = fx.project('user')
+    const home = fx.home()
+    await setup(home, '--user', '--allow-writes')
+    const NEW = 'Use the ledger sandbox for every refund test.'
+    fx.model.turns(
+      {
+        tool: 'mcp__powercontext__remember_memory',
+        input: { scope_id: p.scope, entries: [{ kind: 'constraint', text: NEW }] },
+      },
+      { text: 'Remembered.' },
+    )
+    const first = await turn('Remember: refund tests use the ledger sandbox.', p, home)
+    expect(first.code, first.stderr).toBe(0)
+    const stored = toolResults(bodies()[1]).at(-1)
+    expect(stored).toMatchObject({ isError: false })
+    expect(stored?.text).toContain('mem_')
+    expect(await fx.memories(p.scope)).toContain(NEW)
+    const firstSession = result(first) as unknown as { session_id: string }
+
+    fx.model.reset()
+    fx.model.turns({ text: 'Using the sandbox.' })
+    const second = await turn('Write a refund test.', p, home)
+    expect(second.code, second.stderr).toBe(0)
+    expect((result(second) as unknown as { session_id: string }).session_id).not.toBe(
+      firstSession.session_id,
+    )
+    expect(hookContext(bodies()[0])).toContain(NEW)
+    expect.soft(occurrences(hookContext(bodies()[0]), NEW), 'in brief and recall').toBe(1)
+  })
+})
+
+describe('Claude Code, the plugin directory', () => {
+  it('its MCP server and hooks use POWERCONTEXT_CLIENT_SERVER_URL', async () => {
+    const p = await seeded('plugin')
+    const home = fx.home()
+    const tool = 'mcp__plugin_powercontext_powercontext__search_memory'
+    fx.model.turns({ tool, input: { scope_id: p.scope, query: 'refunds' } }, { text: 'Found it.' })
+    const run = await turn(PROMPT, p, home, {
+      args: ['--plugin-dir', PLUGIN_DIR, '--allowedTools', tool],
+      env: { POWERCONTEXT_CLIENT_SERVER_URL: fx.server.url },
+    })
+    expect(run.code, run.stderr).toBe(0)
+    const [first, afterSearch] = bodies()
+    expect((first?.tools ?? []).map((t) => t.name)).toContain(tool)
+    expect(toolResults(afterSearch).at(-1)?.text).toContain(DECISION)
+    expect(hookContext(first)).toContain(PREFERENCE)
+  })
+})
+
+describe('Claude Code, the server down or hung', () => {
+  for (const [what, url] of [
+    ['down', () => fx.downUrl],
+    ['hung', () => fx.hungUrl],
+  ] as const)
+    it(`server ${what}: the turn completes normally and our hooks add nothing`, async () => {
+      const p = fx.project(`server-${what}`)
+      const home = fx.home()
+      const run0 = await fx.cli(
+        home,
+        'setup',
+        'claude-code',
+        '--project',
+        p.dir,
+        '--server-url',
+        url(),
+      )
+      expect(run0.code).toBe(0)
+      fx.model.turns({ text: 'Answered without memory.' })
+      const run = await turn(PROMPT, p, home)
+      expect(run.code, run.stderr).toBe(0)
+      expect(result(run)).toMatchObject({ is_error: false, result: 'Answered without memory.' })
+      expect(hookContext(bodies()[0])).not.toContain('POWERCONTEXT')
+    })
+})

@@ -1,0 +1,209 @@
+/**
+ * What the real-host tests (test/hosts) share within one file: a `powercontext server run` child
+ * on loopback (embedded SQLite), the scripted model server of the host, the egress guard (checked
+ * empty after every test), an address where nothing listens and a server that accepts and never
+ * answers; per test, a fresh git repository (its own scope, from its origin) and a fresh HOME.
+ * `setup` runs as a user runs it: the built CLI in a child process, with that HOME.
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdirSync, realpathSync } from 'node:fs'
+import { createServer, type Server, type Socket } from 'node:net'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import { afterAll, afterEach, beforeAll, expect } from 'vitest'
+
+import { DIST_MAIN, type ServerProcess, ServerProcesses } from '../../harness/server-process.js'
+import { startAnthropicServer } from './anthropic-server.js'
+import { EgressGuard } from './egress-guard.js'
+import { type HostHome, hostHome } from './host-runner.js'
+import type { ScriptedModelServer } from './model-turns.js'
+import { startResponsesServer } from './responses-server.js'
+import { tempDirs } from './temp-git.js'
+
+const CLI = fileURLToPath(new URL('../../bin/powercontext.js', import.meta.url))
+const BIN_DIR = fileURLToPath(new URL('../../node_modules/.bin', import.meta.url))
+
+/** A captured source as `POST /v1/sources/list` returns it. */
+export interface StoredSource {
+  readonly source: { readonly source_id: string; readonly kind?: string }
+  readonly content: string
+  readonly media_type: string
+  readonly metadata: Record<string, unknown>
+}
+
+/** A project of one test: its directory (a git work tree) and the scope its origin gives. */
+export interface TestProject {
+  readonly dir: string
+  readonly scope: string
+}
+
+/** What a child `powercontext` run printed. */
+export interface CliChildRun {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export interface HostFixture {
+  readonly model: ScriptedModelServer
+  readonly guard: EgressGuard
+  /** The real server. */
+  readonly server: ServerProcess
+  /** A loopback address where nothing listens (connection refused). */
+  readonly downUrl: string
+  /** A loopback server that accepts connections and never answers. */
+  readonly hungUrl: string
+  /** A new git repository with origin `git@github.com:acme/<name>.git` (scope `git:github.com/acme/<name>`). */
+  project(name: string): TestProject
+  /** A new sealed HOME (and CODEX_HOME). */
+  home(): HostHome
+  /** `powercontext ARGS…` as a child with this HOME (and `codex` on PATH, for its app-server). */
+  cli(home: HostHome, ...args: string[]): Promise<CliChildRun>
+  /** Adds memories to a scope through the HTTP API. */
+  remember(scope: string, entries: readonly { kind: string; text: string }[]): Promise<void>
+  /** The sources captured in a scope. */
+  sources(scope: string): Promise<StoredSource[]>
+  /** The texts of the active memories of a scope. */
+  memories(scope: string): Promise<string[]>
+}
+
+let unique = 0
+
+/** A TCP server that takes connections and never writes a byte. */
+async function hungServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>()
+  const server: Server = createServer((s) => {
+    sockets.add(s)
+    s.on('error', () => undefined)
+    s.on('close', () => sockets.delete(s))
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const { port } = server.address() as { port: number }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      for (const s of sockets) s.destroy()
+      await new Promise<void>((r) => server.close(() => r()))
+    },
+  }
+}
+
+/** A loopback port that was free a moment ago (nothing listens there). */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const { port } = server.address() as { port: number }
+  await new Promise<void>((r) => server.close(() => r()))
+  return port
+}
+
+/**
+ * Registers the file's servers (beforeAll/afterAll) and the egress check (afterEach) for the
+ * host `provider` speaks to: `anthropic` (Claude Code) or `openai` (Codex).
+ */
+export function useHostFixture(provider: 'anthropic' | 'openai', prefix: string): HostFixture {
+  const temp = tempDirs(prefix)
+  const servers = new ServerProcesses()
+  const state = {} as {
+    model: ScriptedModelServer
+    guard: EgressGuard
+    server: ServerProcess
+    hung: Awaited<ReturnType<typeof hungServer>>
+    downUrl: string
+  }
+  beforeAll(async () => {
+    execFileSync('test', ['-f', DIST_MAIN]) // the servers run the build
+    ;[state.model, state.guard, state.server, state.hung] = await Promise.all([
+      provider === 'anthropic' ? startAnthropicServer() : startResponsesServer(),
+      new EgressGuard().start(),
+      servers.startOnDataDir(temp.make()),
+      hungServer(),
+    ])
+    state.downUrl = `http://127.0.0.1:${await freePort()}`
+  })
+  afterEach(() => {
+    const attempts = state.guard.attempts.splice(0)
+    state.model.reset()
+    expect(attempts, 'the host tried to reach an address beyond loopback').toEqual([])
+  })
+  afterAll(async () => {
+    await Promise.all([state.model?.close(), state.guard?.close(), state.hung?.close()])
+    await servers.stopAll()
+    temp.removeAll()
+  })
+  const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+    const res = await fetch(`${state.server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`)
+    return (await res.json()) as Record<string, unknown>
+  }
+  const gitEnv = { PATH: process.env['PATH'] ?? '', GIT_CONFIG_NOSYSTEM: '1', HOME: '/nonexistent' }
+  return {
+    get model() {
+      return state.model
+    },
+    get guard() {
+      return state.guard
+    },
+    get server() {
+      return state.server
+    },
+    get downUrl() {
+      return state.downUrl
+    },
+    get hungUrl() {
+      return state.hung.url
+    },
+    project(name) {
+      const repoName = `${name}-${process.pid}-${++unique}`
+      const dir = join(realpathSync(temp.make()), repoName)
+      mkdirSync(dir)
+      execFileSync('git', ['init', '-q', dir], { env: gitEnv })
+      execFileSync('git', ['remote', 'add', 'origin', `git@github.com:acme/${repoName}.git`], {
+        cwd: dir,
+        env: gitEnv,
+      })
+      return { dir, scope: `git:github.com/acme/${repoName}` }
+    },
+    home: () => hostHome(temp.make()),
+    cli: (home, ...args) =>
+      new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [CLI, ...args], {
+          env: {
+            PATH: `${BIN_DIR}:${process.env['PATH'] ?? ''}`,
+            HOME: home.home,
+            CODEX_HOME: home.codexHome,
+            ...state.guard.env(),
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        })
+        let stdout = ''
+        let stderr = ''
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')))
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')))
+        child.on('error', reject)
+        child.on('close', (code) => resolve({ code, stdout, stderr }))
+      }),
+    remember: async (scope, entries) => {
+      await post('/v1/memory/remember', { scope_id: scope, entries })
+    },
+    sources: async (scope) =>
+      (await post('/v1/sources/list', { scope_id: scope, limit: 100 }))[
+        'sources'
+      ] as StoredSource[],
+    memories: async (scope) =>
+      (
+        (await post('/v1/memory/list', { scope_id: scope, limit: 100 }))['memories'] as {
+          text: string
+        }[]
+      ).map((m) => m.text),
+  }
+}
+
+/** How many times `needle` occurs in `hay`. */
+export const occurrences = (hay: string, needle: string): number =>
+  needle === '' ? 0 : hay.split(needle).length - 1
