@@ -26,6 +26,8 @@ beforeEach(() => {
   vi.stubEnv('CODEX_HOME', '')
   vi.stubEnv('POWERCONTEXT_CLIENT_SERVER_URL', '')
   vi.stubEnv('POWERCONTEXT_CLIENT_API_TOKEN', '')
+  // Codex's own trust step is covered with the real Codex in test/hosts/codex.test.ts.
+  vi.stubEnv('POWERCONTEXT_CODEX_BIN', join(home, 'no-codex-here'))
   return () => vi.unstubAllEnvs()
 })
 
@@ -248,7 +250,7 @@ describe('setup codex', () => {
     for (const s of scriptPaths(commands.replace(/\\"/g, '"'))) expect(existsSync(s), s).toBe(true)
 
     const again = await cli('--token', 't0k3n-value', 'setup', 'codex', '--user')
-    expect(again.out.match(/unchanged/g)).toHaveLength(2)
+    expect(again.out.match(/unchanged/g)).toHaveLength(3) // hooks, mcp, and Codex's trust (not asked)
     expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toBe(text)
     expect(backups(codexHome)).toHaveLength(2)
 
@@ -266,11 +268,11 @@ describe('setup codex', () => {
     git(repo, 'init', '-q')
     const r = await cli('setup', 'codex', '--project', repo)
     expect(r.code).toBe(0)
-    expect(r.out).toContain('set [features] codex_hooks = true')
+    expect(r.out).toContain('set [features] hooks = true')
     expectAbsoluteCommands(readJson(join(repo, '.codex', 'hooks.json')), 'codex')
     expect(parse(readFileSync(join(repo, '.codex', 'config.toml'), 'utf8'))).toEqual({
       mcp_servers: { powercontext: { url: 'http://127.0.0.1:8000/mcp' } },
-      features: { codex_hooks: true },
+      features: { hooks: true },
     })
   })
 })

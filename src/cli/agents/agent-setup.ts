@@ -9,7 +9,13 @@ import { isDeepStrictEqual } from 'node:util'
 import type { AgentHost, HostFiles } from './agent-hosts.js'
 import { hookScripts, hostFiles, MCP_SERVER_NAME, renderHooks, runsOurHook } from './agent-hosts.js'
 import { mergeAllowRules } from './claude-permissions.js'
-import { enableCodexHooks, setCodexMcpServer } from './codex-config.js'
+import {
+  enableCodexHooks,
+  hooksTurnedOff,
+  parseCodexConfig,
+  setCodexMcpServer,
+} from './codex-config.js'
+import { trustOurCodexHooks } from './codex-trust.js'
 import type { FoundFile } from './config-files.js'
 import { jsonText, parseJsonSettings, readConfigFile, writeConfigFile } from './config-files.js'
 import { gitHookBlock, mergeGitHook, postCommitPath } from './git-hook.js'
@@ -37,7 +43,7 @@ export interface SetupOptions {
 /** What happened to one file. */
 export interface FileChange {
   readonly path: string
-  readonly part: 'hooks' | 'mcp' | 'git-hook'
+  readonly part: 'hooks' | 'mcp' | 'git-hook' | 'trust'
   readonly status: 'created' | 'updated' | 'unchanged'
   /** One line on what changed (or why nothing did). */
   readonly detail: string
@@ -51,6 +57,8 @@ export interface SetupReport {
   readonly level: 'user' | 'project'
   readonly dryRun: boolean
   readonly files: readonly FileChange[]
+  /** What stands in the way of the hooks running (e.g. a config that turns them off). */
+  readonly warnings: readonly string[]
 }
 
 async function commit(
@@ -120,7 +128,7 @@ async function setupCodexMcp(o: SetupOptions, files: HostFiles): Promise<FileCha
           `${server.how === 'appended' ? 'added' : 'updated'} [mcp_servers.${MCP_SERVER_NAME}] → ${entry.url}`,
         ]
       : []),
-    ...(features.changed ? ['set [features] codex_hooks = true'] : []),
+    ...(features.changed ? ['set [features] hooks = true'] : []),
   ]
   const rewritten = server.how === 'rewritten' || features.how === 'rewritten'
   return commit(
@@ -157,6 +165,31 @@ export async function runSetup(o: SetupOptions): Promise<SetupReport> {
     await setupHooks(o, files),
     await (o.host === 'claude-code' ? setupClaudeMcp(o, files) : setupCodexMcp(o, files)),
   ]
+  const warnings: string[] = []
+  if (o.host === 'codex') {
+    const configs = [
+      files.mcpFile,
+      ...(o.project === undefined ? [] : [hostFiles('codex', undefined, o.env).mcpFile]),
+    ]
+    for (const path of configs) {
+      const off = hooksTurnedOff(parseCodexConfig(await readConfigFile(path)))
+      if (off !== undefined)
+        warnings.push(
+          `${path} turns Codex hooks off ([features] ${off}): PowerContext's hooks will not run until that line is removed`,
+        )
+    }
+    if (!o.dryRun) {
+      const trust = await trustOurCodexHooks(files, o.project, o.env ?? process.env)
+      changes.push({
+        path: trust.path,
+        part: 'trust',
+        status: trust.status,
+        detail: trust.detail,
+        backup: null,
+      })
+      warnings.push(...trust.warnings)
+    }
+  }
   if (o.gitHook !== undefined) changes.push(await setupGitHook(o, o.gitHook))
-  return { host: o.host, level: files.level, dryRun: o.dryRun, files: changes }
+  return { host: o.host, level: files.level, dryRun: o.dryRun, files: changes, warnings }
 }

@@ -41,6 +41,7 @@ function formatSetup(r: SetupReport, serverUrl: string, where: string): string[]
     lines.push(
       `  ${f.part.padEnd(8)} ${verb(f.status)}: ${f.path}: ${f.detail}${f.backup === null ? '' : ` (backup ${f.backup})`}`,
     )
+  for (const w of r.warnings) lines.push(`warning: ${w}`)
   lines.push(
     r.dryRun
       ? 'dry run: nothing was written'
@@ -101,6 +102,7 @@ export function registerSetupCommand(
               level: report.level,
               dry_run: report.dryRun,
               files: report.files,
+              warnings: report.warnings,
             }),
           )
         else
