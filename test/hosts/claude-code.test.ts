@@ -6,6 +6,8 @@
  * tool search is off (`ENABLE_TOOL_SEARCH=false`) so our tools are listed whole, with their
  * descriptions. Nothing may leave loopback (the egress guard is checked after each test).
  */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { describe, expect, it } from 'vitest'
@@ -14,7 +16,7 @@ import { READ_TOOLS, WRITE_TOOLS } from '../../src/cli/agents/mcp-entries.js'
 import { messageText } from '../support/anthropic-server.js'
 import { type TestProject, useHostFixture } from '../support/host-fixture.js'
 import { occurrences } from '../support/host-fixture.js'
-import { type HostHome, type HostRun, runClaude } from '../support/host-runner.js'
+import { CLAUDE_QUIET_ENV, type HostHome, type HostRun, runClaude } from '../support/host-runner.js'
 
 const fx = useHostFixture('anthropic', 'pc-claude-host-')
 const PLUGIN_DIR = fileURLToPath(new URL('../../integrations/claude-code', import.meta.url))
@@ -136,6 +138,45 @@ describe('Claude Code, project setup', () => {
   })
 })
 
+describe('Claude Code, a server that requires a token', () => {
+  it('the MCP entry sends the token from the environment (never written); hooks and tools work', async () => {
+    const TOKEN = 'host-test-t0k3n-5521'
+    const auth = await fx.startServer({ POWERCONTEXT_SERVER_AUTH_TOKEN: TOKEN })
+    const p = fx.project('token')
+    const home = fx.home()
+    const entries = [{ kind: 'decision', text: DECISION }]
+    const res = await fetch(`${auth.url}/v1/memory/remember`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ scope_id: p.scope, entries }),
+    })
+    expect(res.status).toBe(200)
+    const s = await fx.cli(
+      home,
+      '--server-url',
+      auth.url,
+      '--token',
+      TOKEN,
+      'setup',
+      'claude-code',
+      '--project',
+      p.dir,
+    )
+    expect(s.code, s.stderr).toBe(0)
+    expect(readFileSync(join(p.dir, '.mcp.json'), 'utf8')).not.toContain(TOKEN)
+    fx.model.turns(
+      { tool: 'mcp__powercontext__search_memory', input: { scope_id: p.scope, query: 'refunds' } },
+      { text: 'Found.' },
+    )
+    const run = await turn(PROMPT, p, home, { env: { POWERCONTEXT_CLIENT_API_TOKEN: TOKEN } })
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).not.toContain('headersHelper')
+    expect(hookContext(bodies()[0])).toContain(DECISION)
+    expect(toolResults(bodies()[1]).at(-1)).toMatchObject({ isError: false })
+    expect(toolResults(bodies()[1]).at(-1)?.text).toContain(DECISION)
+  })
+})
+
 describe('Claude Code, user setup with --allow-writes', () => {
   it('remember_memory is stored without a prompt, and a second session gets it in its brief', async () => {
     const p = fx.project('user')
@@ -184,6 +225,19 @@ describe('Claude Code, the plugin directory', () => {
     expect((first?.tools ?? []).map((t) => t.name)).toContain(tool)
     expect(toolResults(afterSearch).at(-1)?.text).toContain(DECISION)
     expect(hookContext(first)).toContain(PREFERENCE)
+  })
+})
+
+describe('the egress guard', () => {
+  it('sees what Claude Code sends beyond loopback once its own switches are off', async () => {
+    const p = fx.project('egress')
+    fx.model.turns({ text: 'ok' })
+    const loud = Object.fromEntries(Object.keys(CLAUDE_QUIET_ENV).map((k) => [k, '']))
+    const run = await turn('hi', p, fx.home(), { env: loud })
+    expect(run.code, run.stderr).toBe(0)
+    const seen = fx.guard.attempts.splice(0)
+    expect(seen.length).toBeGreaterThan(0)
+    expect(seen.every((a) => !/^(127\.|localhost|\[::1\])/.test(a))).toBe(true)
   })
 })
 

@@ -54,6 +54,8 @@ export interface HostFixture {
   readonly downUrl: string
   /** A loopback server that accepts connections and never answers. */
   readonly hungUrl: string
+  /** Another server child (e.g. one that requires a token), stopped with the file's. */
+  startServer(env: Record<string, string>): Promise<ServerProcess>
   /** A new git repository with origin `git@github.com:acme/<name>.git` (scope `git:github.com/acme/<name>`). */
   project(name: string): TestProject
   /** A new sealed HOME (and CODEX_HOME). */
@@ -158,6 +160,7 @@ export function useHostFixture(provider: 'anthropic' | 'openai', prefix: string)
     get hungUrl() {
       return state.hung.url
     },
+    startServer: (env) => servers.startOnDataDir(temp.make(), env),
     project(name) {
       const repoName = `${name}-${process.pid}-${++unique}`
       const dir = join(realpathSync(temp.make()), repoName)
