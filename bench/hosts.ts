@@ -24,7 +24,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { ServerProcesses } from '../harness/server-process.js'
-import { messageText, startAnthropicServer } from '../test/support/anthropic-server.js'
+import { startAnthropicServer, systemMessages } from '../test/support/anthropic-server.js'
 import { EgressGuard } from '../test/support/egress-guard.js'
 import {
   type HostHome,
@@ -35,7 +35,7 @@ import {
   writeCodexConfig,
 } from '../test/support/host-runner.js'
 import type { ScriptedModelServer } from '../test/support/model-turns.js'
-import { inputText, startResponsesServer } from '../test/support/responses-server.js'
+import { developerInput, startResponsesServer } from '../test/support/responses-server.js'
 import { parseFlags, positiveInt } from './bench-args.js'
 import { f1, stats } from './bench-stats.js'
 
@@ -93,14 +93,7 @@ const BLOCK =
  * in a `role: "system"` message beside its own environment text, Codex in `developer` input).
  */
 function injected(host: Host, body: Record<string, unknown> | undefined): string[] {
-  const texts =
-    host === 'claude-code'
-      ? ((body?.['messages'] ?? []) as { role: string; content: unknown }[])
-          .filter((m) => m.role === 'system')
-          .map(messageText)
-      : ((body?.['input'] ?? []) as { role?: string; content?: unknown }[])
-          .filter((i) => i.role === 'developer')
-          .map(inputText)
+  const texts = host === 'claude-code' ? systemMessages(body) : developerInput(body)
   return texts.flatMap((t) => t.match(BLOCK) ?? [])
 }
 

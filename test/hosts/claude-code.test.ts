@@ -13,16 +13,22 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
 import { READ_TOOLS, WRITE_TOOLS } from '../../src/cli/agents/mcp-entries.js'
-import { messageText } from '../support/anthropic-server.js'
-import { type TestProject, useHostFixture } from '../support/host-fixture.js'
+import { messageText, systemMessages } from '../support/anthropic-server.js'
+import {
+  REMEMBER_TURN,
+  SEEDED,
+  type TestProject,
+  TOOL_TURN,
+  unreachable,
+  useHostFixture,
+} from '../support/host-fixture.js'
 import { occurrences } from '../support/host-fixture.js'
 import { CLAUDE_QUIET_ENV, type HostHome, type HostRun, runClaude } from '../support/host-runner.js'
 
 const fx = useHostFixture('anthropic', 'pc-claude-host-')
 const PLUGIN_DIR = fileURLToPath(new URL('../../integrations/claude-code', import.meta.url))
 
-const PREFERENCE = 'Prefer table-driven tests over one test per case in the payments code.'
-const DECISION = 'Refunds go through the ledger service, never straight to the PSP.'
+const { preference: PREFERENCE, decision: DECISION } = SEEDED
 const PROMPT = 'How do refunds reach the PSP?'
 
 type Body = { messages: { role: string; content: unknown }[]; tools?: ToolDef[] }
@@ -30,11 +36,7 @@ type ToolDef = { name: string; description?: string }
 
 const bodies = (): Body[] => fx.model.bodies() as unknown as Body[]
 /** The text the hooks added to a request (Claude Code sends it as `role: "system"` messages). */
-const hookContext = (body: Body | undefined): string =>
-  (body?.messages ?? [])
-    .filter((m) => m.role === 'system')
-    .map(messageText)
-    .join('\n')
+const hookContext = (body: Body | undefined): string => systemMessages(body).join('\n')
 /** The tool results a request carries, in order. */
 const toolResults = (body: Body | undefined): { text: string; isError: boolean }[] =>
   (body?.messages ?? []).flatMap((m) =>
@@ -63,35 +65,13 @@ const turn = (
 const result = (run: HostRun): { result: string; is_error: boolean } =>
   JSON.parse(run.stdout) as { result: string; is_error: boolean }
 
-async function seeded(name: string): Promise<TestProject> {
-  const p = fx.project(name)
-  await fx.remember(p.scope, [
-    { kind: 'preference', text: PREFERENCE },
-    { kind: 'decision', text: DECISION },
-  ])
-  return p
-}
-
-async function setup(home: HostHome, ...args: string[]): Promise<void> {
-  const run = await fx.cli(home, 'setup', 'claude-code', '--server-url', fx.server.url, ...args)
-  expect(run.stderr).toBe('')
-  expect(run.code).toBe(0)
-}
-
 describe('Claude Code, project setup', () => {
   it('the brief and the recall reach the model once each; our tools are listed; search runs, remember waits for approval; prompt and outcome are captured', async () => {
-    const p = await seeded('project')
+    const p = await fx.seeded('project')
     const home = fx.home()
-    await setup(home, '--project', p.dir)
-    const NEW = 'Payment webhooks are retried with exponential backoff, at most 8 times.'
-    fx.model.turns(
-      { tool: 'mcp__powercontext__search_memory', input: { scope_id: p.scope, query: 'refunds' } },
-      {
-        tool: 'mcp__powercontext__remember_memory',
-        input: { scope_id: p.scope, entries: [{ kind: 'decision', text: NEW }] },
-      },
-      { text: 'Refunds go via the ledger.' },
-    )
+    await fx.setup('claude-code', home, '--project', p.dir)
+    const NEW = TOOL_TURN.remembered
+    fx.model.turns(...TOOL_TURN.replies(p.scope))
     const run = await turn(PROMPT, p, home)
     expect(run.code, run.stderr).toBe(0)
     expect(result(run)).toMatchObject({ is_error: false, result: 'Refunds go via the ledger.' })
@@ -117,15 +97,13 @@ describe('Claude Code, project setup', () => {
     expect(remember?.text).not.toContain('mem_')
     expect(await fx.memories(p.scope)).not.toContain(NEW)
 
-    const sources = await fx.sources(p.scope)
-    expect(sources.filter((s) => s.content === PROMPT)).toHaveLength(1)
-    expect(sources.some((s) => s.content.includes('Refunds go via the ledger.'))).toBe(true)
+    await fx.expectTurnCaptured(p.scope, PROMPT, TOOL_TURN.answer)
   })
 
   it('a prompt carrying a credential reaches the model but is never stored', async () => {
-    const p = await seeded('secret')
+    const p = await fx.seeded('secret')
     const home = fx.home()
-    await setup(home, '--project', p.dir)
+    await fx.setup('claude-code', home, '--project', p.dir)
     fx.model.turns({ text: 'Noted.' })
     const secret = 'password is Winter2024x'
     const run = await turn(`${PROMPT} The sandbox ${secret}.`, p, home)
@@ -181,16 +159,10 @@ describe('Claude Code, user setup with --allow-writes', () => {
   it('remember_memory is stored without a prompt, and a second session gets it in its brief', async () => {
     const p = fx.project('user')
     const home = fx.home()
-    await setup(home, '--user', '--allow-writes')
-    const NEW = 'Use the ledger sandbox for every refund test.'
-    fx.model.turns(
-      {
-        tool: 'mcp__powercontext__remember_memory',
-        input: { scope_id: p.scope, entries: [{ kind: 'constraint', text: NEW }] },
-      },
-      { text: 'Remembered.' },
-    )
-    const first = await turn('Remember: refund tests use the ledger sandbox.', p, home)
+    await fx.setup('claude-code', home, '--user', '--allow-writes')
+    const NEW = REMEMBER_TURN.remembered
+    fx.model.turns(...REMEMBER_TURN.replies(p.scope))
+    const first = await turn(REMEMBER_TURN.prompt, p, home)
     expect(first.code, first.stderr).toBe(0)
     const stored = toolResults(bodies()[1]).at(-1)
     expect(stored).toMatchObject({ isError: false })
@@ -212,7 +184,7 @@ describe('Claude Code, user setup with --allow-writes', () => {
 
 describe('Claude Code, the plugin directory', () => {
   it('its MCP server and hooks use POWERCONTEXT_CLIENT_SERVER_URL', async () => {
-    const p = await seeded('plugin')
+    const p = await fx.seeded('plugin')
     const home = fx.home()
     const tool = 'mcp__plugin_powercontext_powercontext__search_memory'
     fx.model.turns({ tool, input: { scope_id: p.scope, query: 'refunds' } }, { text: 'Found it.' })
@@ -242,10 +214,7 @@ describe('the egress guard', () => {
 })
 
 describe('Claude Code, the server down or hung', () => {
-  for (const [what, url] of [
-    ['down', () => fx.downUrl],
-    ['hung', () => fx.hungUrl],
-  ] as const)
+  for (const [what, url] of unreachable(fx))
     it(`server ${what}: the turn completes normally and our hooks add nothing`, async () => {
       const p = fx.project(`server-${what}`)
       const home = fx.home()

@@ -12,15 +12,21 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 import { READ_TOOLS, WRITE_TOOLS } from '../../src/cli/agents/mcp-entries.js'
-import { type TestProject, useHostFixture } from '../support/host-fixture.js'
+import {
+  REMEMBER_TURN,
+  SEEDED,
+  type TestProject,
+  TOOL_TURN,
+  unreachable,
+  useHostFixture,
+} from '../support/host-fixture.js'
 import { occurrences } from '../support/host-fixture.js'
 import { type HostHome, type HostRun, runCodex, writeCodexConfig } from '../support/host-runner.js'
-import { inputText } from '../support/responses-server.js'
+import { developerInput } from '../support/responses-server.js'
 
 const fx = useHostFixture('openai', 'pc-codex-host-')
 
-const PREFERENCE = 'Prefer table-driven tests over one test per case in the payments code.'
-const DECISION = 'Refunds go through the ledger service, never straight to the PSP.'
+const { preference: PREFERENCE, decision: DECISION } = SEEDED
 const PROMPT = 'How do refunds reach the PSP?'
 
 type Item = { type?: string; role?: string; content?: unknown; output?: unknown }
@@ -29,11 +35,7 @@ type ToolDef = { name: string; description?: string }
 
 const bodies = (): Body[] => fx.model.bodies() as unknown as Body[]
 /** What the hooks added: Codex passes it as `developer`-role input messages. */
-const hookContext = (body: Body | undefined): string =>
-  (body?.input ?? [])
-    .filter((i) => i.role === 'developer')
-    .map(inputText)
-    .join('\n')
+const hookContext = (body: Body | undefined): string => developerInput(body).join('\n')
 const lastToolOutput = (body: Body | undefined): string =>
   String((body?.input ?? []).filter((i) => i.type === 'function_call_output').at(-1)?.output ?? '')
 
@@ -48,44 +50,21 @@ function home(...trusted: TestProject[]): HostHome {
 const turn = (prompt: string, p: TestProject, h: HostHome): Promise<HostRun> =>
   runCodex(prompt, { home: h, cwd: p.dir, modelUrl: fx.model.url, proxyEnv: fx.guard.env() })
 
-async function seeded(name: string): Promise<TestProject> {
-  const p = fx.project(name)
-  await fx.remember(p.scope, [
-    { kind: 'preference', text: PREFERENCE },
-    { kind: 'decision', text: DECISION },
-  ])
-  return p
-}
-
-async function setup(h: HostHome, ...args: string[]): Promise<string> {
-  const run = await fx.cli(h, 'setup', 'codex', '--server-url', fx.server.url, ...args)
-  expect(run.stderr).toBe('')
-  expect(run.code).toBe(0)
-  return run.stdout
-}
-
 const doctor = async (h: HostHome, p: TestProject): Promise<string> =>
   (await fx.cli(h, 'doctor', 'codex', '--project', p.dir, '--server-url', fx.server.url)).stdout
 
 describe('Codex, project setup in a trusted project', () => {
   it('setup has Codex trust our hooks; brief and recall arrive once each; our tools are listed; search runs, remember is refused under exec; prompt and outcome are captured', async () => {
-    const p = await seeded('project')
+    const p = await fx.seeded('project')
     const h = home(p)
-    const out = await setup(h, '--project', p.dir)
+    const out = await fx.setup('codex', h, '--project', p.dir)
     expect(out).toContain('set [features] hooks = true')
     expect(out).toMatch(/trust +updated: .*config\.toml: Codex now trusts SessionStart/)
     expect(out).not.toContain('warning')
     expect(await doctor(h, p)).toMatch(/^ok {3}hook-trust: Codex will run /m)
 
-    const NEW = 'Payment webhooks are retried with exponential backoff, at most 8 times.'
-    fx.model.turns(
-      { tool: 'mcp__powercontext__search_memory', input: { scope_id: p.scope, query: 'refunds' } },
-      {
-        tool: 'mcp__powercontext__remember_memory',
-        input: { scope_id: p.scope, entries: [{ kind: 'decision', text: NEW }] },
-      },
-      { text: 'Refunds go via the ledger.' },
-    )
+    const NEW = TOOL_TURN.remembered
+    fx.model.turns(...TOOL_TURN.replies(p.scope))
     const run = await turn(PROMPT, p, h)
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toContain('Refunds go via the ledger.')
@@ -110,15 +89,13 @@ describe('Codex, project setup in a trusted project', () => {
     expect(lastToolOutput(afterRemember)).not.toContain('mem_')
     expect(await fx.memories(p.scope)).not.toContain(NEW)
 
-    const sources = await fx.sources(p.scope)
-    expect(sources.filter((s) => s.content === PROMPT)).toHaveLength(1)
-    expect(sources.some((s) => s.content.includes('Refunds go via the ledger.'))).toBe(true)
+    await fx.expectTurnCaptured(p.scope, PROMPT, TOOL_TURN.answer)
   })
 
   it('a prompt carrying a credential reaches the model but is never stored', async () => {
-    const p = await seeded('secret')
+    const p = await fx.seeded('secret')
     const h = home(p)
-    await setup(h, '--project', p.dir)
+    await fx.setup('codex', h, '--project', p.dir)
     fx.model.turns({ text: 'Noted.' })
     const run = await turn(`${PROMPT} The sandbox password is Winter2024x.`, p, h)
     expect(run.code, run.stderr).toBe(0)
@@ -134,17 +111,11 @@ describe('Codex, user setup with --allow-writes', () => {
   it('remember_memory is stored, and a second session gets it in its brief', async () => {
     const p = fx.project('user')
     const h = home(p)
-    const out = await setup(h, '--user', '--allow-writes')
+    const out = await fx.setup('codex', h, '--user', '--allow-writes')
     expect(out).toMatch(/trust +updated: .*Codex now trusts/)
-    const NEW = 'Use the ledger sandbox for every refund test.'
-    fx.model.turns(
-      {
-        tool: 'mcp__powercontext__remember_memory',
-        input: { scope_id: p.scope, entries: [{ kind: 'constraint', text: NEW }] },
-      },
-      { text: 'Remembered.' },
-    )
-    const first = await turn('Remember: refund tests use the ledger sandbox.', p, h)
+    const NEW = REMEMBER_TURN.remembered
+    fx.model.turns(...REMEMBER_TURN.replies(p.scope))
+    const first = await turn(REMEMBER_TURN.prompt, p, h)
     expect(first.code, first.stderr).toBe(0)
     expect(lastToolOutput(bodies()[1])).toContain('mem_')
     expect(await fx.memories(p.scope)).toContain(NEW)
@@ -160,7 +131,7 @@ describe('Codex, user setup with --allow-writes', () => {
 
 describe('Codex: doctor names every reason the hooks would not run', () => {
   it('untrusted project, unreviewed hooks, hooks turned off — each with its step; setup fixes what it may', async () => {
-    const p = await seeded('doctor')
+    const p = await fx.seeded('doctor')
     const untrusted = home()
     await fx.cli(untrusted, 'setup', 'codex', '--project', p.dir, '--server-url', fx.server.url)
     expect(await doctor(untrusted, p)).toMatch(
@@ -169,7 +140,7 @@ describe('Codex: doctor names every reason the hooks would not run', () => {
 
     // Trusted, hooks installed, but their review dropped (as after an edit of hooks.json).
     const h = home(p)
-    await setup(h, '--project', p.dir)
+    await fx.setup('codex', h, '--project', p.dir)
     const stateBefore = readFileSync(join(h.codexHome, 'config.toml'), 'utf8')
     writeFileSync(
       join(h.codexHome, 'config.toml'),
@@ -186,7 +157,7 @@ describe('Codex: doctor names every reason the hooks would not run', () => {
     fx.model.reset()
 
     // setup again records Codex's trust; doctor is satisfied.
-    expect(await setup(h, '--project', p.dir)).toMatch(/Codex now trusts/)
+    expect(await fx.setup('codex', h, '--project', p.dir)).toMatch(/Codex now trusts/)
     expect(await doctor(h, p)).toMatch(/^ok {3}hook-trust/m)
 
     // Hooks turned off in the user's config: setup warns, doctor fails with the file.
@@ -195,7 +166,7 @@ describe('Codex: doctor names every reason the hooks would not run', () => {
       config,
       readFileSync(config, 'utf8').replace('[features]\n', '[features]\nhooks = false\n'),
     )
-    const warned = await setup(h, '--project', p.dir)
+    const warned = await fx.setup('codex', h, '--project', p.dir)
     expect(warned).toContain(`warning: ${config} turns Codex hooks off ([features] hooks = false)`)
     expect(await doctor(h, p)).toMatch(
       new RegExp(`^FAIL hook-trust: ${config.replace(/[.]/g, '\\.')} turns Codex hooks off`, 'm'),
@@ -204,10 +175,7 @@ describe('Codex: doctor names every reason the hooks would not run', () => {
 })
 
 describe('Codex, the server down or hung', () => {
-  for (const [what, url] of [
-    ['down', () => fx.downUrl],
-    ['hung', () => fx.hungUrl],
-  ] as const)
+  for (const [what, url] of unreachable(fx))
     it(`server ${what}: the turn completes normally and our hooks add nothing`, async () => {
       const p = fx.project(`server-${what}`)
       const h = home(p)

@@ -80,3 +80,9 @@ export function messageText(message: { content?: unknown }): string {
     )
     .join('\n')
 }
+
+/** The `role: "system"` messages of a request, as text: where Claude Code puts hook context. */
+export const systemMessages = (body: { messages?: unknown } | undefined): string[] =>
+  ((body?.messages ?? []) as { role: string; content?: unknown }[])
+    .filter((m) => m.role === 'system')
+    .map(messageText)

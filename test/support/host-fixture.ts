@@ -5,7 +5,7 @@
  * answers; per test, a fresh git repository (its own scope, from its origin) and a fresh HOME.
  * `setup` runs as a user runs it: the built CLI in a child process, with that HOME.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, realpathSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
@@ -16,13 +16,54 @@ import { afterAll, afterEach, beforeAll, expect } from 'vitest'
 import { DIST_MAIN, type ServerProcess, ServerProcesses } from '../../harness/server-process.js'
 import { startAnthropicServer } from './anthropic-server.js'
 import { EgressGuard } from './egress-guard.js'
-import { type HostHome, hostHome } from './host-runner.js'
-import type { ScriptedModelServer } from './model-turns.js'
+import { type HostHome, hostHome, type HostRun, runHost } from './host-runner.js'
+import type { ModelReply, ScriptedModelServer } from './model-turns.js'
 import { startResponsesServer } from './responses-server.js'
 import { tempDirs } from './temp-git.js'
 
 const CLI = fileURLToPath(new URL('../../bin/powercontext.js', import.meta.url))
 const BIN_DIR = fileURLToPath(new URL('../../node_modules/.bin', import.meta.url))
+
+/** The memories {@link HostFixture.seeded} puts in a project's scope. */
+export const SEEDED = {
+  preference: 'Prefer table-driven tests over one test per case in the payments code.',
+  decision: 'Refunds go through the ledger service, never straight to the PSP.',
+} as const
+
+/** The scripted turn of the tool tests: `search_memory`, `remember_memory` of `remembered`, `answer`. */
+export const TOOL_TURN = {
+  remembered: 'Payment webhooks are retried with exponential backoff, at most 8 times.',
+  answer: 'Refunds go via the ledger.',
+  replies: (scope: string): ModelReply[] => [
+    { tool: 'mcp__powercontext__search_memory', input: { scope_id: scope, query: 'refunds' } },
+    {
+      tool: 'mcp__powercontext__remember_memory',
+      input: { scope_id: scope, entries: [{ kind: 'decision', text: TOOL_TURN.remembered }] },
+    },
+    { text: TOOL_TURN.answer },
+  ],
+} as const
+
+/** The scripted turn of the `--allow-writes` tests: `remember_memory` of a constraint, then text. */
+export const REMEMBER_TURN = {
+  remembered: 'Use the ledger sandbox for every refund test.',
+  prompt: 'Remember: refund tests use the ledger sandbox.',
+  replies: (scope: string): ModelReply[] => [
+    {
+      tool: 'mcp__powercontext__remember_memory',
+      input: { scope_id: scope, entries: [{ kind: 'constraint', text: REMEMBER_TURN.remembered }] },
+    },
+    { text: 'Remembered.' },
+  ],
+} as const
+
+/** The servers a hook must survive, by name: nothing listening, and accepting but never answering. */
+export const unreachable = (
+  fx: HostFixture,
+): readonly (readonly ['down' | 'hung', () => string])[] => [
+  ['down', () => fx.downUrl],
+  ['hung', () => fx.hungUrl],
+]
 
 /** A captured source as `POST /v1/sources/list` returns it. */
 export interface StoredSource {
@@ -36,13 +77,6 @@ export interface StoredSource {
 export interface TestProject {
   readonly dir: string
   readonly scope: string
-}
-
-/** What a child `powercontext` run printed. */
-export interface CliChildRun {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
 }
 
 export interface HostFixture {
@@ -61,11 +95,17 @@ export interface HostFixture {
   /** A new sealed HOME (and CODEX_HOME). */
   home(): HostHome
   /** `powercontext ARGS…` as a child with this HOME (and `codex` on PATH, for its app-server). */
-  cli(home: HostHome, ...args: string[]): Promise<CliChildRun>
+  cli(home: HostHome, ...args: string[]): Promise<HostRun>
+  /** `powercontext setup HOST --server-url <the server> ARGS…`, which must succeed quietly; its stdout. */
+  setup(host: 'claude-code' | 'codex', home: HostHome, ...args: string[]): Promise<string>
+  /** A new project whose scope holds {@link SEEDED}'s preference and decision. */
+  seeded(name: string): Promise<TestProject>
   /** Adds memories to a scope through the HTTP API. */
   remember(scope: string, entries: readonly { kind: string; text: string }[]): Promise<void>
   /** The sources captured in a scope. */
   sources(scope: string): Promise<StoredSource[]>
+  /** Asserts the scope holds the prompt once and a source with the turn's answer (its outcome). */
+  expectTurnCaptured(scope: string, prompt: string, answer: string): Promise<void>
   /** The texts of the active memories of a scope. */
   memories(scope: string): Promise<string[]>
 }
@@ -143,8 +183,18 @@ export function useHostFixture(provider: 'anthropic' | 'openai', prefix: string)
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`)
     return (await res.json()) as Record<string, unknown>
   }
+  const cli = (home: HostHome, ...args: string[]): Promise<HostRun> =>
+    runHost(process.execPath, [CLI, ...args], {
+      cwd: home.home,
+      env: {
+        PATH: `${BIN_DIR}:${process.env['PATH'] ?? ''}`,
+        HOME: home.home,
+        CODEX_HOME: home.codexHome,
+        ...state.guard.env(),
+      },
+    })
   const gitEnv = { PATH: process.env['PATH'] ?? '', GIT_CONFIG_NOSYSTEM: '1', HOME: '/nonexistent' }
-  return {
+  const fixture: HostFixture = {
     get model() {
       return state.model
     },
@@ -173,24 +223,21 @@ export function useHostFixture(provider: 'anthropic' | 'openai', prefix: string)
       return { dir, scope: `git:github.com/acme/${repoName}` }
     },
     home: () => hostHome(temp.make()),
-    cli: (home, ...args) =>
-      new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [CLI, ...args], {
-          env: {
-            PATH: `${BIN_DIR}:${process.env['PATH'] ?? ''}`,
-            HOME: home.home,
-            CODEX_HOME: home.codexHome,
-            ...state.guard.env(),
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        })
-        let stdout = ''
-        let stderr = ''
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')))
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')))
-        child.on('error', reject)
-        child.on('close', (code) => resolve({ code, stdout, stderr }))
-      }),
+    cli,
+    setup: async (host, home, ...args) => {
+      const run = await cli(home, 'setup', host, '--server-url', state.server.url, ...args)
+      expect(run.stderr).toBe('')
+      expect(run.code).toBe(0)
+      return run.stdout
+    },
+    seeded: async (name) => {
+      const p = fixture.project(name)
+      await fixture.remember(p.scope, [
+        { kind: 'preference', text: SEEDED.preference },
+        { kind: 'decision', text: SEEDED.decision },
+      ])
+      return p
+    },
     remember: async (scope, entries) => {
       await post('/v1/memory/remember', { scope_id: scope, entries })
     },
@@ -198,6 +245,17 @@ export function useHostFixture(provider: 'anthropic' | 'openai', prefix: string)
       (await post('/v1/sources/list', { scope_id: scope, limit: 100 }))[
         'sources'
       ] as StoredSource[],
+    expectTurnCaptured: async (scope, prompt, answer) => {
+      const sources = await fixture.sources(scope)
+      expect(
+        sources.filter((s) => s.content === prompt),
+        'the prompt',
+      ).toHaveLength(1)
+      expect(
+        sources.some((s) => s.content.includes(answer)),
+        'the outcome',
+      ).toBe(true)
+    },
     memories: async (scope) =>
       (
         (await post('/v1/memory/list', { scope_id: scope, limit: 100 }))['memories'] as {
@@ -205,6 +263,7 @@ export function useHostFixture(provider: 'anthropic' | 'openai', prefix: string)
         }[]
       ).map((m) => m.text),
   }
+  return fixture
 }
 
 /** How many times `needle` occurs in `hay`. */

@@ -72,3 +72,9 @@ export function inputText(entry: { content?: unknown; output?: unknown }): strin
   if (!Array.isArray(c)) return ''
   return c.map((p: { text?: string }) => (typeof p.text === 'string' ? p.text : '')).join('\n')
 }
+
+/** The `developer`-role input of a request, as text: where Codex puts hook context. */
+export const developerInput = (body: { input?: unknown } | undefined): string[] =>
+  ((body?.input ?? []) as { role?: string; content?: unknown }[])
+    .filter((i) => i.role === 'developer')
+    .map(inputText)
