@@ -329,3 +329,27 @@ describe('setup: which of our tools the agent may call without asking', () => {
     })
   })
 })
+
+describe('setup codex: the hooks feature', () => {
+  it('renames the deprecated codex_hooks = true, keeps a false and warns about it', async () => {
+    const repo = tempDir()
+    git(repo, 'init', '-q')
+    const config = join(repo, '.codex', 'config.toml')
+    mkdirSync(join(repo, '.codex'))
+    writeFileSync(config, '# mine\n[features]\ncodex_hooks = true # old setup\nweb_search = true\n')
+    const r = await cli('setup', 'codex', '--project', repo)
+    expect(r.out).toContain('set [features] hooks = true')
+    expect(r.out).not.toContain('turns Codex hooks off')
+    expect(readFileSync(config, 'utf8')).toMatch(
+      /^# mine\n\[features\]\nhooks = true # old setup\nweb_search = true\n/,
+    )
+
+    writeFileSync(config, '[features]\nhooks = false\n')
+    const off = await cli('setup', 'codex', '--project', repo)
+    expect(off.code).toBe(0)
+    expect(parse(readFileSync(config, 'utf8'))['features']).toEqual({ hooks: false })
+    expect(off.out).toContain(
+      `warning: ${config} turns Codex hooks off ([features] hooks = false): PowerContext's hooks will not run until that line is removed`,
+    )
+  })
+})

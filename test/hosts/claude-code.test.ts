@@ -6,7 +6,7 @@
  * tool search is off (`ENABLE_TOOL_SEARCH=false`) so our tools are listed whole, with their
  * descriptions. Nothing may leave loopback (the egress guard is checked after each test).
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -183,21 +183,37 @@ describe('Claude Code, user setup with --allow-writes', () => {
 })
 
 describe('Claude Code, the plugin directory', () => {
-  it('its MCP server and hooks use POWERCONTEXT_CLIENT_SERVER_URL', async () => {
-    const p = await fx.seeded('plugin')
-    const home = fx.home()
-    const tool = 'mcp__plugin_powercontext_powercontext__search_memory'
-    fx.model.turns({ tool, input: { scope_id: p.scope, query: 'refunds' } }, { text: 'Found it.' })
-    const run = await turn(PROMPT, p, home, {
-      args: ['--plugin-dir', PLUGIN_DIR, '--allowedTools', tool],
-      env: { POWERCONTEXT_CLIENT_SERVER_URL: fx.server.url },
+  // A side-loaded plugin's options live in settings under `pluginConfigs["<name>@inline"]`.
+  const option = (home: HostHome, url: string): void =>
+    writeFileSync(
+      join(home.home, '.claude', 'settings.json'),
+      JSON.stringify({
+        pluginConfigs: { 'powercontext@inline': { options: { server_url: url } } },
+      }),
+    )
+  for (const how of ['POWERCONTEXT_CLIENT_SERVER_URL', 'the server_url option'] as const)
+    it(`its MCP server and hooks use ${how}`, async () => {
+      const p = await fx.seeded('plugin')
+      const home = fx.home()
+      if (how !== 'POWERCONTEXT_CLIENT_SERVER_URL') option(home, fx.server.url)
+      const tool = 'mcp__plugin_powercontext_powercontext__search_memory'
+      fx.model.turns(
+        { tool, input: { scope_id: p.scope, query: 'refunds' } },
+        { text: 'Found it.' },
+      )
+      const run = await turn(PROMPT, p, home, {
+        args: ['--plugin-dir', PLUGIN_DIR, '--allowedTools', tool],
+        env:
+          how === 'POWERCONTEXT_CLIENT_SERVER_URL'
+            ? { POWERCONTEXT_CLIENT_SERVER_URL: fx.server.url }
+            : {},
+      })
+      expect(run.code, run.stderr).toBe(0)
+      const [first, afterSearch] = bodies()
+      expect((first?.tools ?? []).map((t) => t.name)).toContain(tool)
+      expect(toolResults(afterSearch).at(-1)?.text).toContain(DECISION)
+      expect(hookContext(first)).toContain(PREFERENCE)
     })
-    expect(run.code, run.stderr).toBe(0)
-    const [first, afterSearch] = bodies()
-    expect((first?.tools ?? []).map((t) => t.name)).toContain(tool)
-    expect(toolResults(afterSearch).at(-1)?.text).toContain(DECISION)
-    expect(hookContext(first)).toContain(PREFERENCE)
-  })
 })
 
 describe('the egress guard', () => {
