@@ -46,6 +46,8 @@ beforeEach(() => {
   vi.stubEnv('POWERCONTEXT_CLIENT_SERVER_URL', '')
   vi.stubEnv('POWERCONTEXT_CLIENT_API_TOKEN', '')
   vi.stubEnv('POWERCONTEXT_SCOPE_ID', '')
+  // Codex's own view (hook-trust) is checked with the real Codex in test/hosts/codex.test.ts.
+  vi.stubEnv('POWERCONTEXT_CODEX_BIN', '/nonexistent/codex')
   project = temp.make()
   git(project, 'init', '-q')
   git(project, 'remote', 'add', 'origin', 'https://github.com/acme/doctor.git')
@@ -154,16 +156,16 @@ describe('doctor codex', () => {
     await cli('--server-url', open.url, 'setup', 'codex', '--project', project)
     const r = await cli('doctor', 'codex', '--project', project)
     expect(r.err).toBe('')
-    expect(lines(r.out).map((l) => l.slice(0, 4))).toEqual(Array(9).fill('ok  '))
+    expect(lines(r.out).filter((l) => !l.startsWith('ok  '))).toEqual([
+      'skip hook-trust: cannot ask Codex (cannot run /nonexistent/codex: spawn /nonexistent/codex ENOENT); set POWERCONTEXT_CODEX_BIN to the codex executable',
+    ])
+    expect(r.code).toBe(0)
     const config = join(project, '.codex', 'config.toml')
-    writeFileSync(
-      config,
-      readFileSync(config, 'utf8').replace('codex_hooks = true', 'codex_hooks = false'),
-    )
+    writeFileSync(config, readFileSync(config, 'utf8').replace('hooks = true', 'hooks = false'))
     const off = await cli('doctor', 'codex', '--project', project)
     expect(off.code).toBe(1)
     expect(line(off.out, 'hooks')).toBe(
-      `FAIL hooks: hooks are turned off in ${config} ([features] codex_hooks = false)`,
+      `FAIL hooks: hooks are turned off in ${config} ([features] hooks = false)`,
     )
   })
 })

@@ -26,6 +26,8 @@ beforeEach(() => {
   vi.stubEnv('CODEX_HOME', '')
   vi.stubEnv('POWERCONTEXT_CLIENT_SERVER_URL', '')
   vi.stubEnv('POWERCONTEXT_CLIENT_API_TOKEN', '')
+  // Codex's own trust step is covered with the real Codex in test/hosts/codex.test.ts.
+  vi.stubEnv('POWERCONTEXT_CODEX_BIN', join(home, 'no-codex-here'))
   return () => vi.unstubAllEnvs()
 })
 
@@ -77,7 +79,7 @@ describe('setup claude-code --user', () => {
     expect(first.code).toBe(0)
     expect(first.out).toContain(`setup claude-code for the user (server http://127.0.0.1:8000):`)
     expect(first.out).toMatch(
-      /hooks +updated: .*settings\.json: added UserPromptSubmit, added SessionStart, added Stop, added PreCompact \(backup /,
+      /hooks +updated: .*settings\.json: added UserPromptSubmit, added SessionStart, added Stop, added PreCompact, allowed .*search_memory \(backup /,
     )
 
     const settings = readJson(settingsPath)
@@ -253,7 +255,7 @@ describe('setup codex', () => {
     for (const s of scriptPaths(commands.replace(/\\"/g, '"'))) expect(existsSync(s), s).toBe(true)
 
     const again = await cli('--token', 't0k3n-value', 'setup', 'codex', '--user')
-    expect(again.out.match(/unchanged/g)).toHaveLength(2)
+    expect(again.out.match(/unchanged/g)).toHaveLength(3) // hooks, mcp, and Codex's trust (not asked)
     expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toBe(text)
     expect(backups(codexHome)).toHaveLength(2)
 
@@ -271,14 +273,91 @@ describe('setup codex', () => {
     git(repo, 'init', '-q')
     const r = await cli('setup', 'codex', '--project', repo)
     expect(r.code).toBe(0)
-    expect(r.out).toContain('set [features] codex_hooks = true')
+    expect(r.out).toContain('set [features] hooks = true')
     expectAbsoluteCommands(readJson(join(repo, '.codex', 'hooks.json')), 'codex')
     expect(readFileSync(join(repo, '.git', 'info', 'exclude'), 'utf8')).toMatch(
       /\n\/\.codex\/hooks\.json\n/,
     )
     expect(parse(readFileSync(join(repo, '.codex', 'config.toml'), 'utf8'))).toEqual({
       mcp_servers: { powercontext: { url: 'http://127.0.0.1:8000/mcp' } },
-      features: { codex_hooks: true },
+      features: { hooks: true },
     })
+  })
+})
+
+describe('setup: which of our tools the agent may call without asking', () => {
+  const rules = (path: string): string[] =>
+    (readJson(path)['permissions']?.['allow'] ?? []) as string[]
+  it('Claude Code: read tools always, write tools with --allow-writes; other rules kept', async () => {
+    const repo = tempDir()
+    git(repo, 'init', '-q')
+    const local = join(repo, '.claude', 'settings.local.json')
+    writeJson(local, { permissions: { allow: ['Bash(npm test)'], deny: ['Read(.env)'] } })
+    expect((await cli('setup', 'claude-code', '--project', repo)).code).toBe(0)
+    const read = rules(local)
+    expect(read).toContain('Bash(npm test)')
+    expect(read).toContain('mcp__powercontext__search_memory')
+    expect(read).toContain('mcp__powercontext__memory_history')
+    expect(read.some((r) => /remember|update|forget|merge|restore_memory/.test(r))).toBe(false)
+    expect(readJson(local)['permissions']['deny']).toEqual(['Read(.env)'])
+
+    const writes = await cli('setup', 'claude-code', '--project', repo, '--allow-writes')
+    expect(writes.out).toMatch(/allowed remember_memory, .*forget_memory/)
+    expect(rules(local)).toContain('mcp__powercontext__remember_memory')
+    // Without the flag again, setup takes the write tools back (it owns only its own rules).
+    const back = await cli('setup', 'claude-code', '--project', repo)
+    expect(back.out).toMatch(/no longer allowed remember_memory/)
+    expect(rules(local)).toEqual(read)
+  })
+  it('Claude Code: with a token the MCP entry sends it from the environment, never written', async () => {
+    const repo = tempDir()
+    git(repo, 'init', '-q')
+    expect(
+      (await cli('--token', 's3cr3t-t0k3n', 'setup', 'claude-code', '--project', repo)).code,
+    ).toBe(0)
+    const text = readFileSync(join(repo, '.mcp.json'), 'utf8')
+    expect(text).not.toContain('s3cr3t-t0k3n')
+    expect(JSON.parse(text)['mcpServers']['powercontext']).toEqual({
+      type: 'http',
+      url: 'http://127.0.0.1:8000/mcp',
+      headers: { Authorization: 'Bearer ${POWERCONTEXT_CLIENT_API_TOKEN}' },
+    })
+  })
+  it('Codex: write tools approved only with --allow-writes', async () => {
+    const repo = tempDir()
+    git(repo, 'init', '-q')
+    const config = join(repo, '.codex', 'config.toml')
+    await cli('setup', 'codex', '--project', repo)
+    expect(parse(readFileSync(config, 'utf8'))['mcp_servers']).toEqual({
+      powercontext: { url: 'http://127.0.0.1:8000/mcp' },
+    })
+    await cli('setup', 'codex', '--project', repo, '--allow-writes')
+    expect(parse(readFileSync(config, 'utf8'))['mcp_servers']).toEqual({
+      powercontext: { url: 'http://127.0.0.1:8000/mcp', default_tools_approval_mode: 'approve' },
+    })
+  })
+})
+
+describe('setup codex: the hooks feature', () => {
+  it('renames the deprecated codex_hooks = true, keeps a false and warns about it', async () => {
+    const repo = tempDir()
+    git(repo, 'init', '-q')
+    const config = join(repo, '.codex', 'config.toml')
+    mkdirSync(join(repo, '.codex'))
+    writeFileSync(config, '# mine\n[features]\ncodex_hooks = true # old setup\nweb_search = true\n')
+    const r = await cli('setup', 'codex', '--project', repo)
+    expect(r.out).toContain('set [features] hooks = true')
+    expect(r.out).not.toContain('turns Codex hooks off')
+    expect(readFileSync(config, 'utf8')).toMatch(
+      /^# mine\n\[features\]\nhooks = true # old setup\nweb_search = true\n/,
+    )
+
+    writeFileSync(config, '[features]\nhooks = false\n')
+    const off = await cli('setup', 'codex', '--project', repo)
+    expect(off.code).toBe(0)
+    expect(parse(readFileSync(config, 'utf8'))['features']).toEqual({ hooks: false })
+    expect(off.out).toContain(
+      `warning: ${config} turns Codex hooks off ([features] hooks = false): PowerContext's hooks will not run until that line is removed`,
+    )
   })
 })

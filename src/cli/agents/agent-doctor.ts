@@ -19,7 +19,8 @@ import {
   runsOurHook,
   scriptPaths,
 } from './agent-hosts.js'
-import { codexMcpServer, parseCodexConfig } from './codex-config.js'
+import { codexMcpServer, hooksTurnedOff, parseCodexConfig } from './codex-config.js'
+import { codexTrustCheck } from './codex-trust.js'
 import { parseJsonSettings, readConfigFile } from './config-files.js'
 import { installedHooks } from './hook-merge.js'
 import { mcpUrl } from './mcp-entries.js'
@@ -65,12 +66,9 @@ async function hooksCheck(levels: readonly HostFiles[]): Promise<AgentCheck> {
           )
       }
     if (host === 'codex') {
-      const features = parseCodexConfig(await readConfigFile(files.mcpFile))['features']
-      const off = Object.entries((features ?? {}) as Record<string, unknown>).find(
-        ([k, v]) => (k === 'hooks' || k === 'codex_hooks') && v === false,
-      )
+      const off = hooksTurnedOff(parseCodexConfig(await readConfigFile(files.mcpFile)))
       if (off !== undefined)
-        return fail(`hooks are turned off in ${files.mcpFile} ([features] ${off[0]} = false)`)
+        return fail(`hooks are turned off in ${files.mcpFile} ([features] ${off})`)
     }
     return {
       name: 'hooks',
@@ -81,6 +79,16 @@ async function hooksCheck(levels: readonly HostFiles[]): Promise<AgentCheck> {
   return fail(
     `no PowerContext hooks in ${levels.map((l) => l.hooksFile).join(' or ')}; run \`powercontext setup ${host}\` (or --user)`,
   )
+}
+
+/** The first level (project, then user) whose hooks file holds our hooks. */
+async function levelWithOurHooks(levels: readonly HostFiles[]): Promise<HostFiles | undefined> {
+  const first = levels[0] as HostFiles
+  const isOurs = runsOurHook(first.host, hookScripts(renderHooks(first, {})))
+  for (const files of levels)
+    if (installedHooks(parseJsonSettings(await readConfigFile(files.hooksFile)), isOurs).size > 0)
+      return files
+  return undefined
 }
 
 /** Our MCP entry in the host's config, pointing at the server checked. */
@@ -180,6 +188,13 @@ export async function runAgentDoctor(o: {
     }
   }
   checks.push(await guarded('hooks', () => hooksCheck(levels)))
+  if (o.host === 'codex')
+    checks.push(
+      await guarded('hook-trust', async () => ({
+        name: 'hook-trust',
+        ...(await codexTrustCheck(levels, o.project, await levelWithOurHooks(levels))),
+      })),
+    )
   checks.push(await guarded('mcp-entry', () => mcpEntryCheck(levels, o.serverUrl)))
   checks.push(scopeCheck(o.project))
   return {

@@ -8,13 +8,20 @@ import { isDeepStrictEqual } from 'node:util'
 
 import type { AgentHost, HostFiles } from './agent-hosts.js'
 import { hookScripts, hostFiles, MCP_SERVER_NAME, renderHooks, runsOurHook } from './agent-hosts.js'
-import { enableCodexHooks, setCodexMcpServer } from './codex-config.js'
+import { mergeAllowRules } from './claude-permissions.js'
+import {
+  enableCodexHooks,
+  hooksTurnedOff,
+  parseCodexConfig,
+  setCodexMcpServer,
+} from './codex-config.js'
+import { trustOurCodexHooks } from './codex-trust.js'
 import type { FoundFile } from './config-files.js'
 import { jsonText, parseJsonSettings, readConfigFile, writeConfigFile } from './config-files.js'
 import { gitExcludeChange } from './git-exclude.js'
 import { gitHookBlock, mergeGitHook, postCommitPath } from './git-hook.js'
 import { mergeHooks } from './hook-merge.js'
-import { claudeMcpEntry, codexMcpEntry } from './mcp-entries.js'
+import { claudeAllowRules, claudeMcpEntry, codexMcpEntry } from './mcp-entries.js'
 
 /** What `setup` is asked to do. */
 export interface SetupOptions {
@@ -26,6 +33,8 @@ export interface SetupOptions {
   readonly serverUrlGiven: boolean
   /** True when a token is in use: the MCP entries then send `POWERCONTEXT_CLIENT_API_TOKEN`. */
   readonly withToken: boolean
+  /** Let the agent call our write tools without the host asking (read tools always are). */
+  readonly allowWrites: boolean
   readonly dryRun: boolean
   /** Also install `capture git` as the `post-commit` hook of this repository directory. */
   readonly gitHook: string | undefined
@@ -35,7 +44,7 @@ export interface SetupOptions {
 /** What happened to one file. */
 export interface FileChange {
   readonly path: string
-  readonly part: 'hooks' | 'mcp' | 'git-hook' | 'git-exclude'
+  readonly part: 'hooks' | 'mcp' | 'git-hook' | 'git-exclude' | 'trust'
   readonly status: 'created' | 'updated' | 'unchanged'
   /** One line on what changed (or why nothing did). */
   readonly detail: string
@@ -49,6 +58,8 @@ export interface SetupReport {
   readonly level: 'user' | 'project'
   readonly dryRun: boolean
   readonly files: readonly FileChange[]
+  /** What stands in the way of the hooks running (e.g. a config that turns them off). */
+  readonly warnings: readonly string[]
 }
 
 async function commit(
@@ -74,21 +85,26 @@ async function setupHooks(o: SetupOptions, files: HostFiles): Promise<FileChange
     wanted,
     runsOurHook(files.host, hookScripts(wanted)),
   )
-  const detail = merged.changes.map((c) => `${c.action} ${c.event}`).join(', ')
-  return commit(
-    o,
-    file,
-    'hooks',
-    merged.changes.length === 0 ? null : jsonText(merged.settings),
-    detail,
-  )
+  const what = merged.changes.map((c) => `${c.action} ${c.event}`)
+  let settings = merged.settings
+  if (files.host === 'claude-code') {
+    const rules = mergeAllowRules(settings, claudeAllowRules(o.allowWrites))
+    settings = rules.settings
+    if (rules.added.length > 0) what.push(`allowed ${toolNames(rules.added)}`)
+    if (rules.removed.length > 0) what.push(`no longer allowed ${toolNames(rules.removed)}`)
+  }
+  return commit(o, file, 'hooks', what.length === 0 ? null : jsonText(settings), what.join(', '))
 }
+
+/** `mcp__powercontext__a, mcp__powercontext__b` → `a, b`. */
+const toolNames = (rules: readonly string[]): string =>
+  rules.map((r) => r.slice(r.lastIndexOf('__') + 2)).join(', ')
 
 async function setupClaudeMcp(o: SetupOptions, files: HostFiles): Promise<FileChange> {
   const file = await readConfigFile(files.mcpFile)
   const settings = parseJsonSettings(file)
   const servers = (settings['mcpServers'] ?? {}) as Record<string, unknown>
-  const entry = claudeMcpEntry(files, o.serverUrl)
+  const entry = claudeMcpEntry(o.serverUrl, o.withToken)
   const current = servers[MCP_SERVER_NAME]
   if (isDeepStrictEqual(current, entry)) return commit(o, file, 'mcp', null, '')
   const next = { ...settings, mcpServers: { ...servers, [MCP_SERVER_NAME]: entry } }
@@ -104,7 +120,7 @@ async function setupClaudeMcp(o: SetupOptions, files: HostFiles): Promise<FileCh
 
 async function setupCodexMcp(o: SetupOptions, files: HostFiles): Promise<FileChange> {
   const file = await readConfigFile(files.mcpFile)
-  const entry = codexMcpEntry(o.serverUrl, o.withToken)
+  const entry = codexMcpEntry(o.serverUrl, o.withToken, o.allowWrites)
   const server = setCodexMcpServer(file, entry)
   const features = enableCodexHooks({ path: file.path, text: server.text })
   const what = [
@@ -113,7 +129,7 @@ async function setupCodexMcp(o: SetupOptions, files: HostFiles): Promise<FileCha
           `${server.how === 'appended' ? 'added' : 'updated'} [mcp_servers.${MCP_SERVER_NAME}] → ${entry.url}`,
         ]
       : []),
-    ...(features.changed ? ['set [features] codex_hooks = true'] : []),
+    ...(features.changed ? ['set [features] hooks = true'] : []),
   ]
   const rewritten = server.how === 'rewritten' || features.how === 'rewritten'
   return commit(
@@ -150,9 +166,35 @@ export async function runSetup(o: SetupOptions): Promise<SetupReport> {
     await setupHooks(o, files),
     await (o.host === 'claude-code' ? setupClaudeMcp(o, files) : setupCodexMcp(o, files)),
   ]
+  const warnings: string[] = []
+  if (o.host === 'codex') {
+    const configs = [
+      files.mcpFile,
+      ...(o.project === undefined ? [] : [hostFiles('codex', undefined, o.env).mcpFile]),
+    ]
+    for (const path of configs) {
+      const off = hooksTurnedOff(parseCodexConfig(await readConfigFile(path)))
+      if (off !== undefined)
+        warnings.push(
+          `${path} turns Codex hooks off ([features] ${off}): PowerContext's hooks will not run until that line is removed`,
+        )
+    }
+    if (!o.dryRun) {
+      const trust = await trustOurCodexHooks(files, o.project, o.env ?? process.env)
+      changes.push({
+        path: trust.path,
+        part: 'trust',
+        status: trust.status,
+        detail: trust.detail,
+        backup: null,
+      })
+      warnings.push(...trust.warnings)
+    }
+  }
   if (o.gitHook !== undefined) changes.push(await setupGitHook(o, o.gitHook))
   if (o.project !== undefined) {
-    // The hook commands and Claude Code's MCP headers helper hold this machine's paths.
+    // The hook commands hold this machine's paths; Claude Code's `.mcp.json` names this machine's
+    // server. Neither should be committed by accident.
     const own = o.host === 'claude-code' ? [files.hooksFile, files.mcpFile] : [files.hooksFile]
     const exclude = await gitExcludeChange(o.project, own)
     if (exclude !== undefined)
@@ -166,5 +208,5 @@ export async function runSetup(o: SetupOptions): Promise<SetupReport> {
         ),
       )
   }
-  return { host: o.host, level: files.level, dryRun: o.dryRun, files: changes }
+  return { host: o.host, level: files.level, dryRun: o.dryRun, files: changes, warnings }
 }

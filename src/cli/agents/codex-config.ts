@@ -1,7 +1,6 @@
 /**
- * Puts `[mcp_servers.powercontext]` (and, unless the file already says, `[features]
- * codex_hooks = true`, which Codex releases before hooks were on by default need) into a Codex
- * `config.toml` while keeping the rest of the file
+ * Puts `[mcp_servers.powercontext]` (and, unless the file already says, `[features] hooks =
+ * true`) into a Codex `config.toml` while keeping the rest of the file
  * as the user wrote it (comments, order, spacing): the table is appended, or its own lines are
  * replaced, and the result is parsed again (smol-toml) to check that only our table changed. A
  * file whose entry is written in another form (inline table, dotted keys) is re-serialised
@@ -109,39 +108,47 @@ export function setCodexMcpServer(file: FoundFile, entry: Record<string, string>
 }
 
 const FEATURES = /^[ \t]*\[[ \t]*features[ \t]*\][ \t]*(?:#.*)?$/
+const DEPRECATED_ON = /^([ \t]*)codex_hooks([ \t]*=[ \t]*true\b.*)$/
 
 /**
- * Turns Codex hooks on (`[features] codex_hooks = true`) unless the config already sets
- * `features.hooks` or `features.codex_hooks` either way: a user's `false` stays.
+ * Turns Codex hooks on (`[features] hooks = true`) unless the config already sets `hooks`; a
+ * deprecated `codex_hooks = true` (what earlier versions of `setup` wrote) becomes `hooks = true`.
+ * A user's `false`, under either name, stays: {@link hooksTurnedOff} reports it.
  */
 export function enableCodexHooks(file: FoundFile): TomlEdit {
   const text = file.text ?? ''
   const before = parseCodexConfig(file)
-  const features = before['features']
-  if (typeof features === 'object' && features !== null) {
-    const f = features as TomlTable
-    if ('hooks' in f || 'codex_hooks' in f) return { text, changed: false, how: 'unchanged' }
-  }
+  const features = (before['features'] ?? {}) as TomlTable
+  if ('hooks' in features || features['codex_hooks'] === false)
+    return { text, changed: false, how: 'unchanged' }
   const lines = text.split('\n')
   const at = lines.findIndex((l) => FEATURES.test(l))
+  const renamed = lines.findIndex((l, i) => i > at && at !== -1 && DEPRECATED_ON.test(l))
   const next =
     at === -1
-      ? `${text}${text === '' || text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n'}[features]\ncodex_hooks = true\n`
-      : [...lines.slice(0, at + 1), 'codex_hooks = true', ...lines.slice(at + 1)].join('\n')
+      ? `${text}${text === '' || text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n'}[features]\nhooks = true\n`
+      : renamed !== -1
+        ? lines
+            .map((l, i) => (i === renamed ? l.replace(DEPRECATED_ON, '$1hooks$2') : l))
+            .join('\n')
+        : [...lines.slice(0, at + 1), 'hooks = true', ...lines.slice(at + 1)].join('\n')
+  const { codex_hooks: _old, ...rest } = features
+  const wanted = { ...before, features: { ...rest, hooks: true } }
   try {
-    const after = parse(next)
-    const f = after['features'] as TomlTable | undefined
-    const rest = { ...after, features: { ...f } } as TomlTable
-    delete (rest['features'] as TomlTable)['codex_hooks']
-    const was = { ...before, features: { ...((before['features'] as TomlTable) ?? {}) } }
-    if (f?.['codex_hooks'] === true && same(rest, was))
+    if (same(parse(next), wanted))
       return { text: next, changed: true, how: at === -1 ? 'appended' : 'replaced' }
   } catch {
     // fall through to a whole rewrite
   }
-  const merged = {
-    ...before,
-    features: { ...((before['features'] as TomlTable) ?? {}), codex_hooks: true },
-  }
-  return { text: stringify(merged), changed: true, how: 'rewritten' }
+  return { text: stringify(wanted), changed: true, how: 'rewritten' }
+}
+
+/** `[features] hooks = false` (or `codex_hooks = false`) in a config, named as written. */
+export function hooksTurnedOff(config: TomlTable): string | undefined {
+  const f = config['features']
+  if (typeof f !== 'object' || f === null) return undefined
+  const t = f as TomlTable
+  if (t['hooks'] === false) return 'hooks = false'
+  if (!('hooks' in t) && t['codex_hooks'] === false) return 'codex_hooks = false'
+  return undefined
 }

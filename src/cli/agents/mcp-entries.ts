@@ -1,15 +1,14 @@
 /**
- * The MCP server entry `setup` installs in each host: for Claude Code the plugin's own
- * `.mcp.json` entry (`type: "http"`, the URL, a headers helper that sends
- * `POWERCONTEXT_CLIENT_API_TOKEN` when it is set) with the URL filled in; for Codex a
- * `[mcp_servers.powercontext]` table with `url` and, when a token is in use, the name of the
- * variable that holds it (`bearer_token_env_var`; the token itself is never written).
+ * The MCP server entry `setup` installs in each host, and which of our tools the host may call
+ * without asking. Claude Code: `{type: "http", url}` and, when a token is in use, a header the
+ * host fills from `POWERCONTEXT_CLIENT_API_TOKEN` (`${…}` expansion, so the token is never
+ * written; a `headersHelper` command would not run in a project the user has not trusted in the
+ * interactive dialog, which `claude -p` never shows). Codex: a `[mcp_servers.powercontext]` table
+ * with `url`, the name of the token's variable (`bearer_token_env_var`) and, with
+ * `--allow-writes`, `default_tools_approval_mode = "approve"`.
  */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-
-import type { HostFiles } from './agent-hosts.js'
-import { MCP_SERVER_NAME, shellWord } from './agent-hosts.js'
+import { OPERATIONS } from '../../contract/operations.js'
+import { MCP_SERVER_NAME } from './agent-hosts.js'
 
 /** The variable both hosts read the bearer token from. */
 export const TOKEN_ENV = 'POWERCONTEXT_CLIENT_API_TOKEN'
@@ -17,28 +16,37 @@ export const TOKEN_ENV = 'POWERCONTEXT_CLIENT_API_TOKEN'
 /** The MCP endpoint of a server URL. */
 export const mcpUrl = (serverUrl: string): string => `${serverUrl.replace(/\/+$/, '')}/mcp`
 
-/** Claude Code's entry: the plugin's `.mcp.json` entry for this server URL. */
-export function claudeMcpEntry(
-  files: HostFiles,
-  serverUrl: string,
-  nodePath: string = process.execPath,
-): Record<string, unknown> {
-  const source = join(files.pluginDir, '.mcp.json')
-  const parsed = JSON.parse(readFileSync(source, 'utf8')) as {
-    mcpServers?: Record<string, Record<string, unknown>>
+const tools = OPERATIONS.flatMap((op) => (op.mcpTool === null ? [] : [op.mcpTool]))
+/** Our MCP tools that only read (search, get, list, history, preview), in contract order. */
+export const READ_TOOLS: readonly string[] = tools.filter((t) => t.readOnly).map((t) => t.name)
+/** Our MCP tools that write (remember, update, forget, merge, restore). */
+export const WRITE_TOOLS: readonly string[] = tools.filter((t) => !t.readOnly).map((t) => t.name)
+
+/** Claude Code's name of one of our tools (`mcp__<server>__<tool>`). */
+export const claudeToolRule = (tool: string): string => `mcp__${MCP_SERVER_NAME}__${tool}`
+
+/** The `permissions.allow` rules `setup` manages in Claude Code: read tools, and writes when asked. */
+export const claudeAllowRules = (allowWrites: boolean): string[] =>
+  [...READ_TOOLS, ...(allowWrites ? WRITE_TOOLS : [])].map(claudeToolRule)
+
+/** Claude Code's entry for this server URL. */
+export function claudeMcpEntry(serverUrl: string, withToken: boolean): Record<string, unknown> {
+  return {
+    type: 'http',
+    url: mcpUrl(serverUrl),
+    ...(withToken ? { headers: { Authorization: `Bearer \${${TOKEN_ENV}}` } } : {}),
   }
-  const entry = parsed.mcpServers?.[MCP_SERVER_NAME]
-  if (entry === undefined) throw new Error(`${source} has no ${MCP_SERVER_NAME} server`)
-  const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(entry)) {
-    if (k === 'url') out[k] = mcpUrl(serverUrl)
-    else if (typeof v === 'string') out[k] = v.replace(/^node(?=\s)/, shellWord(nodePath))
-    else out[k] = v
-  }
-  return out
 }
 
 /** Codex's `[mcp_servers.powercontext]` table. */
-export function codexMcpEntry(serverUrl: string, withToken: boolean): Record<string, string> {
-  return { url: mcpUrl(serverUrl), ...(withToken ? { bearer_token_env_var: TOKEN_ENV } : {}) }
+export function codexMcpEntry(
+  serverUrl: string,
+  withToken: boolean,
+  allowWrites: boolean,
+): Record<string, string> {
+  return {
+    url: mcpUrl(serverUrl),
+    ...(withToken ? { bearer_token_env_var: TOKEN_ENV } : {}),
+    ...(allowWrites ? { default_tools_approval_mode: 'approve' } : {}),
+  }
 }

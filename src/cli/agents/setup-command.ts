@@ -41,6 +41,7 @@ function formatSetup(r: SetupReport, serverUrl: string, where: string): string[]
     lines.push(
       `  ${f.part.padEnd(8)} ${verb(f.status)}: ${f.path}: ${f.detail}${f.backup === null ? '' : ` (backup ${f.backup})`}`,
     )
+  for (const w of r.warnings) lines.push(`warning: ${w}`)
   lines.push(
     r.dryRun
       ? 'dry run: nothing was written'
@@ -50,7 +51,7 @@ function formatSetup(r: SetupReport, serverUrl: string, where: string): string[]
 }
 
 /**
- * Registers `setup claude-code|codex [--project DIR | --user] [--git-hook] [--dry-run]`
+ * Registers `setup claude-code|codex [--project DIR | --user] [--git-hook] [--allow-writes] [--dry-run]`
  * (docs/agents.md#set-up). The server is `--server-url` (default http://127.0.0.1:8000).
  */
 export function registerSetupCommand(
@@ -67,6 +68,10 @@ export function registerSetupCommand(
     .option('--project [dir]', "the project's settings (default, for the work tree here)")
     .option('--user', "the user's own settings (all projects)")
     .option('--git-hook', "also run `capture git` from the project's post-commit hook")
+    .option(
+      '--allow-writes',
+      'let the agent call the write tools (remember, update, forget, merge, restore) without asking; read tools always are',
+    )
     .option('--dry-run', 'print what would change and write nothing')
     .action(async (host: AgentHost, o, cmd: Command) => {
       const json = cmd.optsWithGlobals<{ json?: boolean }>().json === true
@@ -85,6 +90,7 @@ export function registerSetupCommand(
           serverUrl,
           serverUrlGiven: remote !== undefined,
           withToken: clientToken(cmd) !== undefined,
+          allowWrites: o.allowWrites === true,
           dryRun: o.dryRun === true,
           gitHook: o.gitHook === true ? (project ?? (await projectDir(undefined))) : undefined,
         })
@@ -96,6 +102,7 @@ export function registerSetupCommand(
               level: report.level,
               dry_run: report.dryRun,
               files: report.files,
+              warnings: report.warnings,
             }),
           )
         else
