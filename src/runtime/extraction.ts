@@ -12,10 +12,11 @@ import type {
   SourceJournalPort,
 } from '../storage/spi/flush-types.js'
 import { FLUSH_LIMIT_DEFAULT, FLUSH_LIMIT_MAX } from '../storage/spi/flush-types.js'
-import type { ChatModel, GenerationSettings } from './chat-model.js'
+import type { GenerationSettings } from './chat-model.js'
 import { OpenAiCompatibleChatModel } from './chat-model.js'
 import { PROMPT_VERSION } from './extraction-prompts.js'
 import { StructuredPlanner } from './flush-planner.js'
+import type { GenerationProvider } from './generation-provider.js'
 import type { FlushSchedulerOptions, SchedulerTarget } from './flush-scheduler.js'
 import { FlushScheduler } from './flush-scheduler.js'
 import { ModelPlanner } from './model-planner.js'
@@ -26,8 +27,8 @@ import { SourceFlusher } from './source-flusher.js'
 export interface ExtractionOptions {
   /** An OpenAI-compatible chat completions endpoint: flush extracts with the model. */
   readonly generation?: GenerationSettings | undefined
-  /** A chat model object (tests, embedding applications); wins over `generation`. */
-  readonly chatModel?: ChatModel | undefined
+  /** A generation provider object (tests, embedding applications); wins over `generation`. */
+  readonly provider?: GenerationProvider | undefined
   /** Flush tuning (poison attempts, re-plans, test hooks). */
   readonly flush?: FlusherOptions | undefined
 }
@@ -56,7 +57,7 @@ const FAILED_TTL_MS = 30_000
 /** Flush, records, capabilities and readiness of extraction. */
 export class Extraction {
   readonly #journal: SourceJournalPort
-  readonly #model: ChatModel | undefined
+  readonly #model: GenerationProvider | undefined
   readonly #flusher: SourceFlusher
   #scheduler: FlushScheduler | undefined
   #probe: { value: string; until: number } | undefined
@@ -64,7 +65,7 @@ export class Extraction {
   constructor(journal: SourceJournalPort, options: ExtractionOptions = {}) {
     this.#journal = journal
     this.#model =
-      options.chatModel ??
+      options.provider ??
       (options.generation === undefined
         ? undefined
         : new OpenAiCompatibleChatModel(options.generation))

@@ -19,7 +19,6 @@ import { normalizeText, normalizeTimestamp } from '../core/text-rules.js'
 import { timeSlicer } from '../storage/engine/event-loop-slices.js'
 import type { SourceJournalPort, SourceWindow, WindowSource } from '../storage/spi/flush-types.js'
 import { RELATED_LIMIT_MAX } from '../storage/spi/flush-types.js'
-import type { ChatModel } from './chat-model.js'
 import {
   DECIDE_SCHEMA,
   DECIDE_SYSTEM,
@@ -38,12 +37,13 @@ import {
   sourceCandidates,
   windowJson,
 } from './flush-planner.js'
+import type { GenerationProvider } from './generation-provider.js'
 import type { PlannedAction, RelatedView } from './plan-state.js'
 import { PlanState } from './plan-state.js'
 
 /** Options of the model planner. */
 export interface ModelPlannerOptions {
-  readonly model: ChatModel
+  readonly model: GenerationProvider
   readonly journal: SourceJournalPort
   /** Characters of source content per proposing call (longer sources are cut). Default 48 000. */
   readonly proposeBudgetChars?: number
@@ -94,7 +94,7 @@ function proposeBatches(
 export class ModelPlanner implements FlushPlanner {
   readonly mode = 'model' as const
   readonly promptVersion = PROMPT_VERSION
-  readonly #model: ChatModel
+  readonly #model: GenerationProvider
   readonly #journal: SourceJournalPort
   readonly #budget: number
   readonly #batch: number
@@ -219,12 +219,14 @@ export class ModelPlanner implements FlushPlanner {
       })),
     })
     calls.n += 1
-    const answer = (await this.#model.completeJson({
-      system: proposeSystem(kind),
-      user,
-      schemaName: 'memory_candidates',
-      schema: PROPOSE_SCHEMA,
-    })) as { candidates: ProposedCandidate[] }
+    const answer = (
+      await this.#model.complete({
+        system: proposeSystem(kind),
+        user,
+        schemaName: 'memory_candidates',
+        schema: PROPOSE_SCHEMA,
+      })
+    ).json as { candidates: ProposedCandidate[] }
     const byId = new Map(batch.map((s) => [s.sourceId, s]))
     const candidates: Candidate[] = []
     const refused: Refusal[] = []
@@ -340,12 +342,14 @@ export class ModelPlanner implements FlushPlanner {
       })),
       batch: { number: page, final },
     })
-    return (await this.#model.completeJson({
-      system: DECIDE_SYSTEM,
-      user,
-      schemaName: 'memory_decision',
-      schema: DECIDE_SCHEMA,
-    })) as ModelDecision
+    return (
+      await this.#model.complete({
+        system: DECIDE_SYSTEM,
+        user,
+        schemaName: 'memory_decision',
+        schema: DECIDE_SCHEMA,
+      })
+    ).json as ModelDecision
   }
 }
 
