@@ -47,6 +47,8 @@ export interface ExtractionOptions {
   readonly budget?: Partial<BudgetSettings> | undefined
   /** Where the budget's state is kept across restarts (the data directory's file). */
   readonly budgetFile?: string | undefined
+  /** The budget's clock (tests move it to the next day). */
+  readonly clock?: (() => number) | undefined
   /** Flush tuning (poison attempts, re-plans, test hooks). */
   readonly flush?: FlusherOptions | undefined
 }
@@ -94,7 +96,10 @@ export class Extraction {
       const defaults = provider.kind === 'openai' ? ENDPOINT_BUDGET_DEFAULT : HOST_BUDGET_DEFAULT
       this.#budget = new ExtractionBudget(
         { ...defaults, ...options.budget },
-        options.budgetFile === undefined ? {} : { file: options.budgetFile },
+        {
+          ...(options.budgetFile === undefined ? {} : { file: options.budgetFile }),
+          ...(options.clock === undefined ? {} : { now: options.clock }),
+        },
       )
       this.#model = new BudgetedProvider(provider, this.#budget)
     }
