@@ -2,8 +2,8 @@
  * The daily budget of extraction calls (docs/sources-and-flush.md, "Budget"): at most
  * `callsPerDay` provider calls and `tokensPerDay` tokens (input + output, as the provider reports
  * them) per local calendar day, and a pause after a rate- or usage-limit answer (until the time
- * the provider named, else 30 minutes, doubling up to 4 hours while the limit repeats; never a
- * retry loop). While paused, a call fails at once with `inference_unavailable` (`details.reason`
+ * the provider named, else `backoffMs` — 30 minutes for an agent host, 1 minute for an endpoint —,
+ * doubling up to 4 hours while the limit repeats; never a retry loop). While paused, a call fails at once with `inference_unavailable` (`details.reason`
  * `budget_spent` or `rate_limited`, `details.until`): flush leaves the sources pending and the
  * scheduler waits. The state is kept in a small JSON file (the data directory's
  * `extraction-budget.json`) so a restart does not reset it: the plan it protects is the person's
@@ -20,14 +20,26 @@ import type { GenerationUsage } from './generation-provider.js'
 export interface BudgetSettings {
   readonly callsPerDay: number
   readonly tokensPerDay: number
+  /** First pause after a rate limit that names no reset time (doubles while it repeats). */
+  readonly backoffMs?: number | undefined
 }
 
 /** Default caps for an agent-host provider (justified in docs/sources-and-flush.md). */
-export const HOST_BUDGET_DEFAULT: BudgetSettings = { callsPerDay: 120, tokensPerDay: 1_500_000 }
-/** Default caps for an OpenAI-compatible endpoint (billed per token by its owner: no cap). */
-export const ENDPOINT_BUDGET_DEFAULT: BudgetSettings = { callsPerDay: 0, tokensPerDay: 0 }
+export const HOST_BUDGET_DEFAULT: BudgetSettings = {
+  callsPerDay: 120,
+  tokensPerDay: 1_500_000,
+  backoffMs: 30 * 60_000,
+}
+/**
+ * Default caps for an OpenAI-compatible endpoint (billed per token by its owner: no cap); its
+ * 429s are per-minute limits, so the first pause is a minute.
+ */
+export const ENDPOINT_BUDGET_DEFAULT: BudgetSettings = {
+  callsPerDay: 0,
+  tokensPerDay: 0,
+  backoffMs: 60_000,
+}
 
-const BACKOFF_FIRST_MS = 30 * 60_000
 const BACKOFF_MAX_MS = 4 * 60 * 60_000
 
 /** What the budget stands at (wire `extraction.budget`). */
@@ -193,7 +205,8 @@ export class ExtractionBudget {
   rateLimited(resetsAt: string | null): void {
     const s = this.#current()
     const now = this.#now()
-    s.backoffMs = Math.min(s.backoffMs === 0 ? BACKOFF_FIRST_MS : s.backoffMs * 2, BACKOFF_MAX_MS)
+    const first = this.settings.backoffMs ?? 30 * 60_000
+    s.backoffMs = Math.min(s.backoffMs === 0 ? first : s.backoffMs * 2, BACKOFF_MAX_MS)
     const named = resetsAt === null ? Number.NaN : Date.parse(resetsAt)
     s.pausedUntil = Number.isFinite(named) && named > now ? named : now + s.backoffMs
     s.pausedReason = 'rate_limited'

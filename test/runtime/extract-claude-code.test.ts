@@ -17,7 +17,7 @@ import type { ExtractionOptions } from '../../src/runtime/extraction.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import { AnthropicMessagesServer } from '../support/anthropic-messages-server.js'
 import type { HookedHome } from '../support/host-extraction.js'
-import { CLAUDE_BIN, hookedHome,HookSink } from '../support/host-extraction.js'
+import { CLAUDE_BIN, hookedHome, HookSink } from '../support/host-extraction.js'
 
 const server = new AnthropicMessagesServer()
 const sink = new HookSink()

@@ -18,7 +18,7 @@ import type { PowerContextError } from '../../src/core/errors.js'
 import type { ExtractionOptions } from '../../src/runtime/extraction.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import type { HookedHome } from '../support/host-extraction.js'
-import { CODEX_BIN, hookedHome,HookSink } from '../support/host-extraction.js'
+import { CODEX_BIN, hookedHome, HookSink } from '../support/host-extraction.js'
 import { OpenAiResponsesServer } from '../support/openai-responses-server.js'
 
 const server = new OpenAiResponsesServer()
