@@ -69,7 +69,15 @@ export async function hookedHome(
   const project = mkdtempSync(join(tmpdir(), 'pc-host-project-'))
   const marker = join(home, 'foreign-hook-fired')
   const env = { HOME: home, CODEX_HOME: join(home, '.codex') }
-  const base = { host, serverUrl, serverUrlGiven: true, withToken: false, dryRun: false, env }
+  const base = {
+    host,
+    serverUrl,
+    serverUrlGiven: true,
+    withToken: false,
+    dryRun: false,
+    gitHook: undefined,
+    env,
+  }
   await runSetup({ ...base, project: undefined })
   await runSetup({ ...base, project })
   const events = ['SessionStart', 'UserPromptSubmit', 'Stop']

@@ -13,6 +13,7 @@ import type { AgentHost } from './agent-hosts.js'
 import { AGENT_HOSTS } from './agent-hosts.js'
 import type { SetupReport } from './agent-setup.js'
 import { runSetup } from './agent-setup.js'
+import { setupExtraction } from './extract-setup.js'
 
 /** Parses the host argument of `setup` and `doctor`. */
 export function parseHost(value: string): AgentHost {
@@ -68,6 +69,10 @@ export function registerSetupCommand(
     .option('--user', "the user's own settings (all projects)")
     .option('--git-hook', "also run `capture git` from the project's post-commit hook")
     .option('--dry-run', 'print what would change and write nothing')
+    .option(
+      '--extract-with <provider>',
+      'the model that turns captured sources into memories: claude-code, codex, openai or none (default: this host when its CLI is on PATH); written to the server settings file',
+    )
     .action(async (host: AgentHost, o, cmd: Command) => {
       const json = cmd.optsWithGlobals<{ json?: boolean }>().json === true
       try {
@@ -105,6 +110,11 @@ export function registerSetupCommand(
             project === undefined ? 'the user' : `project ${project}`,
           ))
             io.out(line)
+        const extract = await setupExtraction(host, o.extractWith, {
+          dataDir: cmd.optsWithGlobals<{ dataDir?: string }>().dataDir,
+          dryRun: o.dryRun === true,
+        })
+        if (!json) io.out(extract)
         setExit(EXIT_OK)
       } catch (err) {
         setExit(printError(io, err, json))
