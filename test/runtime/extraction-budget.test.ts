@@ -9,7 +9,7 @@ import { join } from 'node:path'
 
 import { afterAll, describe, expect, it } from 'vitest'
 
-import { PowerContextError } from '../../src/core/errors.js'
+import type { PowerContextError } from '../../src/core/errors.js'
 import { ExtractionBudget } from '../../src/runtime/extraction-budget.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pc-budget-'))
