@@ -45,11 +45,8 @@ interface ClaudeResult {
 }
 
 export class ClaudeCodeProvider extends HostProvider {
-  readonly kind = 'claude-code' as const
-  protected readonly loginHint = 'claude auth login'
-
   constructor(settings: HostProviderSettings = {}) {
-    super('claude', settings)
+    super({ kind: 'claude-code', command: 'claude', loginHint: 'claude auth login' }, settings)
   }
 
   protected invocation(request: GenerationRequest): Omit<HostRun, 'timeoutMs'> {

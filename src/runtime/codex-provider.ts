@@ -58,11 +58,8 @@ interface CodexEvent {
 }
 
 export class CodexProvider extends HostProvider {
-  readonly kind = 'codex' as const
-  protected readonly loginHint = 'codex login'
-
   constructor(settings: HostProviderSettings = {}) {
-    super('codex', settings)
+    super({ kind: 'codex', command: 'codex', loginHint: 'codex login' }, settings)
   }
 
   protected invocation(request: GenerationRequest): Omit<HostRun, 'timeoutMs'> {

@@ -56,13 +56,21 @@ export const LOGIN_TEXT =
 
 /** An agent host's CLI as a generation provider; see the module comment. */
 export abstract class HostProvider implements GenerationProvider {
-  abstract readonly kind: GenerationProviderKind
+  readonly kind: GenerationProviderKind
   readonly model: string
+  /** What the user runs to log in. */
+  readonly #loginHint: string
   protected readonly settings: HostProviderSettings
   protected readonly command: string
   readonly #timeoutMs: number
 
-  constructor(defaultCommand: string, settings: HostProviderSettings) {
+  constructor(
+    host: { kind: GenerationProviderKind; command: string; loginHint: string },
+    settings: HostProviderSettings,
+  ) {
+    const defaultCommand = host.command
+    this.kind = host.kind
+    this.#loginHint = host.loginHint
     this.settings = settings
     this.command = settings.command ?? defaultCommand
     this.model = settings.model ?? `${defaultCommand} default`
@@ -78,8 +86,6 @@ export abstract class HostProvider implements GenerationProvider {
     args: string[]
     loggedIn: (r: HostRunResult) => boolean
   } | null
-  /** What the user runs to log in. */
-  protected abstract readonly loginHint: string
 
   async complete(request: GenerationRequest): Promise<GenerationAnswer> {
     const result = await runHost({ ...this.invocation(request), timeoutMs: this.#timeoutMs })
@@ -145,7 +151,7 @@ export abstract class HostProvider implements GenerationProvider {
     })
     return login.loggedIn(status)
       ? 'ready'
-      : `unavailable: ${this.command} is not logged in (run \`${this.loginHint}\`)`
+      : `unavailable: ${this.command} is not logged in (run \`${this.#loginHint}\`)`
   }
 }
 

@@ -12,12 +12,11 @@ import { join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import type { PowerContextError } from '../../src/core/errors.js'
 import type { ExtractionOptions } from '../../src/runtime/extraction.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import { AnthropicMessagesServer } from '../support/anthropic-messages-server.js'
 import type { HookedHome } from '../support/host-extraction.js'
-import { CLAUDE_BIN, hookedHome, HookSink } from '../support/host-extraction.js'
+import { CLAUDE_BIN, failureOf, hookedHome, HookSink } from '../support/host-extraction.js'
 
 const server = new AnthropicMessagesServer()
 const sink = new HookSink()
@@ -86,15 +85,6 @@ function scriptedModel(): void {
             },
     }
   }
-}
-
-function failure(p: Promise<unknown>): Promise<PowerContextError> {
-  return p.then(
-    () => {
-      throw new Error('expected a failure')
-    },
-    (err: unknown) => err as PowerContextError,
-  )
 }
 
 describe('extraction with the real claude CLI', () => {
@@ -170,7 +160,7 @@ describe('extraction with the real claude CLI', () => {
       await rt.captureSource({ scopeId, sourceId: 'b1', content: 'Always run make docs-test.' })
       expect((await rt.flush({ scopeId })).cursor).toBe(1)
       await rt.captureSource({ scopeId, sourceId: 'b2', content: 'Never edit site/ by hand.' })
-      const err = await failure(rt.flush({ scopeId }))
+      const err = await failureOf(rt.flush({ scopeId }))
       expect(err.code).toBe('inference_unavailable')
       expect(err.message).toMatch(/^extraction paused: budget spent until /)
       expect(err.details?.['reason']).toBe('budget_spent')
@@ -202,11 +192,11 @@ describe('extraction with the real claude CLI', () => {
     try {
       const scopeId = 'project:claude-429'
       await rt.captureSource({ scopeId, sourceId: 'r1', content: 'Never edit site/.' })
-      const err = await failure(rt.flush({ scopeId }))
+      const err = await failureOf(rt.flush({ scopeId }))
       expect(err.code).toBe('inference_unavailable')
       expect(server.structuredRequests).toHaveLength(1)
       expect(rt.capabilities().extraction.budget?.pausedReason).toBe('rate_limited')
-      const again = await failure(rt.flush({ scopeId }))
+      const again = await failureOf(rt.flush({ scopeId }))
       expect(again.message).toMatch(/^extraction paused: the model provider rate-limited it until /)
       expect(server.structuredRequests).toHaveLength(1)
       expect((await rt.pendingScopes()).includes(scopeId)).toBe(true)
@@ -221,7 +211,7 @@ describe('extraction with the real claude CLI', () => {
     try {
       const scopeId = 'project:claude-timeout'
       await rt.captureSource({ scopeId, sourceId: 't1', content: 'Slow.' })
-      const err = await failure(rt.flush({ scopeId }))
+      const err = await failureOf(rt.flush({ scopeId }))
       expect(err.code).toBe('inference_timeout')
       expect((await rt.pendingScopes()).includes(scopeId)).toBe(true)
     } finally {

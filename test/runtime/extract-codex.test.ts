@@ -14,11 +14,10 @@ import { join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import type { PowerContextError } from '../../src/core/errors.js'
 import type { ExtractionOptions } from '../../src/runtime/extraction.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import type { HookedHome } from '../support/host-extraction.js'
-import { CODEX_BIN, hookedHome, HookSink } from '../support/host-extraction.js'
+import { CODEX_BIN, failureOf, hookedHome, HookSink } from '../support/host-extraction.js'
 import { OpenAiResponsesServer } from '../support/openai-responses-server.js'
 
 const server = new OpenAiResponsesServer()
@@ -63,15 +62,6 @@ const codex = (settings: Record<string, unknown> = {}): ExtractionOptions['host'
   kind: 'codex',
   settings: { command: CODEX_BIN, env: hostEnv(), config: providerConfig(), ...settings },
 })
-
-function failure(p: Promise<unknown>): Promise<PowerContextError> {
-  return p.then(
-    () => {
-      throw new Error('expected a failure')
-    },
-    (err: unknown) => err as PowerContextError,
-  )
-}
 
 describe('extraction with the real codex CLI', () => {
   it('the hooks registered here do fire in a normal codex exec run (control, trust bypassed)', async () => {
@@ -153,7 +143,7 @@ describe('extraction with the real codex CLI', () => {
     try {
       const scopeId = 'project:codex-429'
       await rt.captureSource({ scopeId, sourceId: 'u1', content: 'Use pnpm.' })
-      const err = await failure(rt.flush({ scopeId }))
+      const err = await failureOf(rt.flush({ scopeId }))
       expect(err.code).toBe('inference_unavailable')
       expect(err.details?.['reason']).toBe('rate_limited')
       expect(rt.capabilities().extraction.budget?.pausedReason).toBe('rate_limited')
@@ -172,7 +162,7 @@ describe('extraction with the real codex CLI', () => {
     try {
       const scopeId = 'project:codex-timeout'
       await rt.captureSource({ scopeId, sourceId: 't1', content: 'Slow.' })
-      expect((await failure(rt.flush({ scopeId }))).code).toBe('inference_timeout')
+      expect((await failureOf(rt.flush({ scopeId }))).code).toBe('inference_timeout')
       expect((await rt.pendingScopes()).includes(scopeId)).toBe(true)
     } finally {
       await rt.close()

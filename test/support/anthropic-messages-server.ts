@@ -6,7 +6,8 @@
  * answered with a short text and `end_turn`. Requests are recorded for assertions.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+
+import { LoopbackListener } from './loopback-listener.js'
 
 /** One Messages request as the server received it. */
 export interface MessagesRequest {
@@ -46,14 +47,15 @@ function textOf(content: unknown): string {
     .join('\n')
 }
 
-export class AnthropicMessagesServer {
-  readonly #server: Server
+export class AnthropicMessagesServer extends LoopbackListener {
+  protected readonly server: Server
   readonly requests: MessagesRequest[] = []
   /** Answers each structured-output request (a request offering `StructuredOutput`). */
   responder: (request: MessagesRequest) => MessagesStep = () => ({ status: 500 })
 
   constructor() {
-    this.#server = createServer((req, res) => void this.#handle(req, res))
+    super()
+    this.server = createServer((req, res) => void this.#handle(req, res))
   }
 
   /** Requests that asked for the structured answer (not the follow-up turns). */
@@ -195,16 +197,6 @@ export class AnthropicMessagesServer {
     })
     send('message_stop', { type: 'message_stop' })
     res.end()
-  }
-
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve))
-    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`
-  }
-
-  close(): Promise<void> {
-    this.#server.closeAllConnections()
-    return new Promise((resolve) => this.#server.close(() => resolve()))
   }
 }
 

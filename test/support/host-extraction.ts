@@ -6,34 +6,38 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 import { runSetup } from '../../src/cli/agents/agent-setup.js'
+import type { PowerContextError } from '../../src/core/errors.js'
+import { LoopbackListener } from './loopback-listener.js'
 
 export const CLAUDE_BIN = join(process.cwd(), 'node_modules', '.bin', 'claude')
 export const CODEX_BIN = join(process.cwd(), 'node_modules', '.bin', 'codex')
 
 /** A loopback listener that counts every request (where our hooks would send theirs). */
-export class HookSink {
-  readonly #server: Server
+export class HookSink extends LoopbackListener {
+  protected readonly server: Server
   readonly paths: string[] = []
   constructor() {
-    this.#server = createServer((req, res) => {
+    super()
+    this.server = createServer((req, res) => {
       this.paths.push(`${req.method} ${req.url}`)
       req.resume()
       res.writeHead(503).end()
     })
   }
-  async listen(): Promise<string> {
-    await new Promise<void>((r) => this.#server.listen(0, '127.0.0.1', r))
-    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`
-  }
-  close(): Promise<void> {
-    this.#server.closeAllConnections()
-    return new Promise((r) => this.#server.close(() => r()))
-  }
+}
+
+/** The error a promise rejects with (it must reject). */
+export function failureOf(p: Promise<unknown>): Promise<PowerContextError> {
+  return p.then(
+    () => {
+      throw new Error('expected a failure')
+    },
+    (err: unknown) => err as PowerContextError,
+  )
 }
 
 /** A temporary home and project with our hooks and a foreign marker hook at both levels. */

@@ -5,7 +5,8 @@
  * are recorded for assertions.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+
+import { LoopbackListener } from './loopback-listener.js'
 
 /** One Responses request as the server received it. */
 export interface ResponsesRequest {
@@ -34,13 +35,14 @@ function textOf(content: unknown): string {
   return content.map((b: { text?: string }) => b.text ?? '').join('\n')
 }
 
-export class OpenAiResponsesServer {
-  readonly #server: Server
+export class OpenAiResponsesServer extends LoopbackListener {
+  protected readonly server: Server
   readonly requests: ResponsesRequest[] = []
   responder: (request: ResponsesRequest) => ResponsesStep = () => ({ status: 500 })
 
   constructor() {
-    this.#server = createServer((req, res) => void this.#handle(req, res))
+    super()
+    this.server = createServer((req, res) => void this.#handle(req, res))
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -104,15 +106,5 @@ export class OpenAiResponsesServer {
       },
     })
     res.end()
-  }
-
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve))
-    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`
-  }
-
-  close(): Promise<void> {
-    this.#server.closeAllConnections()
-    return new Promise((resolve) => this.#server.close(() => resolve()))
   }
 }
