@@ -219,14 +219,13 @@ export class ModelPlanner implements FlushPlanner {
       })),
     })
     calls.n += 1
-    const answer = (
-      await this.#model.complete({
-        system: proposeSystem(kind),
-        user,
-        schemaName: 'memory_candidates',
-        schema: PROPOSE_SCHEMA,
-      })
-    ).json as { candidates: ProposedCandidate[] }
+    const { json } = await this.#model.complete({
+      system: proposeSystem(kind),
+      user,
+      schemaName: 'memory_candidates',
+      schema: PROPOSE_SCHEMA,
+    })
+    const answer = json as { candidates: ProposedCandidate[] }
     const byId = new Map(batch.map((s) => [s.sourceId, s]))
     const candidates: Candidate[] = []
     const refused: Refusal[] = []
@@ -342,14 +341,13 @@ export class ModelPlanner implements FlushPlanner {
       })),
       batch: { number: page, final },
     })
-    return (
-      await this.#model.complete({
-        system: DECIDE_SYSTEM,
-        user,
-        schemaName: 'memory_decision',
-        schema: DECIDE_SCHEMA,
-      })
-    ).json as ModelDecision
+    const { json } = await this.#model.complete({
+      system: DECIDE_SYSTEM,
+      user,
+      schemaName: 'memory_decision',
+      schema: DECIDE_SCHEMA,
+    })
+    return json as ModelDecision
   }
 }
 
