@@ -189,6 +189,10 @@ export function modelsCheck(m: ServerModels): CheckLine {
     }
   const named = (p: (typeof parts)[number]): string =>
     `${p.role} model${p.model === null ? '' : ` ${p.model}`}`
+  const paused = parts.find((p) => p.status.startsWith('extraction paused'))
+  if (paused !== undefined)
+    // Not a fault: the budget holds extraction back and it resumes by itself.
+    return { name: 'models', status: 'pass', detail: `${named(paused)}: ${paused.status}` }
   const failing = parts.filter((p) => p.status !== 'ready')
   if (failing.length === 0)
     return {
@@ -202,7 +206,7 @@ export function modelsCheck(m: ServerModels): CheckLine {
     detail: failing
       .map(
         (p) =>
-          `${named(p)} ${p.status}; check POWERCONTEXT_SERVER_${p.env}_URL and _MODEL of the server`,
+          `${named(p)} ${p.status}${p.status.includes('(run `') || p.status.includes('not found') ? '' : `; check POWERCONTEXT_SERVER_${p.env}_URL and _MODEL of the server`}`,
       )
       .join('; '),
   }

@@ -24,6 +24,28 @@ function envInteger(name: string): number | undefined {
 export interface GenerationFlags {
   generationUrl?: string
   generationModel?: string
+  extractWith?: string
+  extractModel?: string
+  extractCallsPerDay?: number
+  extractTokensPerDay?: number
+}
+
+/** The providers `--extract-with` names. */
+export const EXTRACT_WITH = ['claude-code', 'codex', 'openai', 'none'] as const
+export type ExtractWith = (typeof EXTRACT_WITH)[number]
+
+const EXTRACT = 'POWERCONTEXT_SERVER_EXTRACT_'
+
+function wholeNumber(value: string): number {
+  if (!/^\d+$/.test(value)) throw new CliUsageError(`expected a whole number, got ${value}`)
+  return Number(value)
+}
+
+function envWhole(name: string): number | undefined {
+  const v = env(name)
+  if (v === undefined) return undefined
+  if (!/^\d+$/.test(v)) throw new CliUsageError(`${name} must be a whole number`)
+  return Number(v)
 }
 
 /** Adds `--generation-url/-model` (env `POWERCONTEXT_SERVER_GENERATION_*`). */
@@ -34,6 +56,33 @@ export function addGenerationOptions(command: Command): Command {
       `OpenAI-compatible chat completions server for flush extraction (env ${ENV}URL)`,
     )
     .option('--generation-model <model>', `generation model id (env ${ENV}MODEL)`)
+    .option(
+      '--extract-with <provider>',
+      `extraction model: claude-code (your claude -p), codex (your codex exec), openai (--generation-url), none (env ${EXTRACT}WITH)`,
+    )
+    .option(
+      '--extract-model <model>',
+      `model for claude-code / codex, e.g. haiku (default: the CLI's own; env ${EXTRACT}MODEL)`,
+    )
+    .option(
+      '--extract-calls-per-day <n>',
+      `daily cap of provider calls, 0 = none (claude-code/codex default 120; env ${EXTRACT}CALLS_PER_DAY)`,
+      wholeNumber,
+    )
+    .option(
+      '--extract-tokens-per-day <n>',
+      `daily cap of provider tokens, 0 = none (claude-code/codex default 1500000; env ${EXTRACT}TOKENS_PER_DAY)`,
+      wholeNumber,
+    )
+}
+
+/** The provider a command extracts with: flag, env, else `openai` when a URL is set, else none. */
+function extractWith(flags: GenerationFlags, hasUrl: boolean): ExtractWith {
+  const v = flags.extractWith ?? env(`${EXTRACT}WITH`)
+  if (v === undefined) return hasUrl ? 'openai' : 'none'
+  if (!(EXTRACT_WITH as readonly string[]).includes(v))
+    throw new CliUsageError(`--extract-with must be one of ${EXTRACT_WITH.join(', ')}`)
+  return v as ExtractWith
 }
 
 /**
@@ -61,14 +110,40 @@ export function generationSettings(flags: GenerationFlags): GenerationSettings |
 }
 
 /**
- * Extraction options of a command: the generation model (flags or env) and the poison limit
- * `POWERCONTEXT_SERVER_FLUSH_MAX_ATTEMPTS` (default 3).
+ * Extraction options of a command: the provider (`--extract-with`: the user's `claude -p` or
+ * `codex exec`, an OpenAI-compatible endpoint, or none), its budget, and the poison limit
+ * `POWERCONTEXT_SERVER_FLUSH_MAX_ATTEMPTS` (default 3). Host runs are tuned with
+ * `POWERCONTEXT_SERVER_EXTRACT_TIMEOUT_MS` (default 180 000) and `..._COMMAND` (the CLI's path).
  */
 export function extractionOptions(flags: GenerationFlags): ExtractionOptions {
   const generation = generationSettings(flags)
   const maxAttempts = envInteger('POWERCONTEXT_SERVER_FLUSH_MAX_ATTEMPTS')
+  const provider = extractWith(flags, generation !== undefined)
+  if (provider === 'openai' && generation === undefined)
+    throw new CliUsageError('--extract-with openai needs --generation-url and --generation-model')
+  const calls = flags.extractCallsPerDay ?? envWhole(`${EXTRACT}CALLS_PER_DAY`)
+  const tokens = flags.extractTokensPerDay ?? envWhole(`${EXTRACT}TOKENS_PER_DAY`)
+  const model = flags.extractModel ?? env(`${EXTRACT}MODEL`)
+  const command = env(`${EXTRACT}COMMAND`)
+  const timeoutMs = envInteger(`${EXTRACT}TIMEOUT_MS`)
   return {
-    ...(generation === undefined ? {} : { generation }),
+    ...(provider === 'openai' && generation !== undefined ? { generation } : {}),
+    ...(provider === 'claude-code' || provider === 'codex'
+      ? {
+          host: {
+            kind: provider,
+            settings: {
+              ...(model === undefined ? {} : { model }),
+              ...(command === undefined ? {} : { command }),
+              ...(timeoutMs === undefined ? {} : { timeoutMs }),
+            },
+          },
+        }
+      : {}),
+    budget: {
+      ...(calls === undefined ? {} : { callsPerDay: calls }),
+      ...(tokens === undefined ? {} : { tokensPerDay: tokens }),
+    },
     ...(maxAttempts === undefined ? {} : { flush: { maxAttempts } }),
   }
 }

@@ -2,12 +2,14 @@ import type { Command } from 'commander'
 
 import type { ConnectionLimits } from '../http/connection-limits.js'
 import type { RunningServer } from '../http/server-run.js'
+import { resolveDataDir } from '../runtime/data-dir.js'
 import type { CliIo } from './cli-io.js'
 import { CliUsageError, EXIT_FAILURE, parseInteger, printError } from './cli-io.js'
 import type { EmbeddingFlags } from './embedding-options.js'
 import { addEmbeddingOptions, embeddingSettings } from './embedding-options.js'
 import type { GenerationFlags } from './generation-options.js'
 import { addGenerationOptions, extractionOptions } from './generation-options.js'
+import { applyServerSettingsFile } from './server-settings-file.js'
 
 const env = (name: string): string | undefined => {
   const v = process.env[`POWERCONTEXT_SERVER_${name}`]
@@ -69,6 +71,7 @@ function limitSettings(o: Partial<ConnectionLimits>): Partial<ConnectionLimits> 
 
 interface ServerRunOptions extends EmbeddingFlags, GenerationFlags, Partial<ConnectionLimits> {
   scheduleSeconds?: number
+  autoFlush?: boolean
   vectorGraphMin?: number
   lockWaitMs?: number
   host: string
@@ -125,8 +128,12 @@ export function registerServerCommands(
   )
   run.option(
     '--schedule-seconds <n>',
-    'flush scopes with pending sources every N seconds (env POWERCONTEXT_SERVER_SCHEDULE_SECONDS)',
+    'backstop: flush scopes with pending sources every N seconds, 0 = off (default 900 with an extraction provider, else off; env POWERCONTEXT_SERVER_SCHEDULE_SECONDS)',
     parseInteger,
+  )
+  run.option(
+    '--no-auto-flush',
+    'do not flush a scope by itself after a turn ends (Stop, SessionEnd, PreCompact captures; env POWERCONTEXT_SERVER_AUTO_FLUSH=false)',
   )
   run.option(
     '--vector-graph-min <n>',
@@ -148,9 +155,11 @@ export function registerServerCommands(
     const databaseUrl =
       databaseFlag ?? (dataDirFlag === undefined ? env('DATABASE_URL') : undefined)
     const dataDir = dataDirFlag ?? (databaseUrl === undefined ? env('DATA_DIR') : undefined)
-    const authToken = env('AUTH_TOKEN')
     let running: RunningServer
     try {
+      // flags > environment > <data dir>/server-settings.json
+      applyServerSettingsFile(dataDir ?? resolveDataDir())
+      const authToken = env('AUTH_TOKEN')
       if (dataDirFlag !== undefined && databaseFlag !== undefined) {
         throw new CliUsageError('use either --data-dir or --database, not both')
       }
@@ -167,7 +176,8 @@ export function registerServerCommands(
       running = await startServer({
         extraction: extractionOptions(o),
         limits: limitSettings(o),
-        ...(schedule === undefined || schedule === 0 ? {} : { scheduleSeconds: schedule }),
+        ...(schedule === undefined ? {} : { scheduleSeconds: schedule }),
+        autoFlush: o.autoFlush !== false && env('AUTO_FLUSH') !== 'false',
         ...(graphMin === undefined
           ? {}
           : { vectorAnn: graphMin === 0 ? (false as const) : { minVectors: graphMin } }),

@@ -69,6 +69,7 @@ export function App() {
             server {phase.capabilities.version} · {phase.capabilities.backend ?? 'backend'}
           </span>
         )}
+        {phase.kind === 'ready' && <ExtractionPaused capabilities={phase.capabilities} />}
         {token !== undefined && (
           <button type="button" class="quiet" onClick={() => applyToken(undefined)}>
             Forget token
@@ -139,5 +140,17 @@ function Breadcrumbs({ route }: { route: Route }) {
         ))}
       </ul>
     </nav>
+  )
+}
+
+/** The header's notice while extraction is paused (budget spent or rate-limited); it resumes by itself. */
+function ExtractionPaused({ capabilities }: { capabilities: CapabilitiesResponse }) {
+  const budget = capabilities.extraction.budget
+  if (budget === undefined || budget === null || budget.paused_until === null) return null
+  const why = budget.paused_reason === 'rate_limited' ? 'rate-limited' : 'budget spent'
+  return (
+    <span class="warn" role="status">
+      extraction paused: {why} until {new Date(budget.paused_until).toLocaleString()}
+    </span>
   )
 }

@@ -1621,6 +1621,75 @@ export const OPENAPI_DOCUMENT = {
                   "null"
                 ],
                 "description": "Interval of the flush scheduler, or null when flush runs only on request."
+              },
+              "provider": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "enum": [
+                  "openai",
+                  "claude-code",
+                  "codex",
+                  null
+                ],
+                "description": "The generation provider: an OpenAI-compatible endpoint, the user's own `claude -p` or `codex exec`; null without one (docs/sources-and-flush.md)."
+              },
+              "auto_flush": {
+                "type": "boolean",
+                "description": "True when the server flushes a scope by itself after a turn ends (a `Stop`, `SessionEnd` or `PreCompact` capture, debounced)."
+              },
+              "budget": {
+                "description": "The daily budget of provider calls and tokens (0 = no cap) and where it stands; `paused_until` is set while extraction is paused (budget spent or rate-limited); sources then stay pending. Null without a provider.",
+                "type": [
+                  "null",
+                  "object"
+                ],
+                "required": [
+                  "calls_per_day",
+                  "tokens_per_day",
+                  "day",
+                  "calls_today",
+                  "tokens_today",
+                  "paused_until",
+                  "paused_reason"
+                ],
+                "properties": {
+                  "calls_per_day": {
+                    "type": "integer"
+                  },
+                  "tokens_per_day": {
+                    "type": "integer"
+                  },
+                  "day": {
+                    "type": "string",
+                    "description": "Local day (YYYY-MM-DD) of the counts."
+                  },
+                  "calls_today": {
+                    "type": "integer"
+                  },
+                  "tokens_today": {
+                    "type": "integer"
+                  },
+                  "paused_until": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "format": "date-time"
+                  },
+                  "paused_reason": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "enum": [
+                      "budget_spent",
+                      "rate_limited",
+                      null
+                    ]
+                  }
+                }
               }
             }
           },

@@ -475,6 +475,21 @@ export interface components {
                 [key: string]: unknown;
             };
             extraction: {
+                /** @description True when the server flushes a scope by itself after a turn ends (a `Stop`, `SessionEnd` or `PreCompact` capture, debounced). */
+                auto_flush?: boolean;
+                /** @description The daily budget of provider calls and tokens (0 = no cap) and where it stands; `paused_until` is set while extraction is paused (budget spent or rate-limited); sources then stay pending. Null without a provider. */
+                budget?: null | {
+                    calls_per_day: number;
+                    calls_today: number;
+                    /** @description Local day (YYYY-MM-DD) of the counts. */
+                    day: string;
+                    /** @enum {string|null} */
+                    paused_reason: "budget_spent" | "rate_limited" | null;
+                    /** Format: date-time */
+                    paused_until: string | null;
+                    tokens_per_day: number;
+                    tokens_today: number;
+                };
                 /** @description Failed attempts before a flush skips the offending source. */
                 max_attempts: number;
                 /**
@@ -484,6 +499,11 @@ export interface components {
                 mode: "none" | "structured" | "model";
                 model: string | null;
                 prompt_version: string | null;
+                /**
+                 * @description The generation provider: an OpenAI-compatible endpoint, the user's own `claude -p` or `codex exec`; null without one (docs/sources-and-flush.md).
+                 * @enum {string|null}
+                 */
+                provider?: "openai" | "claude-code" | "codex" | null;
                 /** @description Interval of the flush scheduler, or null when flush runs only on request. */
                 schedule_seconds: number | null;
                 /** @description How flush treats each kind of source (docs/sources-and-flush.md, "Media types and source kinds"): `structured` (its entries are candidates as they are), `working_note` (one mechanical note), `extracted` (retrieve-then-decide with the generation model and the kind's own prompt) or `evidence_only` (kept as evidence, no memory from it). `prompt` is a free-text source whose metadata `event` is `user_prompt_submit` (what the hooks capture); `content` is any other free-text source. */

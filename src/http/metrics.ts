@@ -68,6 +68,36 @@ export class AppMetrics {
         for (const outcome of FLUSH_OUTCOMES) this.inc({ outcome }, flushes?.[outcome] ?? 0)
       },
     })
+    new Counter({
+      name: 'powercontext_extraction_calls_total',
+      help: 'Generation provider calls (requests or CLI runs, failed ones included) since the runtime opened.',
+      registers,
+      collect() {
+        this.reset()
+        this.inc(stats()?.extraction?.calls ?? 0)
+      },
+    })
+    new Counter({
+      name: 'powercontext_extraction_tokens_total',
+      help: 'Tokens the generation provider reported since the runtime opened, by direction: input, output.',
+      labelNames: ['direction'],
+      registers,
+      collect() {
+        const e = stats()?.extraction
+        this.reset()
+        this.inc({ direction: 'input' }, e?.inputTokens ?? 0)
+        this.inc({ direction: 'output' }, e?.outputTokens ?? 0)
+      },
+    })
+    new Counter({
+      name: 'powercontext_extraction_seconds_total',
+      help: 'Wall time spent waiting for the generation provider since the runtime opened, in seconds.',
+      registers,
+      collect() {
+        this.reset()
+        this.inc((stats()?.extraction?.wallMs ?? 0) / 1000)
+      },
+    })
     new Gauge({
       name: 'powercontext_reindex_backlog',
       help: '1 while some active memory may lack its vector (vectors ready; unknown at open counts), else 0.',

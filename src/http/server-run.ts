@@ -1,5 +1,6 @@
 import { PowerContextError } from '../core/errors.js'
 import { mcpPlugin } from '../mcp/mcp-plugin.js'
+import { AUTO_FLUSH_DEBOUNCE_MS_DEFAULT } from '../runtime/flush-scheduler.js'
 import { MemoryRuntime } from '../runtime/memory-runtime.js'
 import { buildApp, type RuntimeSlot } from './app.js'
 import { connectionLimits } from './connection-limits.js'
@@ -74,9 +75,10 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       app.log.info({ index: r.index, steps: r.steps, ms: Math.round(r.ms) }, 'index compacted'),
     onError: (err) => app.log.warn({ err }, 'index compaction failed'),
   })
-  if (settings.scheduleSeconds !== undefined && settings.scheduleSeconds > 0) {
+  const schedule = flushSchedule(settings, runtime.capabilities().extraction.provider !== null)
+  if (schedule !== undefined) {
     runtime.startFlushScheduler({
-      intervalMs: settings.scheduleSeconds * 1000,
+      ...schedule,
       onError: (err, scopeId) => app.log.warn({ err, scope_id: scopeId }, 'scheduled flush failed'),
     })
   }
@@ -102,5 +104,26 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       })()
       return stopping
     },
+  }
+}
+
+/** Backstop interval when a provider is configured and none is set: 15 minutes. */
+export const BACKSTOP_SECONDS_DEFAULT = 900
+
+/**
+ * When the server flushes by itself: after turn-end captures (debounced; on unless `autoFlush` is
+ * false — with or without a provider, since task outcomes give working notes without one) and on
+ * the backstop interval (`scheduleSeconds`; with a provider 15 minutes by default, 0 = off).
+ */
+export function flushSchedule(
+  settings: ServerSettings,
+  withProvider: boolean,
+): { intervalMs?: number; debounceMs?: number } | undefined {
+  const seconds = settings.scheduleSeconds ?? (withProvider ? BACKSTOP_SECONDS_DEFAULT : 0)
+  const auto = settings.autoFlush !== false
+  if (seconds <= 0 && !auto) return undefined
+  return {
+    ...(seconds > 0 ? { intervalMs: seconds * 1000 } : {}),
+    ...(auto ? { debounceMs: settings.autoFlushDebounceMs ?? AUTO_FLUSH_DEBOUNCE_MS_DEFAULT } : {}),
   }
 }

@@ -37,8 +37,15 @@ export interface ServerSettings {
   readonly reindexIntervalMs?: number | undefined
   /** Flush extraction: generation model, poison attempts (DESIGN §6). */
   readonly extraction?: ExtractionOptions | undefined
-  /** Flush scopes with pending sources every N seconds, one scope at a time; off when absent. */
+  /**
+   * Backstop: flush scopes with pending sources every N seconds, one scope at a time; default
+   * 900 with a generation provider, off without one; 0 = off.
+   */
   readonly scheduleSeconds?: number | undefined
+  /** Flush a scope by itself after a turn-end capture (default true). */
+  readonly autoFlush?: boolean | undefined
+  /** Quiet time after the last turn-end capture of a scope before it is flushed (default 5000). */
+  readonly autoFlushDebounceMs?: number | undefined
   /** Embedded SQLite: approximate vector search for large scopes (`false`: exact only). */
   readonly vectorAnn?: RuntimeOptions['vectorAnn']
   /** Embedded SQLite: wait for another process's write lock, ms (env `POWERCONTEXT_SERVER_LOCK_WAIT_MS`). */

@@ -1,6 +1,17 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
-
 import { PowerContextError } from '../core/errors.js'
+import type {
+  GenerationAnswer,
+  GenerationProvider,
+  GenerationRequest,
+  GenerationUsage,
+} from './generation-provider.js'
+import {
+  addUsage,
+  checkAnswer,
+  invalidOutput,
+  NO_USAGE,
+  tokenCount,
+} from './generation-provider.js'
 
 /** Settings of an OpenAI-compatible chat completions endpoint (`POST {url}/v1/chat/completions`). */
 export interface GenerationSettings {
@@ -11,7 +22,7 @@ export interface GenerationSettings {
   readonly apiKeyEnv?: string | undefined
   /** Per-request timeout. Default 30 000 ms. */
   readonly timeoutMs?: number | undefined
-  /** Requests per call, retries included (invalid output, 429, 5xx, network, timeout). Default 2. */
+  /** Requests per call, retries included (invalid output, 5xx, network, timeout; never 429). Default 2. */
   readonly maxRequests?: number | undefined
 }
 
@@ -22,71 +33,25 @@ export const GENERATION_TIMEOUT_MS_DEFAULT = 30_000
 /** Default requests per generation call, the first one included. */
 export const GENERATION_MAX_REQUESTS_DEFAULT = 2
 
-/** One structured call: system + user message, answer constrained by a JSON schema. */
-export interface JsonCompletion {
-  readonly system: string
-  readonly user: string
-  readonly schemaName: string
-  readonly schema: Readonly<Record<string, unknown>>
-}
-
-/** Tokens a call used, as the provider reports them (summed over its retries). */
-export interface TokenUsage {
-  readonly inputTokens: number
-  readonly outputTokens: number
-}
-
-/** A parsed, validated answer and the usage the provider reported (null when it reported none). */
-export interface JsonAnswer {
-  readonly value: unknown
-  readonly usage: TokenUsage | null
-}
-
-/** A generation model that answers with JSON matching a schema. */
-export interface ChatModel {
-  readonly model: string
-  /**
-   * The parsed JSON answer, validated against `schema`.
-   * @throws PowerContextError `inference_timeout`, `inference_unavailable`,
-   *   `invalid_inference_output` (after the retries).
-   */
-  completeJson(request: JsonCompletion): Promise<unknown>
-  /** As {@link completeJson}, with the token usage the provider reported; optional. */
-  completeJsonWithUsage?(request: JsonCompletion): Promise<JsonAnswer>
-  /** Readiness: `ready`, `timeout` or `unavailable: …` (cheap; no completion is requested). */
-  probe(): Promise<string>
-}
-
 /** `{root}/v1/<path>`, whether or not `url` already ends in `/v1`. */
 export function openAiUrl(url: string, path: string): string {
   const root = url.replace(/\/+$/, '')
   return /\/v1$/.test(root) ? `${root}/${path}` : `${root}/v1/${path}`
 }
 
-const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: false })
-const validators = new WeakMap<object, ValidateFunction>()
-
-function validatorOf(schema: Readonly<Record<string, unknown>>): ValidateFunction {
-  let fn = validators.get(schema)
-  if (fn === undefined) {
-    fn = ajv.compile(schema)
-    validators.set(schema, fn)
-  }
-  return fn
-}
-
-const RETRIABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504])
+const RETRIABLE_STATUS = new Set([408, 409, 425, 500, 502, 503, 504])
 
 /**
  * A generation model behind any OpenAI-compatible `/v1/chat/completions` endpoint, asked for
  * structured output with `response_format: {type: "json_schema", json_schema: {name, strict,
  * schema}}` at temperature 0. The answer (`choices[0].message.content`) is parsed and validated
  * against the schema; invalid output and transient provider failures are retried up to
- * `maxRequests` requests in all. Timeouts and HTTP 408/504 map to `inference_timeout`; other
+ * `maxRequests` requests in all — never a 429 (rate limit): the caller's budget backs off instead. Timeouts and HTTP 408/504 map to `inference_timeout`; other
  * provider failures to `inference_unavailable`; output still invalid after the retries to
  * `invalid_inference_output`.
  */
-export class OpenAiCompatibleChatModel implements ChatModel {
+export class OpenAiCompatibleChatModel implements GenerationProvider {
+  readonly kind = 'openai' as const
   readonly model: string
   readonly #url: string
   readonly #modelsUrl: string
@@ -120,41 +85,35 @@ export class OpenAiCompatibleChatModel implements ChatModel {
     return headers
   }
 
-  async completeJson(request: JsonCompletion): Promise<unknown> {
-    return (await this.completeJsonWithUsage(request)).value
-  }
-
-  async completeJsonWithUsage(request: JsonCompletion): Promise<JsonAnswer> {
-    const validate = validatorOf(request.schema)
+  async complete(request: GenerationRequest): Promise<GenerationAnswer> {
     let last: PowerContextError | undefined
-    let usage: TokenUsage | null = null
+    let usage = NO_USAGE
+    let calls = 0
     for (let attempt = 1; attempt <= this.#maxRequests; attempt += 1) {
       try {
+        calls += 1
         const answer = await this.#request(request)
         usage = addUsage(usage, answer.usage)
-        const content = answer.content
-        let value: unknown
-        try {
-          value = JSON.parse(content)
-        } catch {
-          throw invalidOutput('the answer is not JSON')
-        }
-        if (!validate(value)) {
-          const e = validate.errors?.[0]
-          throw invalidOutput(
-            `the answer does not match ${request.schemaName}: ${e?.instancePath || '/'} ${e?.message ?? ''}`,
-          )
-        }
-        return { value, usage }
+        return { json: checkAnswer(request, answer.content), usage, calls }
       } catch (err) {
         last = err instanceof PowerContextError ? err : unavailable(String(err), err)
         if (last.details?.['retriable'] === false) break
       }
     }
-    throw last ?? unavailable('no request was sent')
+    last ??= unavailable('no request was sent')
+    throw new PowerContextError(
+      last.code,
+      last.message,
+      {
+        ...last.details,
+        calls,
+        usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens },
+      },
+      { cause: last },
+    )
   }
 
-  async #request(request: JsonCompletion): Promise<{ content: string; usage: TokenUsage | null }> {
+  async #request(request: GenerationRequest): Promise<{ content: string; usage: GenerationUsage }> {
     let res: Response
     try {
       res = await fetch(this.#url, {
@@ -188,6 +147,18 @@ export class OpenAiCompatibleChatModel implements ChatModel {
       await res.body?.cancel()
       throw new PowerContextError('inference_timeout', `generation model timed out (${res.status})`)
     }
+    if (res.status === 429) {
+      await res.body?.cancel()
+      const after = Number(res.headers.get('retry-after'))
+      throw new PowerContextError('inference_unavailable', 'generation model: rate limited (429)', {
+        status: 429,
+        retriable: false,
+        reason: 'rate_limited',
+        ...(Number.isFinite(after) && after > 0
+          ? { retry_after: new Date(Date.now() + after * 1000).toISOString() }
+          : {}),
+      })
+    }
     if (!res.ok) {
       await res.body?.cancel()
       throw new PowerContextError(
@@ -204,21 +175,20 @@ export class OpenAiCompatibleChatModel implements ChatModel {
         throw new PowerContextError('inference_timeout', 'generation response timed out')
       throw invalidOutput('the response is not JSON')
     }
-    const reply = body as {
-      choices?: { message?: { content?: unknown; refusal?: unknown } }[]
-      usage?: { prompt_tokens?: unknown; completion_tokens?: unknown }
-    }
-    const choice = reply?.choices?.[0]?.message
+    const choice = (body as { choices?: { message?: { content?: unknown; refusal?: unknown } }[] })
+      ?.choices?.[0]?.message
     if (typeof choice?.refusal === 'string' && choice.refusal !== '')
       throw invalidOutput(`the model refused: ${choice.refusal.slice(0, 200)}`)
     if (typeof choice?.content !== 'string') throw invalidOutput('no choices[0].message.content')
-    const input = reply.usage?.prompt_tokens
-    const output = reply.usage?.completion_tokens
-    const usage =
-      typeof input === 'number' && typeof output === 'number'
-        ? { inputTokens: input, outputTokens: output }
-        : null
-    return { content: choice.content, usage }
+    const reported = (body as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } })
+      .usage
+    return {
+      content: choice.content,
+      usage: {
+        inputTokens: tokenCount(reported?.prompt_tokens),
+        outputTokens: tokenCount(reported?.completion_tokens),
+      },
+    }
   }
 
   async probe(): Promise<string> {
@@ -237,18 +207,6 @@ export class OpenAiCompatibleChatModel implements ChatModel {
   }
 }
 
-function addUsage(a: TokenUsage | null, b: TokenUsage | null): TokenUsage | null {
-  if (a === null || b === null) return a ?? b
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-  }
-}
-
 function unavailable(message: string, cause?: unknown): PowerContextError {
   return new PowerContextError('inference_unavailable', message, undefined, { cause })
-}
-
-function invalidOutput(message: string): PowerContextError {
-  return new PowerContextError('invalid_inference_output', `generation model: ${message}`)
 }

@@ -20,3 +20,11 @@ export function resolveDataDir(explicit?: string, env: NodeJS.ProcessEnv = proce
 export function databasePath(dataDir: string): string {
   return join(dataDir, DATABASE_FILE)
 }
+
+/** File name of the extraction budget's state inside the data directory. */
+export const BUDGET_FILE = 'extraction-budget.json'
+
+/** Path of the extraction budget's state for a data directory. */
+export function budgetPath(dataDir: string): string {
+  return join(dataDir, BUDGET_FILE)
+}

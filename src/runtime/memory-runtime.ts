@@ -8,13 +8,14 @@ import type { AnnSettings } from '../storage/sqlite/index.js'
 import { openSqliteBackend } from '../storage/sqlite/index.js'
 import type { PrepareContextCommand, PrepareContextResult } from './context-preparer.js'
 import { prepareContext } from './context-preparer.js'
-import { databasePath, resolveDataDir } from './data-dir.js'
+import { budgetPath, databasePath, resolveDataDir } from './data-dir.js'
 import type { EmbeddingSettings } from './embedder.js'
 import { createEmbedder } from './embedder.js'
 import type { ReindexLoopOptions } from './embedding-health.js'
 import { EmbeddingHealth, ReindexLoop } from './embedding-health.js'
 import type { ExtractionCapabilities, ExtractionOptions } from './extraction.js'
 import { Extraction } from './extraction.js'
+import type { FlushScheduler, FlushSchedulerOptions } from './flush-scheduler.js'
 import type { MemoryOperations } from './memory-operations.js'
 import { BackendDelegation } from './memory-operations.js'
 import type { UpgradeOptions, UpgradeReport } from './reference-upgrade.js'
@@ -130,7 +131,8 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
         ...(options.now === undefined ? {} : { now: options.now }),
         embedder,
       })
-      return new MemoryRuntime(backend, undefined, embedder, options.extraction)
+      const budgetFile = budgetPath(resolveDataDir(options.dataDir))
+      return new MemoryRuntime(backend, undefined, embedder, { budgetFile, ...options.extraction })
     }
     const dataDir = resolveDataDir(options.dataDir)
     const backend = await openSqliteBackend({
@@ -141,7 +143,10 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
       ...(options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs }),
       embedder,
     })
-    return new MemoryRuntime(backend, dataDir, embedder, options.extraction)
+    return new MemoryRuntime(backend, dataDir, embedder, {
+      budgetFile: budgetPath(dataDir),
+      ...options.extraction,
+    })
   }
 
   /** The backend (for maintenance tools). */
@@ -181,12 +186,19 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
    * Starts flushing scopes with pending sources every `intervalMs`, one scope at a time (the
    * server's `--schedule-seconds`); `close` stops it.
    */
-  startFlushScheduler(options: {
-    readonly intervalMs: number
-    readonly onError?: (err: unknown, scopeId: string) => void
-  }): void {
+  startFlushScheduler(options: FlushSchedulerOptions): void {
     if (this.#closed) return
     this.#extraction.startScheduler(this, options)
+  }
+  /** Captures a source; a new turn-end capture arms the scope's automatic flush. */
+  override async captureSource(cmd: Spi.CaptureSourceCommand): Promise<Spi.CaptureSourceResult> {
+    const result = await this.#backend.captureSource(cmd)
+    if (result.created) this.#extraction.captured(cmd.scopeId, cmd.metadata)
+    return result
+  }
+  /** The flush scheduler, once started (tests). */
+  get flushScheduler(): FlushScheduler | undefined {
+    return this.#extraction.scheduler
   }
   verify(options?: Spi.VerifyOptions): Promise<Spi.VerifyReport> {
     return this.#backend.verify(options)
@@ -265,6 +277,7 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
         backlog: vectors.state === 'ready' && vectors.backlog,
         remaining: this.#reindexLoop?.lastRemaining ?? null,
       },
+      extraction: this.#extraction.usage(),
     }
   }
 

@@ -4,7 +4,11 @@
  * {@link askModel}, so another provider (an agent host's own CLI) replaces only this function's
  * body.
  */
-import type { ChatModel, JsonCompletion, TokenUsage } from './chat-model.js'
+import type {
+  GenerationProvider,
+  GenerationRequest,
+  GenerationUsage,
+} from './generation-provider.js'
 
 /** What the model calls of one window cost (decision record `model_usage`, flush result). */
 export interface ModelUsage {
@@ -28,7 +32,7 @@ export interface WindowUsage extends ModelUsage {
 /** One finished call, as the planner's observer sees it (success or failure). */
 export interface ModelCallRecord {
   readonly schemaName: string
-  readonly usage: TokenUsage | null
+  readonly usage: GenerationUsage | null
   readonly wallMs: number
   /** The error code when the call failed, else null. */
   readonly error: string | null
@@ -82,16 +86,16 @@ export function usageJson(u: WindowUsage): Record<string, number> {
 /**
  * One structured call: the validated JSON answer. The call is added to `meter` and passed to
  * `observe` whether it succeeds or fails.
- * @throws PowerContextError as {@link ChatModel.completeJson}.
+ * @throws PowerContextError as {@link GenerationProvider.complete}.
  */
 export async function askModel(
-  model: ChatModel,
-  request: JsonCompletion,
+  model: GenerationProvider,
+  request: GenerationRequest,
   meter: ModelUsageMeter,
   observe?: (call: ModelCallRecord) => void,
 ): Promise<unknown> {
   const started = performance.now()
-  const finish = (usage: TokenUsage | null, error: string | null): void => {
+  const finish = (usage: GenerationUsage | null, error: string | null): void => {
     const call = {
       schemaName: request.schemaName,
       usage,
@@ -102,12 +106,9 @@ export async function askModel(
     observe?.(call)
   }
   try {
-    const answer =
-      model.completeJsonWithUsage === undefined
-        ? { value: await model.completeJson(request), usage: null }
-        : await model.completeJsonWithUsage(request)
+    const answer = await model.complete(request)
     finish(answer.usage, null)
-    return answer.value
+    return answer.json
   } catch (err) {
     finish(null, (err as { code?: string }).code ?? 'internal_error')
     throw err

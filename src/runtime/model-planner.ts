@@ -14,9 +14,9 @@
 import type { Candidate } from '../core/extraction-rules.js'
 import { timeSlicer } from '../storage/engine/event-loop-slices.js'
 import type { SourceJournalPort, SourceWindow, WindowSource } from '../storage/spi/flush-types.js'
-import type { ChatModel } from './chat-model.js'
 import { PROMPT_VERSION } from './extraction-prompts.js'
 import type { FlushPlan, FlushPlanner } from './flush-planner.js'
+import type { GenerationProvider } from './generation-provider.js'
 import {
   candidateJson,
   outcomeOf,
@@ -33,7 +33,7 @@ import type { PlannedCandidate } from './plan-state.js'
 
 /** Options of the model planner. */
 export interface ModelPlannerOptions {
-  readonly model: ChatModel
+  readonly model: GenerationProvider
   readonly journal: SourceJournalPort
   /** Characters of source content per proposing call (longer sources are read in parts). Default 48 000. */
   readonly proposeBudgetChars?: number
@@ -49,7 +49,7 @@ export interface ModelPlannerOptions {
 export class ModelPlanner implements FlushPlanner {
   readonly mode = 'model' as const
   readonly promptVersion = PROMPT_VERSION
-  readonly #model: ChatModel
+  readonly #model: GenerationProvider
   readonly #journal: SourceJournalPort
   readonly #proposeBudget: number
   readonly #decideBudget: number

@@ -1,4 +1,5 @@
 import type { UsedSearchMode } from '../storage/spi/search-types.js'
+import type { ExtractionUsage } from './metered-provider.js'
 import type { FlushResult } from './source-flusher.js'
 
 /** How a flush ended: the cursor moved (`processed`), nothing pending (`idle`), or it threw. */
@@ -53,4 +54,6 @@ export interface RuntimeStats extends RuntimeCounts {
     /** Memories without a valid vector after the background reindex's last pass; null before one. */
     readonly remaining: number | null
   }
+  /** Extraction calls, tokens and provider wall time since open; null without a provider. */
+  readonly extraction: Readonly<ExtractionUsage> | null
 }

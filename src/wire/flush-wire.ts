@@ -135,4 +135,18 @@ export const toWireExtraction = (e: ExtractionCapabilities) => ({
   window_limit_max: e.windowLimitMax,
   max_attempts: e.maxAttempts,
   schedule_seconds: e.scheduleSeconds,
+  provider: e.provider,
+  auto_flush: e.autoFlush,
+  budget:
+    e.budget === null
+      ? null
+      : {
+          calls_per_day: e.budget.callsPerDay,
+          tokens_per_day: e.budget.tokensPerDay,
+          day: e.budget.day,
+          calls_today: e.budget.callsToday,
+          tokens_today: e.budget.tokensToday,
+          paused_until: e.budget.pausedUntil,
+          paused_reason: e.budget.pausedReason,
+        },
 })

@@ -199,7 +199,7 @@ describe('flush over HTTP', () => {
     chat.responder = () => ({ ...proposal(), delayMs: 4000 })
     const timeout = await failure(pm.flush({ scope_id }, { timeoutMs: 20_000 }))
     expect([timeout.status, timeout.code]).toEqual([503, 'inference_timeout'])
-    chat.responder = () => ({ status: 429 })
+    chat.responder = () => ({ status: 503 })
     const down = await failure(pm.flush({ scope_id }))
     expect([down.status, down.code]).toEqual([503, 'inference_unavailable'])
   })

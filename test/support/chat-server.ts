@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+
+import { LoopbackListener } from './loopback-listener.js'
 
 /** One chat-completions request as the server received it. */
 export interface ChatRequest {
@@ -24,8 +25,8 @@ export type ChatStep =
  * /v1/models`), scripted per test: each request takes the next step of the script (or asks the
  * responder when the script is empty). Requests are recorded for assertions.
  */
-export class ChatServer {
-  readonly #server: Server
+export class ChatServer extends LoopbackListener {
+  protected readonly server: Server
   readonly #script: ChatStep[] = []
   readonly requests: ChatRequest[] = []
   /** Answers requests once the script is used up; default: HTTP 500. */
@@ -33,7 +34,8 @@ export class ChatServer {
   modelsStatus = 200
 
   constructor() {
-    this.#server = createServer((req, res) => void this.#handle(req, res))
+    super()
+    this.server = createServer((req, res) => void this.#handle(req, res))
   }
 
   /** Appends steps to the script. */
@@ -108,16 +110,6 @@ export class ChatServer {
         },
       }),
     )
-  }
-
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve))
-    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`
-  }
-
-  close(): Promise<void> {
-    this.#server.closeAllConnections()
-    return new Promise((resolve) => this.#server.close(() => resolve()))
   }
 }
 

@@ -182,6 +182,28 @@ class CapabilitiesResponseExtractionSourceKinds(Model):
 
 
 @dataclass(frozen=True)
+class CapabilitiesResponseExtractionBudget(Model):
+    "The daily budget of provider calls and tokens (0 = no cap) and where it stands; `paused_until` is set while extraction is paused (budget spent or rate-limited); sources then stay pending. Null without a provider."
+
+    calls_per_day: int
+    tokens_per_day: int
+    day: str
+    calls_today: int
+    tokens_today: int
+    paused_until: Optional[str]
+    paused_reason: Optional[str]
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("calls_per_day", "calls_per_day", T.INT, True),
+        Field("tokens_per_day", "tokens_per_day", T.INT, True),
+        Field("day", "day", T.STR, True),
+        Field("calls_today", "calls_today", T.INT, True),
+        Field("tokens_today", "tokens_today", T.INT, True),
+        Field("paused_until", "paused_until", T.nullable(T.STR), True),
+        Field("paused_reason", "paused_reason", T.nullable(T.STR), True),
+    )
+
+
+@dataclass(frozen=True)
 class CapabilitiesResponseExtraction(Model):
     "The `CapabilitiesResponseExtraction` shape of the contract."
 
@@ -194,6 +216,9 @@ class CapabilitiesResponseExtraction(Model):
     window_limit_max: int
     max_attempts: int
     schedule_seconds: Optional[float]
+    provider: Optional[str] | Unset = UNSET
+    auto_flush: bool | Unset = UNSET
+    budget: Optional[CapabilitiesResponseExtractionBudget] | Unset = UNSET
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("mode", "mode", T.STR, True),
         Field("model", "model", T.nullable(T.STR), True),
@@ -204,6 +229,9 @@ class CapabilitiesResponseExtraction(Model):
         Field("window_limit_max", "window_limit_max", T.INT, True),
         Field("max_attempts", "max_attempts", T.INT, True),
         Field("schedule_seconds", "schedule_seconds", T.nullable(T.FLOAT), True),
+        Field("provider", "provider", T.nullable(T.STR), False),
+        Field("auto_flush", "auto_flush", T.BOOL, False),
+        Field("budget", "budget", T.nullable(T.model("CapabilitiesResponseExtractionBudget")), False),
     )
 
 
@@ -1619,6 +1647,7 @@ __all__ = [
     "LiveResponse",
     "ReadinessResponse",
     "CapabilitiesResponseExtractionSourceKinds",
+    "CapabilitiesResponseExtractionBudget",
     "CapabilitiesResponseExtraction",
     "CapabilitiesResponseCluster",
     "CapabilitiesResponseLimits",

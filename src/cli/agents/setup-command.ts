@@ -13,6 +13,7 @@ import type { AgentHost } from './agent-hosts.js'
 import { AGENT_HOSTS } from './agent-hosts.js'
 import type { SetupReport } from './agent-setup.js'
 import { runSetup } from './agent-setup.js'
+import { setupExtraction } from './extract-setup.js'
 
 /** Parses the host argument of `setup` and `doctor`. */
 export function parseHost(value: string): AgentHost {
@@ -73,6 +74,10 @@ export function registerSetupCommand(
       'let the agent call the write tools (remember, update, forget, merge, restore) without asking; read tools always are',
     )
     .option('--dry-run', 'print what would change and write nothing')
+    .option(
+      '--extract-with <provider>',
+      'the model that turns captured sources into memories: claude-code, codex, openai or none (default: this host when its CLI is on PATH); written to the server settings file',
+    )
     .action(async (host: AgentHost, o, cmd: Command) => {
       const json = cmd.optsWithGlobals<{ json?: boolean }>().json === true
       try {
@@ -112,6 +117,11 @@ export function registerSetupCommand(
             project === undefined ? 'the user' : `project ${project}`,
           ))
             io.out(line)
+        const extract = await setupExtraction(host, o.extractWith, {
+          dataDir: cmd.optsWithGlobals<{ dataDir?: string }>().dataDir,
+          dryRun: o.dryRun === true,
+        })
+        if (!json) io.out(extract)
         setExit(EXIT_OK)
       } catch (err) {
         setExit(printError(io, err, json))
