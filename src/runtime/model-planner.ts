@@ -16,7 +16,6 @@ import { timeSlicer } from '../storage/engine/event-loop-slices.js'
 import type { SourceJournalPort, SourceWindow, WindowSource } from '../storage/spi/flush-types.js'
 import { PROMPT_VERSION } from './extraction-prompts.js'
 import type { FlushPlan, FlushPlanner } from './flush-planner.js'
-import type { GenerationProvider } from './generation-provider.js'
 import {
   candidateJson,
   outcomeOf,
@@ -24,6 +23,7 @@ import {
   sourceCandidates,
   windowJson,
 } from './flush-planner.js'
+import type { GenerationProvider } from './generation-provider.js'
 import type { ModelCallRecord } from './model-call.js'
 import { askModel, ModelUsageMeter, usageJson } from './model-call.js'
 import { decideCandidates } from './model-decider.js'
