@@ -11,6 +11,7 @@ import {
   SOURCES_LIMIT_DEFAULT,
   SOURCES_LIMIT_MAX,
 } from '../../spi/listing-types.js'
+import { sourceRedaction } from '../redaction/redaction-reads.js'
 import { decodeSource } from './capture.js'
 
 /** Validates a scopes listing: `after` a scope id, `limit` 1–500 (default 100). */
@@ -96,6 +97,7 @@ async function viewOfSource(
   failure: FailureRow | undefined,
 ): Promise<L.SourceView> {
   const legacy = await tx.legacy.getPayload(row.scopeId, row.sourceType, row.sourceId)
+  const redaction = await sourceRedaction(tx, row)
   const { sourceId, ...payload } = decodeSource(row)
   const status: L.SourceView['status'] =
     failure?.state === 'skipped' ? 'skipped' : row.position <= cursor ? 'processed' : 'pending'
@@ -111,6 +113,7 @@ async function viewOfSource(
             error: { code: failure.errorCode, message: failure.errorMessage },
           },
     legacyPayload: legacy === undefined ? null : Buffer.from(legacy.payload).toString('utf8'),
+    redaction,
   })
 }
 
