@@ -22,6 +22,7 @@ import { mergePropertiesArea } from './memory-merge-properties.case.js'
 import { mergeRestoreArea, restorePreviewArea } from './memory-merge-restore.case.js'
 import { changesArea, listArea } from './memory-reads.case.js'
 import { recentArea } from './memory-recent.case.js'
+import { redactArea } from './memory-redact.case.js'
 import { rememberArea } from './memory-remember.case.js'
 import { searchArea } from './memory-search.case.js'
 import { maintenanceArea, scopesArea, sourcesArea } from './memory-sources.case.js'
@@ -55,6 +56,7 @@ export function describeMemoryBackend(options: ConformanceOptions): void {
     mergePropertiesArea(suite)
     vectorArea(suite)
     flushArea(suite)
+    redactArea(suite)
 
     it('skip entries name existing tests and give a reason', () => {
       expect(suite.skipProblems()).toEqual([])

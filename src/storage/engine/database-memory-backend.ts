@@ -273,7 +273,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
 
   /** Erases stored text, keeping what proves history; see {@link redact} (docs/storage.md). */
   async redact(cmd: R.RedactCommand): Promise<R.RedactResult> {
-    const erase = (): Promise<R.ErasureReport> => this.eraseRedactedBytes()
+    const erase = (scopeId: string): Promise<R.ErasureReport> => this.eraseRedactedBytes(scopeId)
     return redact({ run: this.#run, now: this.#now, newOperationId, erase }, checkRedact(cmd))
   }
 
@@ -281,7 +281,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
    * Lets go of erased bytes in the database files after redactions committed; adapters whose
    * files keep deleted bytes override it (SQLite: secure delete, index merge, VACUUM, checkpoint).
    */
-  protected eraseRedactedBytes(): Promise<R.ErasureReport> {
+  protected eraseRedactedBytes(_scopeId: string): Promise<R.ErasureReport> {
     return Promise.resolve(NO_ERASE_STEP)
   }
 

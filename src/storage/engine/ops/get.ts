@@ -12,5 +12,7 @@ export async function getInTx(
   const version = await requireVersion(tx, row.memoryId, cmd.revision ?? row.currentVersion)
   return {
     memory: await viewOfVersion(tx, version, row),
-    currentRevision: row.currentVersion, state: row.state }
+    currentRevision: row.currentVersion,
+    state: row.state,
+  }
 }

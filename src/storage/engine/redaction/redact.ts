@@ -82,7 +82,7 @@ export interface RedactDeps {
   readonly now: () => Date
   readonly newOperationId: (at: number) => string
   /** Lets go of erased bytes in the database files once redactions committed. */
-  readonly erase: () => Promise<ErasureReport>
+  readonly erase: (scopeId: string) => Promise<ErasureReport>
 }
 
 /** One thing to erase, with what found it. */
@@ -114,7 +114,7 @@ export async function redact(deps: RedactDeps, c: CheckedRedact): Promise<Redact
   if (!items.some((i) => i.status === 'redacted')) return { dryRun: false, items, erasure: null }
   // Versions found sound are cached by their bytes (version-codec.ts): drop them with the text.
   forgetSoundRows()
-  return { dryRun: false, items, erasure: await deps.erase() }
+  return { dryRun: false, items, erasure: await deps.erase(c.scopeId) }
 }
 
 function toPlanned(f: SecretFinding): Planned {
