@@ -55,12 +55,16 @@ export function checkCapture(cmd: CaptureSourceCommand): CheckedCapture {
     },
     'source',
   )
-  const payloadHash = createHash('sha256')
+  return { scopeId, sourceId, payload, payloadHash: sourcePayloadHash(payload) }
+}
+
+/** The hash of a source's canonical payload (it identifies a repeat of the same capture). */
+export function sourcePayloadHash(payload: string): string {
+  return createHash('sha256')
     .update(SOURCE_PAYLOAD_DOMAIN)
     .update('\u0000')
     .update(payload)
     .digest('hex')
-  return { scopeId, sourceId, payload, payloadHash }
 }
 
 /** Captures a source into the scope journal; idempotent on the same canonical payload. */

@@ -111,9 +111,10 @@ export async function redact(deps: RedactDeps, c: CheckedRedact): Promise<Redact
     const reason = c.reason ?? defaultRedactionReason(p.rule)
     items.push(await deps.run.write((tx) => redactOneInTx(tx, ctx, c.scopeId, p, reason)))
   }
-  if (!items.some((i) => i.status === 'redacted')) return { dryRun: false, items, erasure: null }
+  if (items.length === 0) return { dryRun: false, items, erasure: null }
   // Versions found sound are cached by their bytes (version-codec.ts): drop them with the text.
   forgetSoundRows()
+  // Also after a repeat: an earlier erase may have left the WAL to a reader (docs/storage.md).
   return { dryRun: false, items, erasure: await deps.erase(c.scopeId) }
 }
 
