@@ -54,8 +54,8 @@ export interface SourceView extends Omit<WindowSource, 'sourceId'> {
    * reference stored it (Pydantic JSON, metadata in its original key order); else null.
    */
   readonly legacyPayload: string | null
-  /** When and why an administrator erased its content and metadata (`admin redact`), else null. */
-  readonly redaction: RedactionInfo | null
+  /** When and why an administrator erased its content and metadata (`admin redact`); absent else. */
+  readonly redaction?: RedactionInfo
 }
 
 export interface GetSourcesCommand {

@@ -113,7 +113,7 @@ async function viewOfSource(
             error: { code: failure.errorCode, message: failure.errorMessage },
           },
     legacyPayload: legacy === undefined ? null : Buffer.from(legacy.payload).toString('utf8'),
-    redaction,
+    ...(redaction === null ? {} : { redaction }),
   })
 }
 
