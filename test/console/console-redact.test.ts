@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import type { Browser } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { createPowerContextClient, type PowerContextClient } from '../../src/client/index.js'
@@ -44,7 +44,7 @@ afterAll(async () => {
 })
 
 /** A page that already holds the token (the console keeps it in the tab's storage). */
-async function withPage(work: (page: import('playwright-core').Page) => Promise<void>) {
+async function withPage(work: (page: Page) => Promise<void>) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
   const page = await context.newPage()
   const errors: string[] = []
