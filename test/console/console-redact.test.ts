@@ -11,36 +11,25 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { createPowerContextClient, type PowerContextClient } from '../../src/client/index.js'
-import { type RunningServer, startServer } from '../../src/http/server-run.js'
 import { launchChromium } from '../support/browser.js'
-import { tempDirs } from '../support/temp-git.js'
+import { useTempServer } from '../support/temp-server.js'
 
 const TOKEN = 'console-redact-token'
 const SCOPE = 'project:acme/api'
 const AWS_KEY = 'AKIAQ7ZX3EXAMPLE4CON'
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/console/', import.meta.url))
-const temp = tempDirs('pc-console-redact-')
-let server: RunningServer
+const temp = useTempServer('pc-console-redact-', { authToken: TOKEN })
 let browser: Browser
 let pc: PowerContextClient
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true })
-  server = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: temp.make(),
-    logLevel: 'silent',
-    authToken: TOKEN,
-  })
-  pc = createPowerContextClient({ baseUrl: server.url, token: TOKEN })
+  pc = createPowerContextClient({ baseUrl: temp.server.url, token: TOKEN })
   browser = await launchChromium()
 }, 60_000)
 
 afterAll(async () => {
   await browser?.close()
-  await server?.stop()
-  temp.removeAll()
 })
 
 /** A page that already holds the token (the console keeps it in the tab's storage). */
@@ -50,7 +39,7 @@ async function withPage(work: (page: Page) => Promise<void>) {
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
   try {
-    await page.goto(`${server.url}/`)
+    await page.goto(`${temp.server.url}/`)
     await page.fill('input[type="password"]', TOKEN)
     await page.keyboard.press('Enter')
     await page.waitForSelector('h1')
@@ -75,7 +64,7 @@ describe('redaction in the web console', () => {
     })
     const id = m.memory_ref.artifact_id
     await withPage(async (page) => {
-      await page.goto(`${server.url}/#/scope/${encodeURIComponent(SCOPE)}/memory/${id}`)
+      await page.goto(`${temp.server.url}/#/scope/${encodeURIComponent(SCOPE)}/memory/${id}`)
       await page.waitForSelector('[data-testid="version-1"]')
       expect(await page.textContent('[data-testid="version-1"]')).toContain(AWS_KEY)
       await page.click('[data-testid="version-1"] >> text=Redact…')
@@ -108,7 +97,7 @@ describe('redaction in the web console', () => {
       metadata: { file: '.env.staging' },
     })
     await withPage(async (page) => {
-      await page.goto(`${server.url}/#/scope/${encodeURIComponent(SCOPE)}/sources`)
+      await page.goto(`${temp.server.url}/#/scope/${encodeURIComponent(SCOPE)}/sources`)
       const source = page.locator('li.source', { hasText: 'env-paste' })
       await source.waitFor()
       await source.locator('text=Redact…').click()

@@ -2,41 +2,25 @@
  * `POST /v1/admin/redact` on a real server behind its bearer token, reached by the typed client
  * and by `powercontext admin redact --server-url`; not an MCP tool (docs/http-api.md).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { createPowerContextClient, PowerContextClientError } from '../../src/client/index.js'
-import { type RunningServer, startServer } from '../../src/http/server-run.js'
 import { runCli } from '../support/cli-run.js'
-import { tempDirs } from '../support/temp-git.js'
+import { useTempServer } from '../support/temp-server.js'
 
 const TOKEN = 'admin-redact-test-token'
 const AWS_KEY = 'AKIAQ7ZX3EXAMPLE9HTP'
-const temp = tempDirs('powercontext-redact-http-')
-let server: RunningServer
-
-beforeAll(async () => {
-  server = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: temp.make(),
-    logLevel: 'silent',
-    authToken: TOKEN,
-  })
-})
-afterAll(async () => {
-  await server.stop()
-  temp.removeAll()
-})
+const temp = useTempServer('powercontext-redact-http-', { authToken: TOKEN })
 
 describe('POST /v1/admin/redact', () => {
   it('needs the token, erases through the client, and reads show the marker', async () => {
-    const anonymous = await fetch(`${server.url}/v1/admin/redact`, {
+    const anonymous = await fetch(`${temp.server.url}/v1/admin/redact`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ scope_id: 'http:redact', scan: true }),
     })
     expect(anonymous.status).toBe(401)
-    const pc = createPowerContextClient({ baseUrl: server.url, token: TOKEN })
+    const pc = createPowerContextClient({ baseUrl: temp.server.url, token: TOKEN })
     await pc.captureContent({
       scope_id: 'http:redact',
       source_id: 'paste',
@@ -70,7 +54,7 @@ describe('POST /v1/admin/redact', () => {
   })
 
   it('is not an MCP tool', async () => {
-    const res = await fetch(`${server.url}/mcp`, {
+    const res = await fetch(`${temp.server.url}/mcp`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -86,7 +70,7 @@ describe('POST /v1/admin/redact', () => {
   })
 
   it('admin redact --server-url erases the scan matches and prints ids and rules only', async () => {
-    const url = ['--server-url', server.url, '--token', TOKEN]
+    const url = ['--server-url', temp.server.url, '--token', TOKEN]
     await runCli(...url, 'capture', '--scope', 'http:cli', '--source-id', 'env', `AWS=${AWS_KEY}`)
     const dry = await runCli(
       ...url,
@@ -107,7 +91,7 @@ describe('POST /v1/admin/redact', () => {
     expect(JSON.parse(feed.out).redactions).toEqual([
       expect.objectContaining({ seq: 1, target: 'source', source_id: 'env' }),
     ])
-    const pc = createPowerContextClient({ baseUrl: server.url, token: TOKEN })
+    const pc = createPowerContextClient({ baseUrl: temp.server.url, token: TOKEN })
     const sources = await pc.getSources({ scope_id: 'http:cli', source_ids: ['env'] })
     expect(sources.sources[0]).toMatchObject({ content: '[redacted]', metadata: {} })
   })
