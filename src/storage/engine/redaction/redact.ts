@@ -21,6 +21,7 @@ import type {
   RedactResult,
 } from '../../spi/redaction-types.js'
 import { requireMemory, requireVersion } from '../guards.js'
+import { forgetCandidateTokens } from '../search/candidate-tokens.js'
 import type { TxRunner } from '../vectors/vector-support.js'
 import { forgetSoundRows } from '../version-codec.js'
 import { scanScope, type SecretFinding } from './redact-scan.js'
@@ -112,8 +113,10 @@ export async function redact(deps: RedactDeps, c: CheckedRedact): Promise<Redact
     items.push(await deps.run.write((tx) => redactOneInTx(tx, ctx, c.scopeId, p, reason)))
   }
   if (items.length === 0) return { dryRun: false, items, erasure: null }
-  // Versions found sound are cached by their bytes (version-codec.ts): drop them with the text.
+  // In-process caches keyed by stored text (versions found sound, candidates' tokens): the
+  // erased text leaves them too.
   forgetSoundRows()
+  forgetCandidateTokens()
   // Also after a repeat: an earlier erase may have left the WAL to a reader (docs/storage.md).
   return { dryRun: false, items, erasure: await deps.erase(c.scopeId) }
 }
