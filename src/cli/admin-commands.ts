@@ -11,9 +11,10 @@ import {
   printError,
   printResult,
 } from './cli-io.js'
-import type { RunWithRuntime } from './cli-runners.js'
+import type { RunWithMemory, RunWithRuntime } from './cli-runners.js'
 import type { EmbeddingFlags } from './embedding-options.js'
 import { addEmbeddingOptions, embeddingSettings } from './embedding-options.js'
+import { registerRedactCommand } from './redact-command.js'
 import { registerTransferCommands } from './transfer-commands.js'
 import { registerUpgradeCommand } from './upgrade-command.js'
 
@@ -25,10 +26,12 @@ import { registerUpgradeCommand } from './upgrade-command.js'
 export function registerAdminCommands(
   program: Command,
   io: CliIo,
-  run: RunWithRuntime,
+  runners: { runLocal: RunWithRuntime; runMemory: RunWithMemory },
   setExit: (code: number) => void,
 ): void {
+  const run = runners.runLocal
   const admin = program.command('admin').description('maintenance of a data directory')
+  registerRedactCommand(admin, io, runners.runMemory)
 
   admin
     .command('backup')

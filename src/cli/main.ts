@@ -49,7 +49,7 @@ export async function main(argv: readonly string[], io: CliIo = PROCESS_IO): Pro
   registerContextCommand(program, io, runMemory)
   registerSourceCommands(program, io, runMemory)
   registerGitCaptureCommand(program, io, runMemory)
-  registerAdminCommands(program, io, runLocal, setExit)
+  registerAdminCommands(program, io, { runLocal, runMemory }, setExit)
   registerDoctorCommand(program, io, setExit, runHostDoctor)
   registerServerCommands(program, io, setExit)
   registerMcpCommand(program, io, setExit)

@@ -21,7 +21,14 @@ import { CliUsageError, collect, parseInteger, printResult } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
 import type { EmbeddingFlags } from './embedding-options.js'
 import { addEmbeddingOptions, embeddingSettings } from './embedding-options.js'
-import { formatChange, formatHit, formatMemory, formatMerge, formatScope } from './memory-format.js'
+import {
+  formatChange,
+  formatHit,
+  formatMemory,
+  formatMerge,
+  formatRedaction,
+  formatScope,
+} from './memory-format.js'
 import { SCOPE_OPTION_HELP } from './project-scope.js'
 
 const toSources = (ids: string[] | undefined): SourceRef[] =>
@@ -264,7 +271,12 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
       run(cmd, async (ops, json) => {
         const r = await allChanges(ops, { scopeId: o.scope, since: o.since, limit: o.limit }, o.all)
         return print(json, toWireChanges(r), () => [
-          ...r.changes.map(formatChange),
+          ...[
+            ...r.changes.map((c) => ({ seq: c.seq, line: formatChange(c) })),
+            ...(r.redactions ?? []).map((x) => ({ seq: x.seq, line: formatRedaction(x) })),
+          ]
+            .sort((a, b) => a.seq - b.seq)
+            .map((x) => x.line),
           `head seq: ${r.headSeq}`,
           ...(r.hasMore
             ? [`more after seq ${r.nextSince}: add --since ${r.nextSince} (or --all)`]
@@ -324,10 +336,17 @@ async function allChanges(
   if (all !== true) return page
   const changes = [...page.changes]
   const skipped = [...(page.skippedSources ?? [])]
+  const redactions = [...(page.redactions ?? [])]
   while (page.hasMore) {
     page = await ops.changes({ ...cmd, since: page.nextSince })
     changes.push(...page.changes)
     skipped.push(...(page.skippedSources ?? []))
+    redactions.push(...(page.redactions ?? []))
   }
-  return { ...page, changes, ...(skipped.length > 0 ? { skippedSources: skipped } : {}) }
+  return {
+    ...page,
+    changes,
+    ...(skipped.length > 0 ? { skippedSources: skipped } : {}),
+    ...(redactions.length > 0 ? { redactions } : {}),
+  }
 }

@@ -3,6 +3,7 @@ import type { Memory } from '../core/memory-model.js'
 import type { FlushResult } from '../runtime/source-flusher.js'
 import type { ScopeSummary } from '../storage/spi/listing-types.js'
 import type { SearchHit } from '../storage/spi/memory-backend.js'
+import type { RedactionEntry } from '../storage/spi/redaction-types.js'
 
 /**
  * One line per memory: `mem_…@2 [active] fact: text`, then its evidence and, for a merged
@@ -12,7 +13,8 @@ export function formatMemory(m: Memory): string {
   const evidence =
     m.sources.length > 0 ? `  (sources: ${m.sources.map((s) => s.sourceId).join(', ')})` : ''
   const into = m.mergedInto === null ? '' : `  merged into ${m.mergedInto}`
-  return `${m.memoryRef.artifactId}@${m.memoryRef.revision} [${m.state}] ${m.kind}: ${m.text}${evidence}${into}`
+  const erased = m.redaction ? `  (redacted ${m.redaction.redactedAt}: ${m.redaction.reason})` : ''
+  return `${m.memoryRef.artifactId}@${m.memoryRef.revision} [${m.state}] ${m.kind}: ${m.text}${evidence}${into}${erased}`
 }
 
 /** One line per merge relation: `merge mrg_… effective: mem_a@1 + mem_b@2 → mem_c`. */
@@ -60,6 +62,15 @@ export function formatChange(c: MemoryChange): string {
   const from = c.fromRevision === null ? '∅' : `${c.fromRevision}/${c.fromState}`
   const reason = c.reason === null ? '' : `  "${c.reason}"`
   return `#${c.seq} ${c.at} ${c.op} ${c.memoryId} ${from} → ${c.toRevision}/${c.toState} (${c.operationId})${reason}`
+}
+
+/** A redaction in the change feed: what was erased, why (never the text). */
+export function formatRedaction(r: RedactionEntry): string {
+  const what =
+    r.target === 'source'
+      ? `source ${r.sourceId ?? ''}`
+      : `${r.memoryRef?.artifactId ?? ''}@${r.memoryRef?.revision ?? ''}`
+  return `#${r.seq} ${r.redactedAt} redact ${what} (${r.operationId})  "${r.reason}"`
 }
 
 /** One line per scope: counts per state, journal counters, newest change. */

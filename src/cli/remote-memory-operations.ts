@@ -1,10 +1,12 @@
 import type { PowerContextClient } from '../client/index.js'
+import type { ArtifactRef } from '../core/memory-model.js'
 import type { PrepareContextCommand } from '../runtime/context-preparer.js'
 import type { MemoryOperations, PreparedEnvelope } from '../runtime/memory-operations.js'
 import type { FlushCommand, FlushResult } from '../runtime/source-flusher.js'
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/spi/flush-types.js'
 import type * as L from '../storage/spi/listing-types.js'
 import type * as Spi from '../storage/spi/memory-backend.js'
+import type { RedactCommand, RedactResult } from '../storage/spi/redaction-types.js'
 import { fromWireFlush, fromWireFlushRecords } from '../wire/flush-wire.js'
 import { fromWireListScopes } from '../wire/listing-wire.js'
 import {
@@ -20,6 +22,7 @@ import {
   toWireArtifactRef,
   toWireSourceRef,
 } from '../wire/memory-wire.js'
+import { fromWireRedact } from '../wire/redaction-wire.js'
 
 /** `{key: value}` when the value is given, `{}` otherwise (absent ≠ null on the wire). */
 function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
@@ -232,7 +235,26 @@ export class RemoteMemoryOperations implements MemoryOperations {
     })
     return fromWireFlushRecords(r)
   }
+
+  async redact(cmd: RedactCommand): Promise<RedactResult> {
+    const t = cmd.target as { sourceId?: string; memoryRef?: ArtifactRef; scan?: true }
+    const r = await this.#client.redact(
+      {
+        scope_id: cmd.scopeId,
+        ...opt('source_id', t.sourceId),
+        ...opt('memory_ref', t.memoryRef && toWireArtifactRef(t.memoryRef)),
+        ...opt('scan', t.scan),
+        ...opt('reason', cmd.reason),
+        ...opt('dry_run', cmd.dryRun),
+      },
+      { timeoutMs: REDACT_TIMEOUT_MS },
+    )
+    return fromWireRedact(r)
+  }
 }
+
+/** A redaction rewrites the database file afterwards (VACUUM): it gets more than the default. */
+const REDACT_TIMEOUT_MS = 600_000
 
 /** A model-backed flush may run several model calls: it gets more than the client's default. */
 const FLUSH_TIMEOUT_MS = 300_000

@@ -135,6 +135,12 @@ export type ListSourcesRequest = WithOptional<Schemas['ListSourcesRequest'], 'af
 export type ListSourcesResponse = Omit<Schemas['ListSourcesResponse'], 'sources'> & {
   readonly sources: readonly SourceView[]
 }
+/** `POST /v1/admin/redact` request: one target (`source_id`, `memory_ref` or `scan`); `dry_run` defaults to false. */
+export type RedactRequest = WithOptional<Schemas['RedactRequest'], 'dry_run'>
+/** `POST /v1/admin/redact` response: what was erased and what the database did with the bytes. */
+export type RedactResponse = Schemas['RedactResponse']
+/** When and why an administrator erased a stored text (memories and sources carry it). */
+export type Redaction = Schemas['Redaction']
 /** `GET /openapi.json`: the contract the server was built from (OpenAPI 3.1). */
 export type OpenApiDocument = Schemas['OpenApiDocument'] & Readonly<Record<string, unknown>>
 
@@ -155,6 +161,7 @@ export interface WireCorrections {
   ListSourcesResponse: ListSourcesResponse
   OpenApiDocument: OpenApiDocument
   PrepareContextRequest: PrepareContextRequest
+  RedactRequest: RedactRequest
   SearchRequest: SearchRequest
 }
 

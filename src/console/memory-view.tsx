@@ -5,6 +5,7 @@ import { useConsole } from './context.js'
 import { Diff } from './diff-view.js'
 import { useAction, useLoad } from './hooks.js'
 import { EditPanel, ForgetPanel, RestorePanel } from './memory-actions.js'
+import { RedactedNote, RedactPanel } from './redact-panel.js'
 import { MergeGraph } from './merge-graph.js'
 import { href } from './routes.js'
 import { Clipped, ErrorBox, Section, shortId, StateBadge, Time } from './ui.js'
@@ -20,6 +21,7 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
     [scope, memoryId],
   )
   const [restoreTo, setRestoreTo] = useState<number | undefined>()
+  const [redactOf, setRedactOf] = useState<number | undefined>()
   const h = history.data
   if (h === undefined)
     return (
@@ -51,22 +53,40 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
               </>
             )}
           </p>
-          <blockquote class="memory-text" data-testid="current-text">
-            {current.text}
-          </blockquote>
+          {current.redaction ? (
+            <RedactedNote redaction={current.redaction} />
+          ) : (
+            <blockquote class="memory-text" data-testid="current-text">
+              {current.text}
+            </blockquote>
+          )}
           <StateHelp state={h.state} />
         </section>
         <Versions
           history={h}
           onRestoreTo={(v) => setRestoreTo(v)}
           canRestoreTo={h.state !== 'retired'}
+          onRedact={(v) => setRedactOf(v)}
         />
         <Evidence scope={scope} memory={current} />
         <Transitions transitions={h.transitions} />
         <MergeGraph scope={scope} root={h} />
       </div>
       <aside class="side-column">
-        {h.state === 'active' && (
+        {redactOf !== undefined && (
+          <RedactPanel
+            key={redactOf}
+            scope={scope}
+            target={{ memoryRef: { artifact_id: h.memory_id, revision: redactOf } }}
+            label={`revision ${redactOf}`}
+            onCancel={() => setRedactOf(undefined)}
+            onDone={() => {
+              setRedactOf(undefined)
+              history.reload()
+            }}
+          />
+        )}
+        {h.state === 'active' && !current.redaction && (
           <EditPanel
             key={h.current_revision}
             scope={scope}
@@ -111,6 +131,7 @@ function Versions(props: {
   history: HistoryResponse
   canRestoreTo: boolean
   onRestoreTo: (version: number) => void
+  onRedact: (version: number) => void
 }) {
   const versions = [...props.history.versions].reverse()
   return (
@@ -126,7 +147,18 @@ function Versions(props: {
                 <Time at={v.created_at} />
                 {v.reason !== null && <span class="muted"> · “{v.reason}”</span>}
                 {isCurrent && <span class="badge">current</span>}
-                {!isCurrent && props.canRestoreTo && (
+                {v.redaction ? (
+                  <span class="badge redacted-badge">redacted</span>
+                ) : (
+                  <button
+                    type="button"
+                    class="quiet small"
+                    onClick={() => props.onRedact(v.memory_ref.revision)}
+                  >
+                    Redact…
+                  </button>
+                )}
+                {!isCurrent && props.canRestoreTo && !v.redaction && (
                   <button
                     type="button"
                     class="quiet small"
@@ -136,7 +168,9 @@ function Versions(props: {
                   </button>
                 )}
               </p>
-              {previous === undefined ? (
+              {v.redaction ? (
+                <RedactedNote redaction={v.redaction} />
+              ) : previous === undefined || previous.redaction ? (
                 <p class="diff">{v.text}</p>
               ) : (
                 <Diff before={previous} after={v} />

@@ -4,6 +4,7 @@ import type { FlushRecord, FlushResponse } from '../client/index.js'
 import { useConsole } from './context.js'
 import { listKeys, useAction, useLoad } from './hooks.js'
 import { href } from './routes.js'
+import { RedactedNote, RedactPanel } from './redact-panel.js'
 import { Pager } from './scopes-view.js'
 import { Clipped, ErrorBox, Section, shortId, Time } from './ui.js'
 
@@ -19,6 +20,7 @@ export function SourcesView({ scope }: { scope: string }) {
   const records = useLoad(() => client.flushRecords({ scope_id: scope, limit: 50 }), [scope])
   const [flushed, setFlushed] = useState<FlushResponse | undefined>()
   const flush = useAction()
+  const [redacting, setRedacting] = useState<string | undefined>()
   const j = journal.data
   return (
     <div>
@@ -94,9 +96,36 @@ export function SourcesView({ scope }: { scope: string }) {
                   {s.failure.error.message}
                 </p>
               )}
-              <Clipped text={s.content} max={300} />
-              {Object.keys(s.metadata).length > 0 && (
-                <p class="muted">metadata {JSON.stringify(s.metadata)}</p>
+              {s.redaction ? (
+                <RedactedNote redaction={s.redaction} />
+              ) : (
+                <>
+                  <Clipped text={s.content} max={300} />
+                  {Object.keys(s.metadata).length > 0 && (
+                    <p class="muted">metadata {JSON.stringify(s.metadata)}</p>
+                  )}
+                  {redacting !== s.source.source_id && (
+                    <button
+                      type="button"
+                      class="quiet small"
+                      onClick={() => setRedacting(s.source.source_id)}
+                    >
+                      Redact…
+                    </button>
+                  )}
+                </>
+              )}
+              {redacting === s.source.source_id && (
+                <RedactPanel
+                  scope={scope}
+                  target={{ sourceId: s.source.source_id }}
+                  label={`source ${s.source.source_id}`}
+                  onCancel={() => setRedacting(undefined)}
+                  onDone={() => {
+                    setRedacting(undefined)
+                    journal.reload()
+                  }}
+                />
               )}
             </li>
           ))}

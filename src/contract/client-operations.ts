@@ -67,6 +67,8 @@ export const CLIENT_OPERATIONS = {
   getSources: {"operationId":"getSources","method":"POST","path":"/v1/sources/get","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":"GetSourcesRequest","responseType":"GetSourcesResponse","responseFormat":"json"},
   /** `POST /v1/sources/list`: The scope's source journal — cursor, high watermark and a keyset page of sources. */
   listSources: {"operationId":"listSources","method":"POST","path":"/v1/sources/list","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":"ListSourcesRequest","responseType":"ListSourcesResponse","responseFormat":"json"},
+  /** `POST /v1/admin/redact`: Erase the stored text of a source, of one memory version, or of every secret-rule match in a scope. */
+  redact: {"operationId":"redact","method":"POST","path":"/v1/admin/redact","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":"RedactRequest","responseType":"RedactResponse","responseFormat":"json"},
   /** `GET /openapi.json`: This contract (OpenAPI 3.1) as JSON. */
   openapi: {"operationId":"openapiDocument","method":"GET","path":"/openapi.json","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":null,"responseType":"OpenApiDocument","responseFormat":"json"},
   /** `GET /metrics`: Prometheus metrics of this server (text exposition format). */
@@ -99,6 +101,7 @@ export interface ClientOperationTypes {
   listScopes: { request: Schemas['ListScopesRequest']; response: Schemas['ListScopesResponse'] }
   getSources: { request: Schemas['GetSourcesRequest']; response: Schemas['GetSourcesResponse'] }
   listSources: { request: Schemas['ListSourcesRequest']; response: Schemas['ListSourcesResponse'] }
+  redact: { request: Schemas['RedactRequest']; response: Schemas['RedactResponse'] }
   openapi: { request: undefined; response: Schemas['OpenApiDocument'] }
   metrics: { request: undefined; response: string }
 }

@@ -30,6 +30,9 @@ export const OPENAPI_DOCUMENT = {
     },
     {
       "name": "context"
+    },
+    {
+      "name": "admin"
     }
   ],
   "paths": {
@@ -974,6 +977,51 @@ export const OPENAPI_DOCUMENT = {
         }
       }
     },
+    "/v1/admin/redact": {
+      "post": {
+        "operationId": "redact",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Erase the stored text of a source, of one memory version, or of every secret-rule match in a scope.",
+        "description": "An administrative erase for credentials and personal data (docs/storage.md \"Redaction\"):\nthe stored bytes are replaced by the marker `[redacted]` and removed from every projection\nand index; ids, versions, hashes, positions and the change feed stay, and each redaction is\nitself recorded in the change feed (`redactions`). Give exactly one of `source_id`,\n`memory_ref` or `scan: true`; `dry_run` lists what would be erased (ids and rules, never\ntext) and changes nothing. One transaction per erased item; afterwards the database lets\ngo of the erased bytes in its files (`erasure`). Behind the server's bearer token like every\nother route; not an MCP tool. Unknown targets: `source_not_found`, `memory_not_found`.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RequestId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/RedactRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "What was erased (or, in a dry run, would be), and what the database did.",
+            "headers": {
+              "X-PowerContext-Request-ID": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RedactResponse"
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        }
+      }
+    },
     "/openapi.json": {
       "get": {
         "operationId": "openapiDocument",
@@ -1288,6 +1336,41 @@ export const OPENAPI_DOCUMENT = {
               "string",
               "null"
             ]
+          },
+          "redaction": {
+            "description": "Set when an administrator erased this version's text (`text`, and `reason` when it had one, then read `[redacted]`): when, why and which secret rule found it.",
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/components/schemas/Redaction"
+              }
+            ]
+          }
+        }
+      },
+      "Redaction": {
+        "type": "object",
+        "required": [
+          "redacted_at",
+          "reason",
+          "rule"
+        ],
+        "properties": {
+          "redacted_at": {
+            "type": "string"
+          },
+          "reason": {
+            "type": "string"
+          },
+          "rule": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The secret rule that found it (`--scan`)",
+            "else null.": null
           }
         }
       },
@@ -2723,7 +2806,8 @@ export const OPENAPI_DOCUMENT = {
           "head_seq",
           "has_more",
           "next_since",
-          "skipped_sources"
+          "skipped_sources",
+          "redactions"
         ],
         "properties": {
           "changes": {
@@ -2751,6 +2835,225 @@ export const OPENAPI_DOCUMENT = {
             "items": {
               "$ref": "#/components/schemas/SkippedSource"
             }
+          },
+          "redactions": {
+            "description": "Redactions (`admin redact`) within this page's range; they share `seq` with changes.",
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/RedactionEntry"
+            }
+          }
+        }
+      },
+      "RedactionEntry": {
+        "type": "object",
+        "required": [
+          "seq",
+          "target",
+          "source_id",
+          "memory_ref",
+          "rule",
+          "reason",
+          "redacted_at",
+          "operation_id"
+        ],
+        "properties": {
+          "seq": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "target": {
+            "type": "string",
+            "enum": [
+              "source",
+              "version"
+            ]
+          },
+          "source_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "memory_ref": {
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/components/schemas/ArtifactRef"
+              }
+            ]
+          },
+          "rule": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "reason": {
+            "type": "string"
+          },
+          "redacted_at": {
+            "type": "string"
+          },
+          "operation_id": {
+            "type": "string"
+          }
+        }
+      },
+      "RedactRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "scope_id"
+        ],
+        "properties": {
+          "scope_id": {
+            "$ref": "#/components/schemas/ScopeId"
+          },
+          "source_id": {
+            "type": "string",
+            "description": "Erase this source's content and metadata."
+          },
+          "memory_ref": {
+            "$ref": "#/components/schemas/ArtifactRef"
+          },
+          "scan": {
+            "type": "boolean",
+            "description": "Erase every stored text of the scope the secret rules match (sources' content and metadata, versions' text and reason)."
+          },
+          "reason": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Recorded with the redaction (≤ 512 characters)."
+          },
+          "dry_run": {
+            "type": "boolean",
+            "default": false,
+            "description": "List what would be erased; change nothing."
+          }
+        }
+      },
+      "RedactedItem": {
+        "type": "object",
+        "required": [
+          "target",
+          "source_id",
+          "memory_ref",
+          "rule",
+          "fields",
+          "status",
+          "seq"
+        ],
+        "properties": {
+          "target": {
+            "type": "string",
+            "enum": [
+              "source",
+              "version"
+            ]
+          },
+          "source_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "memory_ref": {
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/components/schemas/ArtifactRef"
+              }
+            ]
+          },
+          "rule": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "fields": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "redacted",
+              "unchanged",
+              "would_redact"
+            ]
+          },
+          "seq": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          }
+        }
+      },
+      "RedactResponse": {
+        "type": "object",
+        "required": [
+          "dry_run",
+          "items",
+          "erasure"
+        ],
+        "properties": {
+          "dry_run": {
+            "type": "boolean"
+          },
+          "items": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/RedactedItem"
+            }
+          },
+          "erasure": {
+            "description": "What the database did to let go of the erased bytes in its files; null in a dry run.",
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "type": "object",
+                "required": [
+                  "files_clean",
+                  "steps",
+                  "pending",
+                  "ms"
+                ],
+                "properties": {
+                  "files_clean": {
+                    "type": "boolean"
+                  },
+                  "steps": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    }
+                  },
+                  "pending": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "ms": {
+                    "type": "integer",
+                    "minimum": 0
+                  }
+                }
+              }
+            ]
           }
         }
       },
@@ -3301,6 +3604,17 @@ export const OPENAPI_DOCUMENT = {
             "type": [
               "string",
               "null"
+            ]
+          },
+          "redaction": {
+            "description": "Set when an administrator erased this source (`content` then reads `[redacted]`, metadata is empty).",
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/components/schemas/Redaction"
+              }
             ]
           }
         }

@@ -256,6 +256,16 @@ export const OPERATIONS = [
     "mcpTool": null
   },
   {
+    "operationId": "redact",
+    "method": "POST",
+    "path": "/v1/admin/redact",
+    "summary": "Erase the stored text of a source, of one memory version, or of every secret-rule match in a scope.",
+    "requestSchema": "RedactRequest",
+    "successStatus": 200,
+    "public": false,
+    "mcpTool": null
+  },
+  {
     "operationId": "openapiDocument",
     "method": "GET",
     "path": "/openapi.json",

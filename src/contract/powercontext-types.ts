@@ -76,6 +76,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/redact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase the stored text of a source, of one memory version, or of every secret-rule match in a scope.
+         * @description An administrative erase for credentials and personal data (docs/storage.md "Redaction"):
+         *     the stored bytes are replaced by the marker `[redacted]` and removed from every projection
+         *     and index; ids, versions, hashes, positions and the change feed stay, and each redaction is
+         *     itself recorded in the change feed (`redactions`). Give exactly one of `source_id`,
+         *     `memory_ref` or `scan: true`; `dry_run` lists what would be erased (ids and rules, never
+         *     text) and changes nothing. One transaction per erased item; afterwards the database lets
+         *     go of the erased bytes in its files (`erasure`). Behind the server's bearer token like every
+         *     other route; not an MCP tool. Unknown targets: `source_not_found`, `memory_not_found`.
+         */
+        post: operations["redact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/capabilities": {
         parameters: {
             query?: never;
@@ -567,6 +594,8 @@ export interface components {
             head_seq: number;
             /** @description The last seq this page covers; the `since` of the next page (`head_seq` when `has_more` is false). */
             next_since: number;
+            /** @description Redactions (`admin redact`) within this page's range; they share `seq` with changes. */
+            redactions: components["schemas"]["RedactionEntry"][];
             /** @description Sources flush skipped (poison) within this page's range; they share `seq` with changes. */
             skipped_sources: components["schemas"]["SkippedSource"][];
         };
@@ -766,6 +795,8 @@ export interface components {
             merged_into: string | null;
             observed_at: string | null;
             reason: string | null;
+            /** @description Set when an administrator erased this version's text (`text`, and `reason` when it had one, then read `[redacted]`): when, why and which secret rule found it. */
+            redaction?: null | components["schemas"]["Redaction"];
             scope_id: components["schemas"]["ScopeId"];
             sources: components["schemas"]["SourceRef"][];
             state: components["schemas"]["MemoryState"];
@@ -880,6 +911,60 @@ export interface components {
         };
         /** @description Audit note; trimmed, blank becomes null, at most 512 characters. */
         Reason: string | null;
+        RedactedItem: {
+            fields: string[];
+            memory_ref: null | components["schemas"]["ArtifactRef"];
+            rule: string | null;
+            seq: number | null;
+            source_id: string | null;
+            /** @enum {string} */
+            status: "redacted" | "unchanged" | "would_redact";
+            /** @enum {string} */
+            target: "source" | "version";
+        };
+        Redaction: {
+            reason: string;
+            redacted_at: string;
+            /** @description The secret rule that found it (`--scan`) */
+            rule: string | null;
+        };
+        RedactionEntry: {
+            memory_ref: null | components["schemas"]["ArtifactRef"];
+            operation_id: string;
+            reason: string;
+            redacted_at: string;
+            rule: string | null;
+            seq: number;
+            source_id: string | null;
+            /** @enum {string} */
+            target: "source" | "version";
+        };
+        RedactRequest: {
+            /**
+             * @description List what would be erased; change nothing.
+             * @default false
+             */
+            dry_run?: boolean;
+            memory_ref?: components["schemas"]["ArtifactRef"];
+            /** @description Recorded with the redaction (≤ 512 characters). */
+            reason?: string | null;
+            /** @description Erase every stored text of the scope the secret rules match (sources' content and metadata, versions' text and reason). */
+            scan?: boolean;
+            scope_id: components["schemas"]["ScopeId"];
+            /** @description Erase this source's content and metadata. */
+            source_id?: string;
+        };
+        RedactResponse: {
+            dry_run: boolean;
+            /** @description What the database did to let go of the erased bytes in its files; null in a dry run. */
+            erasure: null | {
+                files_clean: boolean;
+                ms: number;
+                pending: string | null;
+                steps: string[];
+            };
+            items: components["schemas"]["RedactedItem"][];
+        };
         /** @description One memory to add. */
         RememberEntry: {
             kind: components["schemas"]["Kind"];
@@ -1050,6 +1135,8 @@ export interface components {
             };
             occurred_at: string | null;
             position: number;
+            /** @description Set when an administrator erased this source (`content` then reads `[redacted]`, metadata is empty). */
+            redaction?: null | components["schemas"]["Redaction"];
             source: components["schemas"]["SourceRef"];
             /**
              * @description `processed` at or before the cursor, `skipped` when flush gave up on it.
@@ -1197,6 +1284,35 @@ export interface operations {
                     "application/json": components["schemas"]["OpenApiDocument"];
                 };
             };
+        };
+    };
+    redact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Kept when it matches `[A-Za-z0-9._:-]{1,128}`, otherwise replaced by a generated id. */
+                "X-PowerContext-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedactRequest"];
+            };
+        };
+        responses: {
+            /** @description What was erased (or, in a dry run, would be), and what the database did. */
+            200: {
+                headers: {
+                    "X-PowerContext-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedactResponse"];
+                };
+            };
+            default: components["responses"]["Error"];
         };
     };
     capabilities: {

@@ -1,3 +1,5 @@
+import type { RedactionInfo } from './redaction.js'
+
 /** The four memory states (DESIGN §2). */
 export const MEMORY_STATES = ['active', 'forgotten', 'merged', 'retired'] as const
 export type MemoryState = (typeof MEMORY_STATES)[number]
@@ -50,6 +52,8 @@ export interface MemoryVersion extends VersionContent {
   readonly operation: ChangeOp
   readonly operationId: string
   readonly reason: string | null
+  /** True when an administrator erased its text (docs/storage.md "Redaction"). */
+  readonly redacted?: boolean
 }
 
 /** A memory as callers see it: one version's content plus the memory's current state. */
@@ -63,6 +67,11 @@ export interface Memory extends VersionContent {
   readonly createdAt: string
   readonly mergedInto: string | null
   readonly reason: string | null
+  /**
+   * Set when this version's text was erased (`text` and `reason` then read as the marker): when and
+   * why. `null` when it was not.
+   */
+  readonly redaction?: RedactionInfo | null
 }
 
 /** One row of the change log. Never carries memory text. */
@@ -80,7 +89,12 @@ export interface MemoryChange {
 }
 
 /** Builds the caller view of a version, freezing it (versions never change). */
-export function toMemory(v: MemoryVersion, state: MemoryState, mergedInto: string | null): Memory {
+export function toMemory(
+  v: MemoryVersion,
+  state: MemoryState,
+  mergedInto: string | null,
+  redaction: RedactionInfo | null = null,
+): Memory {
   return Object.freeze({
     memoryRef: Object.freeze({ artifactId: v.memoryId, revision: v.version }),
     scopeId: v.scopeId,
@@ -94,6 +108,7 @@ export function toMemory(v: MemoryVersion, state: MemoryState, mergedInto: strin
     createdAt: v.createdAt,
     mergedInto,
     reason: v.reason,
+    ...(v.redacted === true ? { redaction } : {}),
   })
 }
 

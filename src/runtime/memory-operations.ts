@@ -1,6 +1,7 @@
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/spi/flush-types.js'
 import type * as Spi from '../storage/spi/memory-backend.js'
 import { MEMORY_OPERATION_NAMES } from '../storage/spi/memory-backend.js'
+import type { RedactCommand, RedactResult } from '../storage/spi/redaction-types.js'
 import type { PrepareContextCommand } from './context-preparer.js'
 import type { FlushCommand, FlushResult } from './source-flusher.js'
 
@@ -37,6 +38,8 @@ export interface MemoryOperations extends Pick<
   prepareContext(cmd: PrepareContextCommand): Promise<PreparedEnvelope>
   flush(cmd: FlushCommand): Promise<FlushResult>
   flushRecords(cmd: FlushRecordsCommand): Promise<FlushRecordsResult>
+  /** The administrative erase (`admin redact`, docs/storage.md "Redaction"). */
+  redact(cmd: RedactCommand): Promise<RedactResult>
 }
 
 /** A class whose instances answer every SPI memory operation by calling the given backend. */

@@ -4,6 +4,7 @@ import type { ExportRecord } from '../storage/spi/export-types.js'
 import type { ImportReport } from '../storage/spi/export-types.js'
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/spi/flush-types.js'
 import type * as Spi from '../storage/spi/memory-backend.js'
+import type { RedactCommand, RedactResult } from '../storage/spi/redaction-types.js'
 import type { AnnSettings } from '../storage/sqlite/index.js'
 import { openSqliteBackend } from '../storage/sqlite/index.js'
 import type { PrepareContextCommand, PrepareContextResult } from './context-preparer.js'
@@ -205,6 +206,13 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
   }
   rebuild(): Promise<Spi.RebuildReport> {
     return this.#backend.rebuild()
+  }
+  /**
+   * Erases stored text (`admin redact`, docs/storage.md "Redaction").
+   * @throws PowerContextError `invalid_request`, `source_not_found`, `memory_not_found`.
+   */
+  redact(cmd: RedactCommand): Promise<RedactResult> {
+    return this.#backend.redact(cmd)
   }
   /**
    * Embeds every missing or stale vector of active memories (after a model outage, a rebuild, or

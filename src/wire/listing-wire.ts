@@ -4,6 +4,7 @@
  */
 import type { components } from '../contract/powercontext-types.js'
 import type * as L from '../storage/spi/listing-types.js'
+import { toWireRedaction } from './redaction-wire.js'
 
 type Wire = components['schemas']
 
@@ -56,6 +57,7 @@ const toWireSource = (s: L.SourceView): Wire['SourceView'] => ({
   failure:
     s.failure === null ? null : { attempts: s.failure.attempts, error: { ...s.failure.error } },
   legacy_payload: s.legacyPayload,
+  ...(s.redaction === undefined ? {} : { redaction: toWireRedaction(s.redaction) }),
 })
 
 /** Sources read by id, on the wire. */

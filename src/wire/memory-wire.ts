@@ -18,6 +18,12 @@ import type {
   SearchHit,
   SearchResult,
 } from '../storage/spi/memory-backend.js'
+import {
+  fromWireRedaction,
+  fromWireRedactionEntry,
+  toWireRedaction,
+  toWireRedactionEntry,
+} from './redaction-wire.js'
 import { fromWireSkipped, toWireSkipped } from './skipped-wire.js'
 
 /**
@@ -43,6 +49,7 @@ export const toWireMemory = (m: Memory) => ({
   created_at: m.createdAt,
   merged_into: m.mergedInto,
   reason: m.reason,
+  ...(m.redaction === undefined ? {} : { redaction: m.redaction && toWireRedaction(m.redaction) }),
 })
 
 export const toWireChange = (c: MemoryChange) => ({
@@ -138,6 +145,7 @@ export const toWireChanges = (r: ChangesResult) => ({
   has_more: r.hasMore,
   next_since: r.nextSince,
   skipped_sources: (r.skippedSources ?? []).map(toWireSkipped),
+  redactions: (r.redactions ?? []).map(toWireRedactionEntry),
 })
 
 /** The error envelope body of DESIGN §7. */
@@ -180,6 +188,9 @@ export const fromWireMemory = (m: Wire['Memory']): Memory =>
     createdAt: m.created_at,
     mergedInto: m.merged_into,
     reason: m.reason,
+    ...(m.redaction === undefined
+      ? {}
+      : { redaction: m.redaction && fromWireRedaction(m.redaction) }),
   })
 
 /** A change-log row (inverse of `toWireChange`). */
@@ -298,4 +309,5 @@ export const fromWireChanges = (r: Wire['ChangesResponse']): ChangesResult =>
     ...(r.skipped_sources?.length
       ? { skippedSources: r.skipped_sources.map(fromWireSkipped) }
       : {}),
+    ...(r.redactions?.length ? { redactions: r.redactions.map(fromWireRedactionEntry) } : {}),
   })

@@ -39,6 +39,7 @@ import {
   toWireSearch,
   toWireSourceRef,
 } from './memory-wire.js'
+import { fromWireRedactRequest, toWireRedact } from './redaction-wire.js'
 import * as req from './request-mapper.js'
 
 /** Largest accepted request body, in bytes (HTTP 413 `payload_too_large` above it). */
@@ -160,4 +161,5 @@ export const OPERATION_HANDLERS = {
     toWireListSources(await rt.listSources(fromWireListSourcesRequest(b))),
   flushRecords: async (rt, b) =>
     toWireFlushRecords(await rt.flushRecords(fromWireFlushRecordsRequest(b))),
+  redact: async (rt, b) => toWireRedact(await rt.redact(fromWireRedactRequest(b))),
 } as const satisfies { [Op in RuntimeOperationId]: OperationHandler<Op> }

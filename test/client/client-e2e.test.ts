@@ -266,6 +266,12 @@ describe('client end to end', () => {
     expect(journal).toMatchObject({ cursor: 0, high_watermark: 1, next_after: null })
     const missing = await failure(pc.getSources({ scope_id, source_ids: ['nope'] }))
     expect([missing.code, missing.status]).toEqual(['source_not_found', 404])
+    const dry = await pc.redact({ scope_id, source_id: 'ev', dry_run: true })
+    expect(dry.items).toEqual([
+      expect.objectContaining({ source_id: 'ev', status: 'would_redact' }),
+    ])
+    const unknown = await failure(pc.redact({ scope_id, source_id: 'nope' }))
+    expect([unknown.code, unknown.status]).toEqual(['source_not_found', 404])
     const doc = await pc.openapi()
     expect(doc.openapi).toBe('3.1.0')
     const metrics = await pc.metrics()

@@ -53,6 +53,7 @@ interface HandWrittenClient {
     body: Wire.FlushRecordsRequest,
     options?: CallOptions,
   ): Promise<Wire.FlushRecordsResponse>
+  redact(body: Wire.RedactRequest, options?: CallOptions): Promise<Wire.RedactResponse>
 }
 
 type Method<K extends ClientMethodName> = PowerContextClient[K]

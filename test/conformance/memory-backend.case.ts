@@ -23,6 +23,7 @@ import { mergeRestoreArea, restorePreviewArea } from './memory-merge-restore.cas
 import { changesArea, listArea } from './memory-reads.case.js'
 import { recentArea } from './memory-recent.case.js'
 import { relatedArea } from './memory-related.case.js'
+import { redactArea } from './memory-redact.case.js'
 import { rememberArea } from './memory-remember.case.js'
 import { searchArea } from './memory-search.case.js'
 import { secretsArea } from './memory-secrets.case.js'
@@ -59,6 +60,7 @@ export function describeMemoryBackend(options: ConformanceOptions): void {
     vectorArea(suite)
     flushArea(suite)
     relatedArea(suite)
+    redactArea(suite)
 
     it('skip entries name existing tests and give a reason', () => {
       expect(suite.skipProblems()).toEqual([])

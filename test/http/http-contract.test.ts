@@ -565,6 +565,16 @@ describe('HTTP contract, end to end', () => {
     expect(errorOf(expectContract('flush', over, 422)).code).toBe('invalid_request')
     const unknown = await call('flushRecords', { scope_id, verbose: true })
     expect(errorOf(expectContract('flushRecords', unknown, 422)).code).toBe('invalid_request')
+
+    // redact: the source erased (the response never carries its text); no target is 422.
+    const redacted = expectContract<{ items: { status: string }[] }>(
+      'redact',
+      await call('redact', { scope_id, source_id: 'notes', reason: 'contract test' }),
+      200,
+    )
+    expect(redacted.items.map((i) => i.status)).toEqual(['redacted'])
+    const none = await call('redact', { scope_id })
+    expect(errorOf(expectContract('redact', none, 422)).code).toBe('invalid_request')
   })
 
   it('lists scopes, reads sources and the journal, and serves the contract', async () => {

@@ -659,6 +659,12 @@ function basesFor(ids: Ids): Record<PostOp, readonly Base[]> {
     ],
     changes: [{ shape: shape('ChangesRequest'), body: { scope_id: SCOPE, since: 0, limit: 100 } }],
     flush: [{ shape: shape('FlushRequest'), body: { scope_id: SCOPE, limit: 10, until: 5 } }],
+    redact: [
+      {
+        shape: shape('RedactRequest'),
+        body: { scope_id: SCOPE, source_id: SOURCE_ID, reason: 'robustness', dry_run: true },
+      },
+    ],
     flushRecords: [
       {
         shape: shape('FlushRecordsRequest'),
@@ -978,6 +984,14 @@ function domainArb(
           .filter((id) => id !== SOURCE_ID)
           .map((id) => c('source_ids: unknown', N, { ...b, source_ids: [id] })),
         OTHER_SCOPE.map((s) => c('scope_id: other scope', N, { ...b, scope_id: s })),
+      ]
+    case 'redact':
+      return [
+        fc
+          .stringMatching(/^[\x21-\x7E]{1,64}$/)
+          .filter((id) => id !== SOURCE_ID)
+          .map((id) => c('source_id: unknown', N, { ...b, source_id: id })),
+        fc.constant(c('two targets', I, { ...b, scan: true })),
       ]
     case 'changes':
     case 'flush':

@@ -15,7 +15,10 @@ export interface TempServer {
  * Registers a real server on a temporary data directory for one test file (started in
  * `beforeAll`, stopped in `afterAll`) and the file's temporary directories `prefix…`.
  */
-export function useTempServer(prefix: string): TempServer {
+export function useTempServer(
+  prefix: string,
+  options: { readonly authToken?: string } = {},
+): TempServer {
   const temp = tempDirs(prefix)
   let server: RunningServer | undefined
   beforeAll(async () => {
@@ -24,6 +27,7 @@ export function useTempServer(prefix: string): TempServer {
       port: 0,
       dataDir: temp.make(),
       logLevel: 'silent',
+      ...options,
     })
   })
   afterAll(async () => {

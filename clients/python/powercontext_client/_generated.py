@@ -38,6 +38,20 @@ class SourceRef(Model):
 
 
 @dataclass(frozen=True)
+class Redaction(Model):
+    "The `Redaction` shape of the contract."
+
+    redacted_at: str
+    reason: str
+    rule: Optional[str]
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("redacted_at", "redacted_at", T.STR, True),
+        Field("reason", "reason", T.STR, True),
+        Field("rule", "rule", T.nullable(T.STR), True),
+    )
+
+
+@dataclass(frozen=True)
 class Memory(Model):
     "The `Memory` shape of the contract."
 
@@ -53,6 +67,7 @@ class Memory(Model):
     created_at: str
     merged_into: Optional[str]
     reason: Optional[str]
+    redaction: Optional[Redaction] | Unset = UNSET
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("memory_ref", "memory_ref", T.model("ArtifactRef"), True),
         Field("scope_id", "scope_id", T.STR, True),
@@ -66,6 +81,7 @@ class Memory(Model):
         Field("created_at", "created_at", T.STR, True),
         Field("merged_into", "merged_into", T.nullable(T.STR), True),
         Field("reason", "reason", T.nullable(T.STR), True),
+        Field("redaction", "redaction", T.nullable(T.model("Redaction")), False),
     )
 
 
@@ -842,6 +858,30 @@ class SkippedSource(Model):
 
 
 @dataclass(frozen=True)
+class RedactionEntry(Model):
+    "The `RedactionEntry` shape of the contract."
+
+    seq: int
+    target: str
+    source_id: Optional[str]
+    memory_ref: Optional[ArtifactRef]
+    rule: Optional[str]
+    reason: str
+    redacted_at: str
+    operation_id: str
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("seq", "seq", T.INT, True),
+        Field("target", "target", T.STR, True),
+        Field("source_id", "source_id", T.nullable(T.STR), True),
+        Field("memory_ref", "memory_ref", T.nullable(T.model("ArtifactRef")), True),
+        Field("rule", "rule", T.nullable(T.STR), True),
+        Field("reason", "reason", T.STR, True),
+        Field("redacted_at", "redacted_at", T.STR, True),
+        Field("operation_id", "operation_id", T.STR, True),
+    )
+
+
+@dataclass(frozen=True)
 class ChangesResponse(Model):
     "The `ChangesResponse` shape of the contract."
 
@@ -850,12 +890,86 @@ class ChangesResponse(Model):
     has_more: bool
     next_since: int
     skipped_sources: List[SkippedSource]
+    redactions: List[RedactionEntry]
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("changes", "changes", T.list(T.model("MemoryChange")), True),
         Field("head_seq", "head_seq", T.INT, True),
         Field("has_more", "has_more", T.BOOL, True),
         Field("next_since", "next_since", T.INT, True),
         Field("skipped_sources", "skipped_sources", T.list(T.model("SkippedSource")), True),
+        Field("redactions", "redactions", T.list(T.model("RedactionEntry")), True),
+    )
+
+
+@dataclass(frozen=True)
+class RedactRequest(Model):
+    "The `RedactRequest` shape of the contract."
+
+    scope_id: str
+    source_id: str | Unset = UNSET
+    memory_ref: ArtifactRef | Unset = UNSET
+    scan: bool | Unset = UNSET
+    reason: Optional[str] | Unset = UNSET
+    dry_run: bool | Unset = UNSET
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("scope_id", "scope_id", T.STR, True),
+        Field("source_id", "source_id", T.STR, False),
+        Field("memory_ref", "memory_ref", T.model("ArtifactRef"), False),
+        Field("scan", "scan", T.BOOL, False),
+        Field("reason", "reason", T.nullable(T.STR), False),
+        Field("dry_run", "dry_run", T.BOOL, False),
+    )
+
+
+@dataclass(frozen=True)
+class RedactedItem(Model):
+    "The `RedactedItem` shape of the contract."
+
+    target: str
+    source_id: Optional[str]
+    memory_ref: Optional[ArtifactRef]
+    rule: Optional[str]
+    fields: List[str]
+    status: str
+    seq: Optional[int]
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("target", "target", T.STR, True),
+        Field("source_id", "source_id", T.nullable(T.STR), True),
+        Field("memory_ref", "memory_ref", T.nullable(T.model("ArtifactRef")), True),
+        Field("rule", "rule", T.nullable(T.STR), True),
+        Field("fields", "fields", T.list(T.STR), True),
+        Field("status", "status", T.STR, True),
+        Field("seq", "seq", T.nullable(T.INT), True),
+    )
+
+
+@dataclass(frozen=True)
+class RedactResponseErasure(Model):
+    "The `RedactResponseErasure` shape of the contract."
+
+    files_clean: bool
+    steps: List[str]
+    pending: Optional[str]
+    ms: int
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("files_clean", "files_clean", T.BOOL, True),
+        Field("steps", "steps", T.list(T.STR), True),
+        Field("pending", "pending", T.nullable(T.STR), True),
+        Field("ms", "ms", T.INT, True),
+    )
+
+
+@dataclass(frozen=True)
+class RedactResponse(Model):
+    "The `RedactResponse` shape of the contract."
+
+    dry_run: bool
+    items: List[RedactedItem]
+    erasure: Optional[RedactResponseErasure]
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("dry_run", "dry_run", T.BOOL, True),
+        Field("items", "items", T.list(T.model("RedactedItem")), True),
+        Field("erasure", "erasure", T.nullable(T.model("RedactResponseErasure")), True),
     )
 
 
@@ -1105,6 +1219,7 @@ class SourceView(Model):
     status: str
     failure: Optional[SourceViewFailure]
     legacy_payload: Optional[str] | Unset = UNSET
+    redaction: Optional[Redaction] | Unset = UNSET
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("source", "source", T.model("SourceRef"), True),
         Field("position", "position", T.INT, True),
@@ -1116,6 +1231,7 @@ class SourceView(Model):
         Field("status", "status", T.STR, True),
         Field("failure", "failure", T.nullable(T.model("SourceViewFailure")), True),
         Field("legacy_payload", "legacy_payload", T.nullable(T.STR), False),
+        Field("redaction", "redaction", T.nullable(T.model("Redaction")), False),
     )
 
 
@@ -1306,6 +1422,7 @@ OPERATIONS: Dict[str, Operation] = {
     "listScopes": Operation("listScopes", "POST", "/v1/scopes/list", "ListScopesRequest", {200: T.model("ListScopesResponse")}),
     "getSources": Operation("getSources", "POST", "/v1/sources/get", "GetSourcesRequest", {200: T.model("GetSourcesResponse")}),
     "listSources": Operation("listSources", "POST", "/v1/sources/list", "ListSourcesRequest", {200: T.model("ListSourcesResponse")}),
+    "redact": Operation("redact", "POST", "/v1/admin/redact", "RedactRequest", {200: T.model("RedactResponse")}),
     "openapiDocument": Operation("openapiDocument", "GET", "/openapi.json", None, {200: T.model("OpenApiDocument")}),
     "metrics": Operation("metrics", "GET", "/metrics", None, {200: T.STR}),
 }
@@ -1612,6 +1729,23 @@ class Operations:
         "POST /v1/sources/list: The scope's source journal — cursor, high watermark and a keyset page of sources."
         return self._call("listSources", _body(request, ListSourcesRequest, {"scope_id": scope_id, "after": after, "limit": limit}), request_id, timeout)  # type: ignore[no-any-return]
 
+    def redact(
+        self,
+        request: RedactRequest | None = None,
+        /,
+        *,
+        scope_id: str | Unset = UNSET,
+        source_id: str | Unset = UNSET,
+        memory_ref: ArtifactRef | Unset = UNSET,
+        scan: bool | Unset = UNSET,
+        reason: Optional[str] | Unset = UNSET,
+        dry_run: bool | Unset = UNSET,
+        request_id: str | None = None,
+        timeout: float | None = None,
+    ) -> RedactResponse:
+        "POST /v1/admin/redact: Erase the stored text of a source, of one memory version, or of every secret-rule match in a scope."
+        return self._call("redact", _body(request, RedactRequest, {"scope_id": scope_id, "source_id": source_id, "memory_ref": memory_ref, "scan": scan, "reason": reason, "dry_run": dry_run}), request_id, timeout)  # type: ignore[no-any-return]
+
     def openapi_document(
         self,
         *,
@@ -1639,6 +1773,7 @@ __all__ = [
     "Operations",
     "ArtifactRef",
     "SourceRef",
+    "Redaction",
     "Memory",
     "MemoryChange",
     "SearchHit",
@@ -1687,7 +1822,12 @@ __all__ = [
     "ChangesRequest",
     "SkippedSourceErrorDetail",
     "SkippedSource",
+    "RedactionEntry",
     "ChangesResponse",
+    "RedactRequest",
+    "RedactedItem",
+    "RedactResponseErasure",
+    "RedactResponse",
     "FlushRequest",
     "SourceOutcomeRefused",
     "SourceOutcome",

@@ -1,6 +1,6 @@
 import { checkLegacyCitation } from '../../core/command-rules.js'
 import type { Embedder } from '../../core/embedding.js'
-import { invalidRequest, PowerContextError } from '../../core/errors.js'
+import { invalidRequest } from '../../core/errors.js'
 import {
   checkMemoryId,
   checkRevision,
@@ -13,6 +13,7 @@ import type { ExportRecord, ImportReport } from '../spi/export-types.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from '../spi/legacy-types.js'
 import type * as L from '../spi/listing-types.js'
 import type * as Spi from '../spi/memory-backend.js'
+import type * as R from '../spi/redaction-types.js'
 import {
   checkChanges,
   checkForget,
@@ -25,7 +26,6 @@ import {
   checkUpdate,
   optional,
 } from './command-checks.js'
-import { skippedInChangesTx } from './journal/journal-checks.js'
 import { SourceJournal } from './journal/source-journal.js'
 import { getByLegacyCitationInTx } from './legacy/legacy-reads.js'
 import {
@@ -36,9 +36,9 @@ import {
   type TransferDeps,
 } from './maintenance/backend-transfer.js'
 import { rebuildInTx } from './maintenance/rebuild.js'
-import { verifyInTx } from './maintenance/verify.js'
+import { verifyAfterIntegrity } from './maintenance/verify-backend.js'
 import { captureInTx, checkCaptureSliced } from './ops/capture.js'
-import { changesInTx } from './ops/changes.js'
+import { changesFeedInTx } from './ops/changes-feed.js'
 import { forgetInTx } from './ops/forget.js'
 import { getInTx } from './ops/get.js'
 import { historyInTx } from './ops/history.js'
@@ -50,11 +50,11 @@ import { rememberInTx } from './ops/remember.js'
 import { restoreInTx } from './ops/restore.js'
 import { planRestore } from './ops/restore-plan.js'
 import { updateInTx } from './ops/update.js'
+import { checkRedact, NO_ERASE_STEP, redact } from './redaction/redact.js'
 import { searchInMode, searchModesOf } from './search/search-modes.js'
 import { reindexVectors } from './vectors/reindex.js'
 import { restoreTexts } from './vectors/texts-to-project.js'
 import { updateTexts } from './vectors/texts-to-project.js'
-import { withVectorChecks } from './vectors/vector-checks.js'
 import type { TxRunner } from './vectors/vector-support.js'
 import { VectorSupport } from './vectors/vector-support.js'
 import type { WriteContext } from './write-context.js'
@@ -272,14 +272,24 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     return this.inReadTransaction((tx) => recentInTx(tx, q))
   }
 
-  /** Change-log rows after `since` (exclusive; 0 = from the start). */
+  /** Change-log rows after `since` (exclusive; 0 = from the start), skips and redactions. */
   async changes(cmd: Spi.ChangesCommand): Promise<Spi.ChangesResult> {
-    const { scopeId, since, limit } = checkChanges(cmd)
-    return this.inReadTransaction(async (tx) => {
-      const page = await changesInTx(tx, { scopeId, since, limit })
-      const skipped = await skippedInChangesTx(tx, { scopeId, since, limit }, page)
-      return skipped.length === 0 ? page : { ...page, skippedSources: skipped }
-    })
+    const q = checkChanges(cmd)
+    return this.inReadTransaction((tx) => changesFeedInTx(tx, q))
+  }
+
+  /** Erases stored text, keeping what proves history; see {@link redact} (docs/storage.md). */
+  async redact(cmd: R.RedactCommand): Promise<R.RedactResult> {
+    const erase = (scopeId: string): Promise<R.ErasureReport> => this.eraseRedactedBytes(scopeId)
+    return redact({ run: this.#run, now: this.#now, newOperationId, erase }, checkRedact(cmd))
+  }
+
+  /**
+   * Lets go of erased bytes in the database files after redactions committed; adapters whose
+   * files keep deleted bytes override it (SQLite: secure delete, index merge, VACUUM, checkpoint).
+   */
+  protected eraseRedactedBytes(_scopeId: string): Promise<R.ErasureReport> {
+    return Promise.resolve(NO_ERASE_STEP)
   }
 
   /** One keyset page of scopes with memory counts per state (DESIGN §7, the console). */
@@ -313,18 +323,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
    */
   async verify(options: Spi.VerifyOptions = {}): Promise<Spi.VerifyReport> {
     const integrity = await this.integrityProblems(options.full === true)
-    try {
-      return await this.inWriteTransaction(async (tx) => {
-        const report = await withVectorChecks(tx, await verifyInTx(tx))
-        if (integrity.length === 0) return report
-        return { ...report, ok: false, problems: [...integrity, ...report.problems] }
-      })
-    } catch (err) {
-      // A damaged file may stop the row checks; the database's own check has said why.
-      if (integrity.length === 0 || !(err instanceof PowerContextError)) throw err
-      const counts = { memories: 0, versions: 0, heads: 0, changes: 0 }
-      return { ok: false, problems: [...integrity, `row checks stopped: ${err.message}`], counts }
-    }
+    return verifyAfterIntegrity(this.#run, integrity)
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { DialectTx, VersionRow } from '../spi/dialect-tx.js'
 import { headOf } from './row-builders.js'
+import { isRedactedVersionRow } from './version-codec.js'
 import type { WriteContext } from './write-context.js'
 
 /**
@@ -13,6 +14,8 @@ export async function projectHead(
   ctx: WriteContext,
   version: VersionRow,
 ): Promise<void> {
+  // An erased version is never projected (docs/storage.md "Redaction"): its text is gone.
+  if (isRedactedVersionRow(version)) return tx.deleteHead(version.memoryId)
   await tx.putHead(headOf(version))
   const vectors = tx.vectors
   if (vectors === undefined) return

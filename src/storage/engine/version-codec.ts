@@ -14,6 +14,7 @@ import type {
   VersionContent,
 } from '../../core/memory-model.js'
 import { toMemory } from '../../core/memory-model.js'
+import { REDACTED_TEXT, type RedactionInfo } from '../../core/redaction.js'
 import type { MemoryRow, VersionRow } from '../spi/dialect-tx.js'
 
 /** Canonical JSON text of source refs, as stored. */
@@ -82,6 +83,11 @@ function soundKey(row: VersionRow): string {
   ].join('\u0000')
 }
 
+/** Drops every cached key (after a redaction: the keys hold the erased text). */
+export function forgetSoundRows(): void {
+  SOUND_ROWS.clear()
+}
+
 function rememberSound(key: string): void {
   if (SOUND_ROWS.size >= SOUND_ROWS_MAX) {
     const oldest = SOUND_ROWS.values().next()
@@ -106,12 +112,25 @@ function checkVersionRow(row: VersionRow): string[] {
 }
 
 /**
- * Decodes a stored version after verifying its hash against its bytes.
+ * True when the row's text was erased by an administrator: it reads as the marker and its stored
+ * hash (kept as proof of history) no longer matches its bytes. `verify` also requires its record.
+ */
+export function isRedactedVersionRow(row: VersionRow): boolean {
+  return (
+    row.text === REDACTED_TEXT &&
+    hashCanonicalContent(canonicalContent(contentOfRow(row))) !== row.contentHash
+  )
+}
+
+/**
+ * Decodes a stored version after verifying its hash against its bytes; a redacted version decodes
+ * as its marker (`redacted`), never as text.
  * @throws PowerContextError `internal_error` when stored bytes no longer match their hash.
  */
 export function decodeVersion(row: VersionRow): MemoryVersion {
   const problems = versionRowProblems(row)
-  if (problems.length > 0) {
+  const redacted = problems.length > 0 && isRedactedVersionRow(row)
+  if (problems.length > 0 && !redacted) {
     throw new PowerContextError(
       'internal_error',
       'stored memory version failed its integrity check',
@@ -135,10 +154,18 @@ export function decodeVersion(row: VersionRow): MemoryVersion {
     operation: row.operation,
     operationId: row.operationId,
     reason: row.reason,
+    ...(redacted ? { redacted: true } : {}),
   })
 }
 
-/** The caller view of a stored version under the memory's current state. */
-export function viewOf(version: VersionRow, row: MemoryRow): Memory {
-  return toMemory(decodeVersion(version), row.state, row.mergedInto)
+/**
+ * The caller view of a stored version under the memory's current state; `redaction` says when and
+ * why a redacted version was erased (see `redaction/redaction-reads.ts`).
+ */
+export function viewOf(
+  version: VersionRow,
+  row: MemoryRow,
+  redaction: RedactionInfo | null = null,
+): Memory {
+  return toMemory(decodeVersion(version), row.state, row.mergedInto, redaction)
 }

@@ -10,10 +10,12 @@ import type {
   VerifyOptions,
   VerifyReport,
 } from '../spi/memory-backend.js'
+import type { ErasureReport } from '../spi/redaction-types.js'
 import { SqlMemoryBackend } from '../sql/sql-memory-backend.js'
 import { TransactionRunner } from '../sql/transaction-runner.js'
 import { mysqlSqlDialect } from './mysql-dialect.js'
 import { mysqlDriver, mysqlPoolConfig } from './mysql-driver.js'
+import { rebuildRedactedTables } from './mysql-erase.js'
 import { sanitizedCause } from './mysql-errors.js'
 import {
   emptyFulltextRows,
@@ -358,6 +360,17 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
 
   #indexGap(): Promise<string | null> {
     return this.#runner.run('read', (sql) => fulltextIndexGap(sql))
+  }
+
+  /** After a redaction: the tables that held the text rebuilt (mysql-erase.ts, docs/storage.md). */
+  protected override async eraseRedactedBytes(_scopeId: string): Promise<ErasureReport> {
+    const conn = await this.#pool.getConnection()
+    try {
+      const sql = new MysqlSession(conn, this.#rewrite)
+      return await rebuildRedactedTables(sql, this.#status.server.dialect.name)
+    } finally {
+      conn.release()
+    }
   }
 
   /** Ends every pooled connection (after the transactions in flight). Idempotent. */

@@ -249,6 +249,28 @@ export const MYSQL_MIGRATIONS: readonly (readonly ((opts: string) => string)[])[
       ON DUPLICATE KEY UPDATE fts_text = VALUES(fts_text)`,
     () => 'DROP TABLE IF EXISTS fts_probe',
   ],
+  // 4: administrative erase (docs/storage.md "Redaction"): one record per erased source or memory
+  // version; each takes a number of the scope's change sequence (the change feed reports it).
+  [
+    (o) => `CREATE TABLE IF NOT EXISTS redactions (
+      scope_id ${ID} NOT NULL,
+      seq BIGINT NOT NULL CHECK (seq >= 1),
+      target ${TAG} NOT NULL CHECK (target IN ('source', 'version')),
+      source_type ${TAG} NULL,
+      source_id ${ID} NULL,
+      memory_id ${ID} NULL,
+      version BIGINT NULL,
+      rule ${ID} NULL,
+      reason ${TEXT} NOT NULL,
+      redacted_at ${STAMP} NOT NULL,
+      operation_id ${ID} NOT NULL,
+      PRIMARY KEY (scope_id, seq),
+      UNIQUE KEY redactions_by_version (memory_id, version),
+      UNIQUE KEY redactions_by_source (scope_id, source_type, source_id),
+      FOREIGN KEY (scope_id) REFERENCES scopes (scope_id),
+      FOREIGN KEY (memory_id) REFERENCES memories (memory_id)
+    ) ${o}`,
+  ],
 ]
 
 /** The schema version this code writes and reads. */

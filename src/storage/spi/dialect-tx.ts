@@ -3,6 +3,7 @@ import type { MemoryState, MergeRecord, SourceType } from '../../core/memory-mod
 import type { PlannedTerm } from '../../core/query-plan.js'
 import type { JournalTx } from './journal-tx.js'
 import type { LegacyTx } from './legacy-tx.js'
+import type { RedactionTx } from './redaction-types.js'
 import type {
   ChangeRow,
   CurrentMemory,
@@ -33,6 +34,8 @@ export interface DialectTx {
   readonly legacy: LegacyTx
   /** Keyset pages over the authoritative tables (export, import, paged rebuild). */
   readonly pages: TransferTx
+  /** The administrative erase's verbs (docs/storage.md "Redaction"). */
+  readonly redactions: RedactionTx
   getMemory(memoryId: string): Promise<MemoryRow | undefined>
   getVersion(memoryId: string, version: number): Promise<VersionRow | undefined>
   listVersions(memoryId: string): Promise<VersionRow[]>

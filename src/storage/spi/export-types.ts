@@ -4,13 +4,17 @@ import type { ChangeRow, MemoryRow, SourceRow, VersionRow } from './dialect-tx.j
 import type { CursorRow, FailureRow, FlushRecordRow } from './journal-tx.js'
 import type { LegacyCitationRow } from './legacy-tx.js'
 import type { LegacyUpgradeRow } from './legacy-tx.js'
+import type { RedactionRow } from './redaction-types.js'
 
 /** Format tag of the first line. */
 export const EXPORT_FORMAT = 'powercontext-export'
-/** Format version written; 2 adds the upgrade tables (`legacy_*` records). */
-export const EXPORT_VERSION = 2
+/**
+ * Format version written; 2 adds the upgrade tables (`legacy_*` records), 3 the redaction records
+ * (`redaction`, docs/storage.md).
+ */
+export const EXPORT_VERSION = 3
 /** Versions an import reads. */
-export const EXPORT_VERSIONS_READ: readonly number[] = [1, 2]
+export const EXPORT_VERSIONS_READ: readonly number[] = [1, 2, 3]
 
 /** An upgraded source's original payload bytes, base64 in an export. */
 export interface LegacyPayloadRecordRow {
@@ -41,6 +45,7 @@ export type ExportRecord =
   | { readonly type: 'legacy_upgrade'; readonly row: LegacyUpgradeRow }
   | { readonly type: 'legacy_citation'; readonly row: LegacyCitationRow }
   | { readonly type: 'legacy_payload'; readonly row: LegacyPayloadRecordRow }
+  | { readonly type: 'redaction'; readonly row: RedactionRow }
   | { readonly type: 'end'; readonly counts: Readonly<Record<string, number>> }
 
 export type RowType = Exclude<ExportRecord['type'], 'header' | 'profile' | 'end'>
@@ -56,6 +61,7 @@ export const ROW_TYPES: readonly RowType[] = [
   'legacy_upgrade',
   'legacy_citation',
   'legacy_payload',
+  'redaction',
 ]
 
 /** What an import wrote. */

@@ -4,6 +4,7 @@
  * They are what a person looking at the memory needs (the web console, `powercontext scopes`).
  */
 import type { MemoryState, SourceRef } from '../../core/memory-model.js'
+import type { RedactionInfo } from '../../core/redaction.js'
 import type { FlushError, WindowSource } from './flush-types.js'
 
 /** Default and largest page of `listScopes`. */
@@ -61,6 +62,8 @@ export interface SourceView extends Omit<WindowSource, 'sourceId'> {
    * reference stored it (Pydantic JSON, metadata in its original key order); else null.
    */
   readonly legacyPayload: string | null
+  /** When and why an administrator erased its content and metadata (`admin redact`); absent else. */
+  readonly redaction?: RedactionInfo
 }
 
 export interface GetSourcesCommand {

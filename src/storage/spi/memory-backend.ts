@@ -3,6 +3,7 @@ import type { ExportRecord, ImportReport } from './export-types.js'
 import type { SourceJournalPort } from './flush-types.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from './legacy-types.js'
 import type * as C from './memory-commands.js'
+import type { RedactCommand, RedactResult } from './redaction-types.js'
 
 /**
  * The storage SPI every backend implements: the memory operations ({@link C.MemoryOperationMethods})
@@ -18,6 +19,13 @@ export interface MemoryBackend extends C.MemoryOperationMethods {
    */
   verify(options?: S.VerifyOptions): Promise<S.VerifyReport>
   rebuild(): Promise<S.RebuildReport>
+  /**
+   * Erases the stored text of a source, of one memory version, or of every match of the secret
+   * rules in a scope, keeping ids, versions, hashes and the change feed (docs/storage.md
+   * "Redaction"). One write transaction per erased item.
+   * @throws PowerContextError `invalid_request`, `source_not_found`, `memory_not_found`.
+   */
+  redact(cmd: RedactCommand): Promise<RedactResult>
   /** Embeds every missing or stale vector of active memories, in bounded batches. */
   reindex(options?: S.ReindexOptions): Promise<S.ReindexReport>
   /** The vector side's state, for capabilities and readiness. */

@@ -13,6 +13,7 @@ import type {
 } from '../../core/memory-model.js'
 import type { SkippedSource } from './flush-types.js'
 import type * as L from './listing-types.js'
+import type { RedactionEntry } from './redaction-types.js'
 import type { SearchCommand, SearchResult } from './search-types.js'
 
 /** Batch and page limits (DESIGN §7). */
@@ -237,6 +238,8 @@ export interface ChangesResult {
   readonly nextSince: number
   /** Sources flush gave up on (poison) in the range this page covers; they share the seq space. */
   readonly skippedSources?: readonly SkippedSource[]
+  /** Redactions (`admin redact`) in the range this page covers; they share the seq space. */
+  readonly redactions?: readonly RedactionEntry[]
 }
 
 export interface CaptureSourceCommand {

@@ -27,6 +27,7 @@ import {
 import { currentSql, splitCurrent } from './current.js'
 import { placeholders, type SqlDialect } from './dialect.js'
 import { LegacyRows } from './legacy-rows.js'
+import { RedactionRows } from './redaction-rows.js'
 import type { SqlSession } from './session.js'
 import { SqlJournal } from './sql-journal.js'
 import { SqlMerges } from './sql-merges.js'
@@ -68,6 +69,7 @@ export class SqlRows implements DialectTx {
   readonly journal: SqlJournal
   readonly legacy: LegacyTx
   readonly pages: TransferTx
+  readonly redactions: RedactionRows
   /** Scopes whose row this transaction has already ensured. */
   readonly #ensured = new Set<string>()
 
@@ -79,6 +81,7 @@ export class SqlRows implements DialectTx {
     this.journal = new SqlJournal(sql, dialect)
     this.legacy = new LegacyRows(sql)
     this.pages = new TransferRows(sql)
+    this.redactions = new RedactionRows(sql)
   }
 
   async #ensureScope(scopeId: string): Promise<void> {

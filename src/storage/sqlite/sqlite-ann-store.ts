@@ -89,6 +89,17 @@ export class GraphStore {
     }
   }
 
+  /** Deletes the scope's saved graph (meta and index files); none is fine. */
+  async remove(scopeId: string): Promise<void> {
+    const key = fileKey(scopeId)
+    const names = await readdir(this.#dir).catch(() => [] as string[])
+    for (const name of names) {
+      if (name === `${key}.json` || (name.startsWith(`${key}-`) && name.endsWith('.hnsw'))) {
+        await rm(join(this.#dir, name), { force: true })
+      }
+    }
+  }
+
   /** The saved graph of the scope, or undefined when there is none or it cannot be read. */
   async load(scopeId: string, dimension: number): Promise<SavedGraph | undefined> {
     let meta: SavedGraphMeta

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3'
 import { PowerContextError } from '../../core/errors.js'
 import type { DatabaseBackendOptions } from '../engine/database-memory-backend.js'
 import type { IndexMaintenanceEvents } from '../spi/backend-status.js'
+import type { ErasureReport } from '../spi/redaction-types.js'
 import { AsyncMutex } from '../sql/async-mutex.js'
 import type { SqlDialect } from '../sql/dialect.js'
 import { SqlMemoryBackend } from '../sql/sql-memory-backend.js'
@@ -17,6 +18,7 @@ import { ANN_DEFAULTS } from './sqlite-ann-types.js'
 import { loadHnswlib } from './sqlite-ann-types.js'
 import { sqliteDialect } from './sqlite-dialect.js'
 import { isBusy, SQLITE_OPEN_RETRY, sqliteDriver, sqliteRetry } from './sqlite-driver.js'
+import { eraseFreedBytes } from './sqlite-erase.js'
 import {
   checkExistingFile,
   createDatabaseFile,
@@ -192,6 +194,16 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
    */
   protected override integrityProblems(full: boolean): Promise<string[]> {
     return this.#runner.afterQueued(async () => integrityProblems(this.#db, full))
+  }
+
+  /**
+   * Lets go of erased bytes after a redaction (sqlite-erase.ts): index merge, VACUUM, WAL reset,
+   * between transactions; and forgets the scope's vector graph, which keeps deleted vectors.
+   */
+  protected override async eraseRedactedBytes(scopeId: string): Promise<ErasureReport> {
+    await this.#vectors.forgetGraph(scopeId)
+    const file = this.#db.name !== ':memory:'
+    return this.#runner.afterQueued(() => eraseFreedBytes(this.#db, file))
   }
 
   /** Compacts the full-text index in the background (sqlite-fts-compaction.ts); `close` stops it. */

@@ -260,6 +260,28 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     FOREIGN KEY (scope_id, source_type, source_id) REFERENCES sources (scope_id, source_type, source_id)
   ) STRICT;
   `,
+  // 8: administrative erase (docs/storage.md "Redaction"): one record per erased source or memory
+  // version; each takes a number of the scope's change sequence (the change feed reports it).
+  `
+  CREATE TABLE redactions (
+    scope_id TEXT NOT NULL REFERENCES scopes (scope_id),
+    seq INTEGER NOT NULL CHECK (seq >= 1),
+    target TEXT NOT NULL CHECK (target IN ('source', 'version')),
+    source_type TEXT,
+    source_id TEXT,
+    memory_id TEXT REFERENCES memories (memory_id),
+    version INTEGER,
+    rule TEXT,
+    reason TEXT NOT NULL,
+    redacted_at TEXT NOT NULL,
+    operation_id TEXT NOT NULL,
+    PRIMARY KEY (scope_id, seq),
+    CHECK ((target = 'source') = (source_id IS NOT NULL AND memory_id IS NULL))
+  ) STRICT;
+  CREATE UNIQUE INDEX redactions_by_version ON redactions (memory_id, version) WHERE memory_id IS NOT NULL;
+  CREATE UNIQUE INDEX redactions_by_source ON redactions (scope_id, source_type, source_id)
+    WHERE source_id IS NOT NULL;
+  `,
 ]
 
 /** The schema version this code writes and reads. */

@@ -188,6 +188,15 @@ export class SqliteVectorTx implements VectorTx {
     }
   }
 
+  /**
+   * Forgets the scope's graph in memory and on disk (after a redaction: a graph keeps the vectors
+   * of deleted nodes); the next search of a large scope builds it again from the database.
+   */
+  async forgetGraph(scopeId: string): Promise<void> {
+    this.#ann?.lifecycle.schedule(scopeId, 'drop')
+    await this.#annConfig?.store?.remove(scopeId)
+  }
+
   /** Stops background work and frees every graph. */
   closeAnn(): void {
     this.#ann?.lifecycle.close()

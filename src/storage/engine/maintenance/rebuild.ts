@@ -2,6 +2,7 @@ import { isActive } from '../../../core/memory-state.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
 import type { RebuildReport } from '../../spi/memory-backend.js'
 import { headOf } from '../row-builders.js'
+import { isRedactedVersionRow } from '../version-codec.js'
 import { paged } from './paged.js'
 
 /**
@@ -15,6 +16,8 @@ export async function rebuildInTx(tx: DialectTx): Promise<RebuildReport> {
   let active: string[] = []
   const project = async (): Promise<void> => {
     for (const c of (await tx.loadCurrent(active)).values()) {
+      // An erased current version is not projected: its text is gone (docs/storage.md).
+      if (isRedactedVersionRow(c.version)) continue
       await tx.putHead(headOf(c.version))
       heads += 1
     }

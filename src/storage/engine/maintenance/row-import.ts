@@ -14,8 +14,7 @@ import type { RowType } from '../../spi/export-types.js'
 import { EXPORT_FORMAT } from '../../spi/export-types.js'
 import { EXPORT_VERSIONS_READ } from '../../spi/export-types.js'
 import { ROW_TYPES } from '../../spi/export-types.js'
-import type { FailureRow } from '../../spi/journal-tx.js'
-import { versionRowProblems } from '../version-codec.js'
+import { isRedactedVersionRow, versionRowProblems } from '../version-codec.js'
 import { rebuildInTx } from './rebuild.js'
 
 const RUN = 500
@@ -62,13 +61,21 @@ class Sequences {
     if (seqs.some((seq, k) => seq !== run[k]?.seq)) this.#broken(first)
   }
 
-  /** A skipped source takes its number of the scope's sequence. */
-  async skip(f: FailureRow & { skipSeq: number }): Promise<void> {
+  /**
+   * A skipped source or a redaction takes its number of the scope's sequence; numbers passed on
+   * the way belong to skips or redactions that come later in the export.
+   */
+  async skip(f: { scopeId: string; skipSeq: number }): Promise<void> {
     await this.flush()
-    const reserved = this.#reserved.get(f.scopeId)
-    if (reserved?.delete(f.skipSeq) === true) return
-    if ((await this.#tx.journal.allocateSeq(f.scopeId)) !== f.skipSeq) {
-      fail(`change sequence of scope ${f.scopeId} is not contiguous at ${f.skipSeq}`)
+    const reserved = this.#reserved.get(f.scopeId) ?? new Set<number>()
+    this.#reserved.set(f.scopeId, reserved)
+    if (reserved.delete(f.skipSeq)) return
+    for (;;) {
+      const next = await this.#tx.journal.allocateSeq(f.scopeId)
+      if (next === f.skipSeq) return
+      if (next > f.skipSeq)
+        fail(`change sequence of scope ${f.scopeId} is not contiguous at ${f.skipSeq}`)
+      reserved.add(next)
     }
   }
 
@@ -107,6 +114,7 @@ async function writeRecord(
   seqs: Sequences,
   merged: MemoryRow[],
   exportedAt: string,
+  erased: Set<string>,
 ): Promise<void> {
   switch (r.type) {
     case 'profile':
@@ -119,7 +127,9 @@ async function writeRecord(
       if (r.row.mergedInto !== null) merged.push(r.row)
       return
     case 'version': {
-      const problem = versionRowProblems(r.row)[0]
+      // An erased version proves itself by its redaction record, which comes later.
+      if (isRedactedVersionRow(r.row)) erased.add(`${r.row.memoryId}@${r.row.version}`)
+      const problem = isRedactedVersionRow(r.row) ? undefined : versionRowProblems(r.row)[0]
       if (problem !== undefined) fail(`version ${r.row.memoryId}@${r.row.version}: ${problem}`)
       const at = `version ${r.row.memoryId}@${r.row.version}`
       refuseSecrets({ [`${at} text`]: r.row.text, [`${at} reason`]: r.row.reason ?? undefined })
@@ -166,6 +176,10 @@ async function writeRecord(
         sourceId: r.row.sourceId,
         payload: Buffer.from(r.row.payloadBase64, 'base64'),
       })
+    case 'redaction':
+      await seqs.skip({ scopeId: r.row.scopeId, skipSeq: r.row.seq })
+      if (r.row.memoryId !== null) erased.delete(`${r.row.memoryId}@${r.row.version}`)
+      return tx.redactions.insert(r.row)
   }
 }
 
@@ -177,6 +191,7 @@ export async function importInTx(
   const counts: Record<string, number> = Object.fromEntries(ROW_TYPES.map((t) => [t, 0]))
   const seqs = new Sequences(tx)
   const merged: MemoryRow[] = []
+  const erased = new Set<string>()
   let started = false
   let ended = false
   let exportedAt = ''
@@ -207,11 +222,12 @@ export async function importInTx(
       continue
     }
     if (r.type !== 'profile') counts[r.type as RowType] = (counts[r.type as RowType] ?? 0) + 1
-    await writeRecord(tx, r, seqs, merged, exportedAt)
+    await writeRecord(tx, r, seqs, merged, exportedAt, erased)
   }
   if (!started) fail(`the first line must be a ${EXPORT_FORMAT} header`)
   if (!ended) fail('the export is truncated (no end record)')
   seqs.finish()
+  for (const key of erased) fail(`version ${key}: reads as erased but has no redaction record`)
   for (const m of merged) {
     const expected = { version: m.currentVersion, stateVersion: m.stateVersion }
     if (!(await tx.casMemory(m, expected))) fail(`memory ${m.memoryId} did not import`)

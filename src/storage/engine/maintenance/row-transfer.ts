@@ -138,6 +138,11 @@ export async function exportInTx(
       }
     },
   })
+  const redactions = (a: { scopeId: string; seq: number }, n: number) => tx.redactions.page(a, n)
+  await rows(
+    'redaction',
+    paged({ scopeId: '', seq: 0 }, PAGE, redactions, (r) => r),
+  )
   return counts
 }
 

@@ -6,12 +6,16 @@ import type { VerifyReport } from '../../spi/memory-backend.js'
 import { journalProblemsInTx, legacyProblemsInTx, skipSeqsInTx } from '../journal/journal-checks.js'
 import { headOf } from '../row-builders.js'
 import { contentOfRow } from '../version-codec.js'
-import { versionRowProblems } from '../version-codec.js'
 import { paged } from './paged.js'
+import { Redactions } from './redaction-checks.js'
 
 const PAGE = 1000
 
-function chainProblems(row: MemoryRow, versions: readonly VersionRow[]): string[] {
+function chainProblems(
+  row: MemoryRow,
+  versions: readonly VersionRow[],
+  redactions: Redactions,
+): string[] {
   const problems: string[] = []
   const sorted = [...versions].sort((a, b) => a.version - b.version)
   sorted.forEach((v, i) => {
@@ -21,7 +25,7 @@ function chainProblems(row: MemoryRow, versions: readonly VersionRow[]): string[
     }
     if (v.scopeId !== row.scopeId)
       problems.push(`memory ${row.memoryId}@${v.version}: scope differs`)
-    problems.push(...versionRowProblems(v))
+    problems.push(...redactions.versionProblems(v))
   })
   const last = sorted.at(-1)
   if (last === undefined || last.version !== row.currentVersion) {
@@ -147,11 +151,17 @@ class Ordered<T> {
   }
 }
 
-function headProblem(row: MemoryRow, head: HeadRow | undefined, own: readonly VersionRow[]) {
-  if (!isActive(row.state)) {
+function headProblem(
+  row: MemoryRow,
+  head: HeadRow | undefined,
+  own: readonly VersionRow[],
+  redactions: Redactions,
+) {
+  const erased = redactions.erased({ memoryId: row.memoryId, version: row.currentVersion })
+  if (!isActive(row.state) || erased) {
     return head === undefined
       ? undefined
-      : `memory ${row.memoryId}: ${row.state} but still projected`
+      : `memory ${row.memoryId}: ${erased ? 'redacted' : row.state} but still projected`
   }
   if (head === undefined) return `memory ${row.memoryId}: active but missing from the projection`
   const current = own.find((v) => v.version === row.currentVersion)
@@ -179,11 +189,11 @@ function lastChangeProblem(row: MemoryRow, changes: readonly ChangeRow[]): strin
  * Each scope's change sequence is contiguous from 1 and ends at its head seq; skipped sources
  * (flush) take numbers of the same sequence. Read in pages, one scope at a time.
  */
-async function sequenceProblems(tx: DialectTx): Promise<string[]> {
+async function sequenceProblems(tx: DialectTx, redactions: Redactions): Promise<string[]> {
   const problems: string[] = []
   const seqs = await tx.scopeSeqs()
   const skips = new Map<string, number[]>()
-  for (const s of await skipSeqsInTx(tx))
+  for (const s of [...(await skipSeqsInTx(tx)), ...redactions.seqs()])
     skips.set(s.scopeId, [...(skips.get(s.scopeId) ?? []), s.seq])
   const scopes = new Set(skips.keys())
   let scope: string | undefined
@@ -228,6 +238,7 @@ async function sequenceProblems(tx: DialectTx): Promise<string[]> {
 export async function verifyInTx(tx: DialectTx): Promise<VerifyReport> {
   const problems: string[] = []
   const p = tx.pages
+  const redactions = await Redactions.load(tx)
   const merges: MergeRecord[] = []
   for await (const m of paged(
     '',
@@ -288,8 +299,8 @@ export async function verifyInTx(tx: DialectTx): Promise<VerifyReport> {
     counts.versions += own.length
     counts.heads += (head === undefined ? 0 : 1) + extraHeads.length
     counts.changes += transitions.length
-    problems.push(...chainProblems(row, own))
-    const headIssue = headProblem(row, head, own)
+    problems.push(...chainProblems(row, own, redactions))
+    const headIssue = headProblem(row, head, own, redactions)
     if (headIssue !== undefined) problems.push(headIssue)
     const changeIssue = lastChangeProblem(row, transitions)
     if (changeIssue !== undefined) problems.push(changeIssue)
@@ -307,7 +318,8 @@ export async function verifyInTx(tx: DialectTx): Promise<VerifyReport> {
   await orphans('\uffff')
   problems.push(...(await tx.checkIndexes()))
   problems.push(...mergeProblems(kept, merges, firstVersions))
-  problems.push(...(await sequenceProblems(tx)))
+  problems.push(...(await sequenceProblems(tx, redactions)))
+  problems.push(...(await redactions.sourceProblems(tx)))
   problems.push(...(await journalProblemsInTx(tx)))
   problems.push(...(await legacyProblemsInTx(tx)))
   return { ok: problems.length === 0, problems, counts }

@@ -44,12 +44,12 @@ export async function checkCaptureSliced(cmd: CaptureSourceCommand): Promise<Che
 }
 
 function withHash(parts: { scopeId: string; sourceId: string }, payload: string): CheckedCapture {
-  const payloadHash = createHash('sha256')
-    .update(SOURCE_PAYLOAD_DOMAIN)
-    .update('\u0000')
-    .update(payload)
-    .digest('hex')
-  return { scopeId: parts.scopeId, sourceId: parts.sourceId, payload, payloadHash }
+  return {
+    scopeId: parts.scopeId,
+    sourceId: parts.sourceId,
+    payload,
+    payloadHash: sourcePayloadHash(payload),
+  }
 }
 
 /** The checked ids and the document whose canonical JSON is the payload. */
@@ -84,6 +84,15 @@ function captureParts(cmd: CaptureSourceCommand) {
   return { scopeId, sourceId, document }
 }
 
+/** The hash of a source's canonical payload (it identifies a repeat of the same capture). */
+export function sourcePayloadHash(payload: string): string {
+  return createHash('sha256')
+    .update(SOURCE_PAYLOAD_DOMAIN)
+    .update('\u0000')
+    .update(payload)
+    .digest('hex')
+}
+
 /** Captures a source into the scope journal; idempotent on the same canonical payload. */
 export async function captureInTx(
   tx: DialectTx,
@@ -93,7 +102,12 @@ export async function captureInTx(
   const source = { name: 'content' as const, sourceId: c.sourceId }
   const existing = await tx.getSource(c.scopeId, 'content', c.sourceId)
   if (existing !== undefined) {
-    if (existing.payloadHash !== c.payloadHash || existing.payload !== c.payload) {
+    // A repeat of a source an administrator erased is a repeat too: its hash still proves it.
+    const repeat =
+      existing.payloadHash === c.payloadHash &&
+      (existing.payload === c.payload ||
+        (await tx.redactions.ofSource(c.scopeId, 'content', c.sourceId)) !== undefined)
+    if (!repeat) {
       throw new PowerContextError(
         'source_conflict',
         `source ${c.sourceId} already exists with different content`,

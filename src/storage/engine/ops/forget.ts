@@ -8,8 +8,8 @@ import {
   requireRevisionAt,
   requireVersion,
 } from '../guards.js'
+import { viewOfVersion } from '../redaction/redaction-reads.js'
 import { changeRow, nextRow } from '../row-builders.js'
-import { viewOf } from '../version-codec.js'
 import type { WriteContext } from '../write-context.js'
 
 /** DESIGN §3 forget: active → forgotten; already forgotten is a no-op. */
@@ -27,7 +27,7 @@ export async function forgetInTx(
   const current = await requireVersion(tx, row.memoryId, row.currentVersion)
   if (isForgotten(row.state)) {
     requireRevisionAt(row, cmd.expectedRevision)
-    return { status: 'unchanged', memory: viewOf(current, row) }
+    return { status: 'unchanged', memory: await viewOfVersion(tx, current, row) }
   }
   requireActiveAt(row, cmd.expectedRevision)
   const next = nextRow(row, { state: stateAfter('forget', row.state), at: ctx.at })
@@ -36,5 +36,5 @@ export async function forgetInTx(
   await tx.appendChanges(row.scopeId, [
     changeRow('forget', row, next, { ...ctx, reason: cmd.reason }),
   ])
-  return { status: 'forgotten', memory: viewOf(current, next) }
+  return { status: 'forgotten', memory: await viewOfVersion(tx, current, next) }
 }

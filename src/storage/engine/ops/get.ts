@@ -1,7 +1,7 @@
 import type { DialectTx } from '../../spi/dialect-tx.js'
 import type { GetResult } from '../../spi/memory-backend.js'
 import { requireMemory, requireVersion } from '../guards.js'
-import { viewOf } from '../version-codec.js'
+import { viewOfVersion } from '../redaction/redaction-reads.js'
 
 /** DESIGN §3 get: an exact version (or the current one), hash-verified, under the current state. */
 export async function getInTx(
@@ -10,5 +10,9 @@ export async function getInTx(
 ): Promise<GetResult> {
   const row = await requireMemory(tx, cmd.scopeId, cmd.memoryId)
   const version = await requireVersion(tx, row.memoryId, cmd.revision ?? row.currentVersion)
-  return { memory: viewOf(version, row), currentRevision: row.currentVersion, state: row.state }
+  return {
+    memory: await viewOfVersion(tx, version, row),
+    currentRevision: row.currentVersion,
+    state: row.state,
+  }
 }

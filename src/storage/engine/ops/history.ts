@@ -1,7 +1,7 @@
 import type { DialectTx } from '../../spi/dialect-tx.js'
 import type { HistoryResult } from '../../spi/memory-backend.js'
 import { requireMemory } from '../guards.js'
-import { viewOf } from '../version-codec.js'
+import { viewsOf } from '../redaction/redaction-reads.js'
 import { toChange } from './changes.js'
 
 /** DESIGN §3 history: every version and every state transition of one memory. */
@@ -17,7 +17,7 @@ export async function historyInTx(
     memoryId: row.memoryId,
     state: row.state,
     currentRevision: row.currentVersion,
-    versions: versions.map((v) => viewOf(v, row)),
+    versions: await viewsOf(tx, versions, row),
     transitions: transitions.map(toChange),
     merges,
   }

@@ -1,7 +1,7 @@
 import type { MemoryState } from '../../../core/memory-model.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
 import type { ListResult } from '../../spi/memory-backend.js'
-import { viewOf } from '../version-codec.js'
+import { viewOfVersion } from '../redaction/redaction-reads.js'
 
 /** DESIGN §3 list: one keyset page over memory ids, filtered by state and kind. */
 export async function listInTx(
@@ -17,11 +17,12 @@ export async function listInTx(
   const rows = await tx.listMemories({ ...q, limit: q.limit + 1 })
   const page = rows.slice(0, q.limit)
   const current = await tx.loadCurrent(page.map((r) => r.memoryId))
-  const memories = page.map((r) => {
+  const memories = []
+  for (const r of page) {
     const c = current.get(r.memoryId)
     if (c === undefined) throw new Error(`memory ${r.memoryId} vanished inside a read transaction`)
-    return viewOf(c.version, c.row)
-  })
+    memories.push(await viewOfVersion(tx, c.version, c.row))
+  }
   const last = page.at(-1)
   return { memories, nextAfter: rows.length > q.limit && last !== undefined ? last.memoryId : null }
 }

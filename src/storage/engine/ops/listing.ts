@@ -13,6 +13,7 @@ import {
   SOURCES_LIMIT_MAX,
   SOURCES_RESPONSE_BYTES_MAX,
 } from '../../spi/listing-types.js'
+import { sourceRedaction } from '../redaction/redaction-reads.js'
 import { decodeSource } from './capture.js'
 
 /** Validates a scopes listing: `after` a scope id, `limit` 1–500 (default 100). */
@@ -91,12 +92,14 @@ const zeroCounts = (): Record<MemoryState, number> => ({
 })
 
 /** A source row as a reader sees it: decoded payload plus its flush status against the cursor. */
-function viewOfSource(
+async function viewOfSource(
+  tx: DialectTx,
   row: SourceRow,
   legacy: LegacyPayloadRow | undefined,
   cursor: number,
   failure: FailureRow | undefined,
-): L.SourceView {
+): Promise<L.SourceView> {
+  const redaction = await sourceRedaction(tx, row)
   const { sourceId, ...payload } = decodeSource(row)
   const status: L.SourceView['status'] =
     failure?.state === 'skipped' ? 'skipped' : row.position <= cursor ? 'processed' : 'pending'
@@ -112,6 +115,7 @@ function viewOfSource(
             error: { code: failure.errorCode, message: failure.errorMessage },
           },
     legacyPayload: legacy === undefined ? null : Buffer.from(legacy.payload).toString('utf8'),
+    ...(redaction === null ? {} : { redaction }),
   })
 }
 
@@ -167,7 +171,7 @@ export async function getSourcesInTx(
       return row
     },
     async (row, legacy) =>
-      viewOfSource(row, legacy, cursor, await tx.journal.getFailure(q.scopeId, row.position)),
+      viewOfSource(tx, row, legacy, cursor, await tx.journal.getFailure(q.scopeId, row.position)),
     sources,
   )
   return { sources, remainingSourceIds: q.sourceIds.slice(taken) }
@@ -198,7 +202,7 @@ export async function listSourcesInTx(
         throw new Error('a journal position vanished inside a read transaction')
       return row
     },
-    async (row, legacy) => viewOfSource(row, legacy, cursor, failures.get(row.position)),
+    async (row, legacy) => viewOfSource(tx, row, legacy, cursor, failures.get(row.position)),
     sources,
   )
   const last = q.after + taken

@@ -1,4 +1,4 @@
-import { PowerContextError } from '../../../core/errors.js'
+import { invalidRequest, PowerContextError } from '../../../core/errors.js'
 import type { Memory } from '../../../core/memory-model.js'
 import { isMerged, stateAfter } from '../../../core/memory-state.js'
 import { secretFree } from '../../../core/secret-rules.js'
@@ -7,7 +7,7 @@ import type { RestoreResult } from '../../spi/memory-backend.js'
 import { casOrConflict, requireVersion } from '../guards.js'
 import { projectHead } from '../projection.js'
 import { changeRow, nextRow } from '../row-builders.js'
-import { contentOfRow, viewOf } from '../version-codec.js'
+import { contentOfRow, isRedactedVersionRow, viewOf } from '../version-codec.js'
 import type { WriteContext } from '../write-context.js'
 import { planRestore, type RestorePlan } from './restore-plan.js'
 import { writeNextVersion } from './update.js'
@@ -108,6 +108,9 @@ export async function restoreInTx(
   if (plan.newVersion !== null) {
     const row = await requireRow(tx, plan.targetId)
     const old = await requireVersion(tx, row.memoryId, plan.newVersion.fromRevision)
+    if (isRedactedVersionRow(old)) {
+      throw invalidRequest('to_revision', `version ${old.version} was redacted: its text is gone`)
+    }
     // A version stored before the secret gate is not written again (the transaction rolls back).
     secretFree('to_revision text', old.text)
     changes.push((await writeNextVersion(tx, ctx, row, contentOfRow(old), cmd.reason)).change)

@@ -1,4 +1,5 @@
 import { canonicalContent, normalizeSourceRefs } from '../../../core/content-hash.js'
+import { invalidRequest } from '../../../core/errors.js'
 import type { VersionContent } from '../../../core/memory-model.js'
 import { isActive } from '../../../core/memory-state.js'
 import type { DialectTx, MemoryRow, NewChangeRow, VersionRow } from '../../spi/dialect-tx.js'
@@ -12,7 +13,7 @@ import {
 } from '../guards.js'
 import { projectHead } from '../projection.js'
 import { changeRow, newVersionRow, nextRow } from '../row-builders.js'
-import { contentOfRow, viewOf } from '../version-codec.js'
+import { contentOfRow, isRedactedVersionRow, viewOf } from '../version-codec.js'
 import type { CheckedUpdate, WriteContext } from '../write-context.js'
 
 /** Writes version n+1 of `row` with `content`, keeping the head projection current. */
@@ -50,6 +51,9 @@ export async function updateInTx(
   requireActiveAt(row, cmd.memoryRef.revision)
   await requireSources(tx, cmd.scopeId, cmd.sources)
   const current = await requireVersion(tx, row.memoryId, row.currentVersion)
+  if (cmd.text === undefined && isRedactedVersionRow(current)) {
+    throw invalidRequest('text', 'the current version was redacted: give the new text')
+  }
   const before = contentOfRow(current)
   const content: VersionContent = {
     kind: cmd.kind ?? before.kind,

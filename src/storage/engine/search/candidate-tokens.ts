@@ -18,3 +18,8 @@ export function candidateTokens(searchableText: string): readonly string[] {
   }
   return tokens
 }
+
+/** Drops every kept text (after a redaction: the keys are stored text that was erased). */
+export function forgetCandidateTokens(): void {
+  TOKENS.clear()
+}

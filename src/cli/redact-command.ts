@@ -1,0 +1,83 @@
+import type { Command } from 'commander'
+
+import type { RedactCommand, RedactResult } from '../storage/spi/redaction-types.js'
+import type { CliIo } from './cli-io.js'
+import { CliUsageError, EXIT_OK, parseInteger } from './cli-io.js'
+import type { RunWithMemory } from './cli-runners.js'
+
+interface RedactFlags {
+  scope: string
+  source?: string
+  memory?: string
+  revision?: number
+  scan?: boolean
+  reason?: string
+  dryRun?: boolean
+}
+
+/** The one target the flags name. @throws CliUsageError unless exactly one is given. */
+function targetOf(o: RedactFlags): RedactCommand['target'] {
+  const given = [o.source, o.memory, o.scan].filter((x) => x !== undefined).length
+  if (given !== 1) throw new CliUsageError('give exactly one of --source, --memory or --scan')
+  if (o.source !== undefined) return { sourceId: o.source }
+  if (o.memory !== undefined) {
+    if (o.revision === undefined) throw new CliUsageError('--memory needs --revision <n>')
+    return { memoryRef: { artifactId: o.memory, revision: o.revision } }
+  }
+  return { scan: true }
+}
+
+/** Lines a person reads: one per item (ids and rules, never text), then what the database did. */
+export function redactLines(r: RedactResult): string[] {
+  const lines = r.items.map((i) => {
+    const what =
+      i.target === 'source'
+        ? `source ${i.sourceId ?? ''}`
+        : `version ${i.memoryRef?.artifactId ?? ''}@${i.memoryRef?.revision ?? ''}`
+    const found = i.rule === null ? '' : ` (${i.rule} in ${i.fields.join(', ')})`
+    const seq = i.seq === null ? '' : ` seq ${i.seq}`
+    return `${i.status.replace('_', ' ')}: ${what}${found}${seq}`
+  })
+  if (r.items.length === 0) lines.push(r.dryRun ? 'nothing to redact' : 'nothing redacted')
+  const e = r.erasure
+  if (e !== null) {
+    lines.push(
+      e.filesClean
+        ? `database files rewritten without the erased bytes (${e.steps.join(', ')}; ${e.ms} ms)`
+        : `erased from every row; not yet from every file: ${e.pending ?? 'unknown'}`,
+    )
+  }
+  return lines
+}
+
+/**
+ * Registers `admin redact`: erases the stored text of a source, one memory version or every
+ * secret-rule match of a scope (docs/cli.md, docs/storage.md "Redaction"). Local or `--server-url`.
+ */
+export function registerRedactCommand(admin: Command, io: CliIo, run: RunWithMemory): void {
+  admin
+    .command('redact')
+    .description(
+      'erase stored text (a source, one memory version, or every secret-rule match with --scan), keeping ids, versions, hashes and the change feed',
+    )
+    .requiredOption('--scope <id>', 'scope id')
+    .option('--source <id>', 'erase this source (content and metadata)')
+    .option('--memory <id>', 'erase one version of this memory (with --revision)')
+    .option('--revision <n>', 'the version to erase', parseInteger)
+    .option('--scan', 'erase every stored text the secret rules match')
+    .option('--reason <text>', 'recorded with the redaction')
+    .option('--dry-run', 'list what would be erased (ids and rules, never text); change nothing')
+    .action(async (o: RedactFlags, cmd: Command) =>
+      run(cmd, async (ops, json) => {
+        const r = await ops.redact({
+          scopeId: o.scope,
+          target: targetOf(o),
+          reason: o.reason,
+          dryRun: o.dryRun === true,
+        })
+        if (json) io.out(JSON.stringify(r))
+        else for (const line of redactLines(r)) io.out(line)
+        return EXIT_OK
+      }),
+    )
+}

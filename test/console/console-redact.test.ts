@@ -1,0 +1,115 @@
+/**
+ * Redaction in the web console (docs/console.md): a version and a source are erased through the
+ * public API after a confirmation step, and then show as redacted — never their text. Real
+ * headless Chromium against a real server with a token; screenshots go to artifacts/console/.
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { createPowerContextClient, type PowerContextClient } from '../../src/client/index.js'
+import { launchChromium } from '../support/browser.js'
+import { useTempServer } from '../support/temp-server.js'
+
+const TOKEN = 'console-redact-token'
+const SCOPE = 'project:acme/api'
+const AWS_KEY = 'AKIAQ7ZX3EXAMPLE4CON'
+const ARTIFACTS = fileURLToPath(new URL('../../artifacts/console/', import.meta.url))
+const temp = useTempServer('pc-console-redact-', { authToken: TOKEN })
+let browser: Browser
+let pc: PowerContextClient
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true })
+  pc = createPowerContextClient({ baseUrl: temp.server.url, token: TOKEN })
+  browser = await launchChromium()
+}, 60_000)
+
+afterAll(async () => {
+  await browser?.close()
+})
+
+/** A page that already holds the token (the console keeps it in the tab's storage). */
+async function withPage(work: (page: Page) => Promise<void>) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+  const page = await context.newPage()
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  try {
+    await page.goto(`${temp.server.url}/`)
+    await page.fill('input[type="password"]', TOKEN)
+    await page.keyboard.press('Enter')
+    await page.waitForSelector('h1')
+    await work(page)
+    expect(errors).toEqual([])
+  } finally {
+    await context.close()
+  }
+}
+
+describe('redaction in the web console', () => {
+  it('erases one version after a confirmation and shows it as redacted', async () => {
+    const { results } = await pc.remember({
+      scope_id: SCOPE,
+      entries: [{ kind: 'fact', text: `The CI deploy key is ${AWS_KEY}.` }],
+    })
+    const m = results[0]!.memory
+    await pc.update({
+      scope_id: SCOPE,
+      memory_ref: m.memory_ref,
+      text: 'The CI deploy key lives in the vault (ci/deploy).',
+    })
+    const id = m.memory_ref.artifact_id
+    await withPage(async (page) => {
+      await page.goto(`${temp.server.url}/#/scope/${encodeURIComponent(SCOPE)}/memory/${id}`)
+      await page.waitForSelector('[data-testid="version-1"]')
+      expect(await page.textContent('[data-testid="version-1"]')).toContain(AWS_KEY)
+      await page.click('[data-testid="version-1"] >> text=Redact…')
+      await page.fill('#redact-reason', 'leaked AWS key')
+      await page.click('[data-testid="redact-panel"] button[type="submit"]')
+      await page.waitForSelector('[data-testid="redact-confirm"]')
+      // Nothing is erased before the confirmation.
+      expect(
+        (await pc.get({ scope_id: SCOPE, memory_ref: { artifact_id: id, revision: 1 } })).memory
+          .text,
+      ).toContain(AWS_KEY)
+      await page.screenshot({ path: join(ARTIFACTS, 'e2e-redact-confirm.png'), fullPage: true })
+      await page.click('text=Yes, erase it')
+      await page.waitForSelector('[data-testid="version-1"] [data-testid="redacted-note"]')
+      const v1 = await page.textContent('[data-testid="version-1"]')
+      expect(v1).toContain('leaked AWS key')
+      expect(await page.content()).not.toContain(AWS_KEY)
+      expect(await page.textContent('[data-testid="current-text"]')).toContain('vault')
+      await page.screenshot({ path: join(ARTIFACTS, 'e2e-redacted-version.png'), fullPage: true })
+    })
+    const got = await pc.get({ scope_id: SCOPE, memory_ref: { artifact_id: id, revision: 1 } })
+    expect(got.memory.redaction).toMatchObject({ reason: 'leaked AWS key' })
+  })
+
+  it('erases a source from the sources view; cancel erases nothing', async () => {
+    await pc.captureContent({
+      scope_id: SCOPE,
+      source_id: 'env-paste',
+      content: `AWS_ACCESS_KEY_ID=${AWS_KEY}`,
+      metadata: { file: '.env.staging' },
+    })
+    await withPage(async (page) => {
+      await page.goto(`${temp.server.url}/#/scope/${encodeURIComponent(SCOPE)}/sources`)
+      const source = page.locator('li.source', { hasText: 'env-paste' })
+      await source.waitFor()
+      await source.locator('text=Redact…').click()
+      await page.click('[data-testid="redact-panel"] >> text=Cancel')
+      expect(await source.textContent()).toContain(AWS_KEY)
+      await source.locator('text=Redact…').click()
+      await page.click('[data-testid="redact-panel"] button[type="submit"]')
+      await page.click('text=Yes, erase it')
+      await source.locator('[data-testid="redacted-note"]').waitFor()
+      expect(await page.content()).not.toContain(AWS_KEY)
+      expect(await source.textContent()).toContain('redacted by an administrator')
+      await page.screenshot({ path: join(ARTIFACTS, 'e2e-redacted-source.png'), fullPage: true })
+    })
+  })
+})

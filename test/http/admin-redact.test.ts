@@ -1,0 +1,98 @@
+/*
+ * `POST /v1/admin/redact` on a real server behind its bearer token, reached by the typed client
+ * and by `powercontext admin redact --server-url`; not an MCP tool (docs/http-api.md).
+ */
+import { describe, expect, it } from 'vitest'
+
+import { createPowerContextClient, PowerContextClientError } from '../../src/client/index.js'
+import { runCli } from '../support/cli-run.js'
+import { useTempServer } from '../support/temp-server.js'
+
+const TOKEN = 'admin-redact-test-token'
+const AWS_KEY = 'AKIAQ7ZX3EXAMPLE9HTP'
+const temp = useTempServer('powercontext-redact-http-', { authToken: TOKEN })
+
+describe('POST /v1/admin/redact', () => {
+  it('needs the token, erases through the client, and reads show the marker', async () => {
+    const anonymous = await fetch(`${temp.server.url}/v1/admin/redact`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ scope_id: 'http:redact', scan: true }),
+    })
+    expect(anonymous.status).toBe(401)
+    const pc = createPowerContextClient({ baseUrl: temp.server.url, token: TOKEN })
+    await pc.captureContent({
+      scope_id: 'http:redact',
+      source_id: 'paste',
+      content: `key ${AWS_KEY}`,
+    })
+    const { results } = await pc.remember({
+      scope_id: 'http:redact',
+      entries: [{ kind: 'fact', text: `the deploy key is ${AWS_KEY}` }],
+    })
+    const ref = results[0]!.memory.memory_ref
+    const dry = await pc.redact({ scope_id: 'http:redact', scan: true, dry_run: true })
+    expect(dry.items.map((i) => i.status)).toEqual(['would_redact', 'would_redact'])
+    expect(JSON.stringify(dry)).not.toContain(AWS_KEY)
+    const r = await pc.redact({ scope_id: 'http:redact', memory_ref: ref, reason: 'leaked' })
+    expect(r.items[0]).toMatchObject({ target: 'version', status: 'redacted', memory_ref: ref })
+    expect(r.erasure?.files_clean).toBe(true)
+    const got = await pc.get({ scope_id: 'http:redact', memory_id: ref.artifact_id })
+    expect(got.memory.text).toBe('[redacted]')
+    expect(got.memory.redaction).toMatchObject({ reason: 'leaked', rule: null })
+    const feed = await pc.changes({ scope_id: 'http:redact' })
+    expect(feed.redactions).toEqual([
+      expect.objectContaining({ target: 'version', reason: 'leaked' }),
+    ])
+    const missing = await pc.redact({ scope_id: 'http:redact', source_id: 'nope' }).catch((e) => e)
+    expect(missing).toBeInstanceOf(PowerContextClientError)
+    expect((missing as PowerContextClientError).code).toBe('source_not_found')
+    const both = await pc
+      .redact({ scope_id: 'http:redact', source_id: 'paste', scan: true })
+      .catch((e: unknown) => e)
+    expect((both as PowerContextClientError).code).toBe('invalid_request')
+  })
+
+  it('is not an MCP tool', async () => {
+    const res = await fetch(`${temp.server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${TOKEN}`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    })
+    const text = await res.text()
+    expect(res.status).toBe(200)
+    expect(text).toContain('remember_memory')
+    expect(text).not.toMatch(/redact/i)
+  })
+
+  it('admin redact --server-url erases the scan matches and prints ids and rules only', async () => {
+    const url = ['--server-url', temp.server.url, '--token', TOKEN]
+    await runCli(...url, 'capture', '--scope', 'http:cli', '--source-id', 'env', `AWS=${AWS_KEY}`)
+    const dry = await runCli(
+      ...url,
+      'admin',
+      'redact',
+      '--scope',
+      'http:cli',
+      '--scan',
+      '--dry-run',
+    )
+    expect(dry.code).toBe(0)
+    expect(dry.out).toMatch(/^would redact: source env \(\S+ in content\)$/m)
+    expect(dry.out).not.toContain(AWS_KEY)
+    const run = await runCli(...url, 'admin', 'redact', '--scope', 'http:cli', '--scan')
+    expect(run.out).toMatch(/^redacted: source env \(\S+ in content\) seq 1$/m)
+    expect(run.out).toMatch(/database files rewritten without the erased bytes/)
+    const feed = await runCli(...url, '--json', 'changes', '--scope', 'http:cli')
+    expect(JSON.parse(feed.out).redactions).toEqual([
+      expect.objectContaining({ seq: 1, target: 'source', source_id: 'env' }),
+    ])
+    const pc = createPowerContextClient({ baseUrl: temp.server.url, token: TOKEN })
+    const sources = await pc.getSources({ scope_id: 'http:cli', source_ids: ['env'] })
+    expect(sources.sources[0]).toMatchObject({ content: '[redacted]', metadata: {} })
+  })
+})
