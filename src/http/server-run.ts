@@ -72,6 +72,11 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     onDone: (r) =>
       app.log.info({ index: r.index, steps: r.steps, ms: Math.round(r.ms) }, 'index compacted'),
     onError: (err) => app.log.warn({ err }, 'index compaction failed'),
+    onDamage: (problems) =>
+      app.log.error(
+        { problems },
+        'database damage found: writes are refused; run `powercontext admin verify`',
+      ),
   })
   if (settings.scheduleSeconds !== undefined && settings.scheduleSeconds > 0) {
     runtime.startFlushScheduler({

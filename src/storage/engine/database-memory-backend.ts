@@ -1,6 +1,6 @@
 import { checkLegacyCitation } from '../../core/command-rules.js'
 import type { Embedder } from '../../core/embedding.js'
-import { invalidRequest, PowerContextError } from '../../core/errors.js'
+import { invalidRequest } from '../../core/errors.js'
 import {
   checkMemoryId,
   checkRevision,
@@ -36,7 +36,7 @@ import {
   type TransferDeps,
 } from './maintenance/backend-transfer.js'
 import { rebuildInTx } from './maintenance/rebuild.js'
-import { verifyInTx } from './maintenance/verify.js'
+import { verifyReport } from './maintenance/verify-report.js'
 import { captureInTx, checkCapture } from './ops/capture.js'
 import { changesInTx } from './ops/changes.js'
 import { forgetInTx } from './ops/forget.js'
@@ -54,7 +54,6 @@ import { searchInMode, searchModesOf } from './search/search-modes.js'
 import { reindexVectors } from './vectors/reindex.js'
 import { restoreTexts } from './vectors/texts-to-project.js'
 import { updateTexts } from './vectors/texts-to-project.js'
-import { withVectorChecks } from './vectors/vector-checks.js'
 import type { TxRunner } from './vectors/vector-support.js'
 import { VectorSupport } from './vectors/vector-support.js'
 import type { WriteContext } from './write-context.js'
@@ -301,28 +300,30 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
   }
 
   /**
-   * Checks every stored invariant; `ok` is false with a list of problems otherwise. Runs in a write
+   * Checks every stored invariant; `ok` is false with a list of every problem found otherwise (a
+   * check that cannot finish is one more problem, never a thrown error). Runs in a write
    * transaction because index integrity checks are commands to the index (nothing is written).
    */
   async verify(options: Spi.VerifyOptions = {}): Promise<Spi.VerifyReport> {
-    const integrity = await this.integrityProblems(options.full === true)
-    try {
-      return await this.inWriteTransaction(async (tx) => {
-        const report = await withVectorChecks(tx, await verifyInTx(tx))
-        if (integrity.length === 0) return report
-        return { ...report, ok: false, problems: [...integrity, ...report.problems] }
-      })
-    } catch (err) {
-      // A damaged file may stop the row checks; the database's own check has said why.
-      if (integrity.length === 0 || !(err instanceof PowerContextError)) throw err
-      const counts = { memories: 0, versions: 0, heads: 0, changes: 0 }
-      return { ok: false, problems: [...integrity, `row checks stopped: ${err.message}`], counts }
-    }
+    const report = await verifyReport(
+      () => this.integrityProblems(options.full === true),
+      (work) => this.inCheckTransaction(work),
+    )
+    this.onVerified(report)
+    return report
   }
 
+  /** A transaction of the checks (`verify`, `rebuild`): a damaged database still runs them. */
+  protected inCheckTransaction<T>(work: (tx: DialectTx) => Promise<T>): Promise<T> {
+    return this.inWriteTransaction(work)
+  }
+
+  /** Hears every verify report (the SQL base clears readiness's damage on a clean one). */
+  protected onVerified(_report: Spi.VerifyReport): void {}
+
   /**
-   * The database's own integrity check (`full`: the thorough one), as problems; none by default.
-   * Adapters whose database has one override this (SQLite: `quick_check` / `integrity_check`).
+   * The database's own integrity check, as problems; none by default. Adapters whose database
+   * has one override this (SQLite: `integrity_check`).
    */
   protected integrityProblems(_full: boolean): Promise<string[]> {
     return Promise.resolve([])
@@ -334,7 +335,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
    * the vectors stay missing until a `reindex`.
    */
   async rebuild(): Promise<Spi.RebuildReport> {
-    const report = await this.inWriteTransaction(async (tx) => {
+    const report = await this.inCheckTransaction(async (tx) => {
       const rebuilt = await rebuildInTx(tx)
       await tx.vectors?.bumpEpoch()
       return rebuilt
@@ -371,12 +372,13 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     return importLegacyScope(this.#transfer(), input, options)
   }
 
-  /** Every authoritative row as export records, in one read snapshot, page by page. */
+  /** Every authoritative row as export records, in one snapshot; see {@link exportRows}. */
   async exportRows(
     emit: (record: ExportRecord) => void | Promise<void>,
     now: Date = this.#now(),
+    onDamaged?: (row: string, problem: string) => void,
   ): Promise<Readonly<Record<string, number>>> {
-    return exportRows(this.#transfer(), emit, now)
+    return exportRows(this.#transfer(), emit, now, onDamaged)
   }
 
   /** Imports an export into this empty database in one transaction; see {@link importRows}. */

@@ -5,7 +5,6 @@ import {
   hashCanonicalContent,
   sourceRefJson,
 } from '../../core/content-hash.js'
-import { PowerContextError } from '../../core/errors.js'
 import type {
   ArtifactRef,
   Memory,
@@ -15,6 +14,14 @@ import type {
 } from '../../core/memory-model.js'
 import { toMemory } from '../../core/memory-model.js'
 import type { MemoryRow, VersionRow } from '../spi/dialect-tx.js'
+import {
+  damagedRow,
+  memoryKeyProblems,
+  printable,
+  requireSound,
+  rowName,
+  versionKeyProblems,
+} from './row-damage.js'
 
 /** Canonical JSON text of source refs, as stored. */
 export function encodeSources(refs: readonly SourceRef[]): string {
@@ -40,8 +47,17 @@ function decodeArtifacts(json: string): ArtifactRef[] {
   }))
 }
 
-/** The hashed content of a stored version. */
+/**
+ * The hashed content of a stored version, verified first (writers build on it).
+ * @throws PowerContextError `storage_unavailable` (`corrupt`) when the row is damaged.
+ */
 export function contentOfRow(row: VersionRow): VersionContent {
+  requireSound(rowName.version(row.memoryId, row.version), versionRowProblems(row))
+  return rawContentOfRow(row)
+}
+
+/** The hashed content of a stored version as it reads (JSON errors thrown as they come). */
+function rawContentOfRow(row: VersionRow): VersionContent {
   return {
     kind: row.kind,
     text: row.text,
@@ -52,10 +68,12 @@ export function contentOfRow(row: VersionRow): VersionContent {
 }
 
 /**
- * Problems of a stored version: its hash must match its canonical bytes and its refs must be
- * stored in canonical form. Empty when the row is sound.
+ * Problems of a stored version: well-formed keys, its hash must match its canonical bytes and its
+ * refs must be stored in canonical form. Empty when the row is sound; never throws.
  */
 export function versionRowProblems(row: VersionRow): string[] {
+  const keys = versionKeyProblems(row)
+  if (keys.length > 0) return keys
   const key = soundKey(row)
   if (SOUND_ROWS.has(key)) return []
   const problems = checkVersionRow(row)
@@ -92,7 +110,12 @@ function rememberSound(key: string): void {
 
 function checkVersionRow(row: VersionRow): string[] {
   const problems: string[] = []
-  const content = contentOfRow(row)
+  let content: VersionContent
+  try {
+    content = rawContentOfRow(row)
+  } catch {
+    return [`version ${row.memoryId}@${row.version}: sources or artifacts are not valid JSON`]
+  }
   if (hashCanonicalContent(canonicalContent(content)) !== row.contentHash) {
     problems.push(`version ${row.memoryId}@${row.version}: content hash does not match its bytes`)
   }
@@ -106,21 +129,11 @@ function checkVersionRow(row: VersionRow): string[] {
 }
 
 /**
- * Decodes a stored version after verifying its hash against its bytes.
- * @throws PowerContextError `internal_error` when stored bytes no longer match their hash.
+ * Decodes a stored version after verifying its keys and its hash against its bytes.
+ * @throws PowerContextError `storage_unavailable` (`details.reason` `corrupt`, `details.row`)
+ *   when the stored row is damaged.
  */
 export function decodeVersion(row: VersionRow): MemoryVersion {
-  const problems = versionRowProblems(row)
-  if (problems.length > 0) {
-    throw new PowerContextError(
-      'internal_error',
-      'stored memory version failed its integrity check',
-      {
-        memory_id: row.memoryId,
-        revision: row.version,
-      },
-    )
-  }
   const content = contentOfRow(row)
   return Object.freeze({
     ...content,
@@ -140,5 +153,12 @@ export function decodeVersion(row: VersionRow): MemoryVersion {
 
 /** The caller view of a stored version under the memory's current state. */
 export function viewOf(version: VersionRow, row: MemoryRow): Memory {
+  requireSound(rowName.memory(row.memoryId), memoryKeyProblems(row))
+  if (version.memoryId !== row.memoryId || version.scopeId !== row.scopeId) {
+    throw damagedRow(
+      rowName.version(version.memoryId, version.version),
+      `its keys do not match memory ${printable(row.memoryId)}`,
+    )
+  }
   return toMemory(decodeVersion(version), row.state, row.mergedInto)
 }
