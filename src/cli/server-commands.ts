@@ -77,6 +77,8 @@ interface ServerRunOptions extends EmbeddingFlags, GenerationFlags, Partial<Conn
   insecureNoAuth?: boolean
   logFormat?: string
   metricsProcess?: boolean
+  allowedHosts?: string
+  allowedOrigins?: string
 }
 
 /** Registers `server run`. It resolves only when the server has stopped. */
@@ -115,6 +117,14 @@ export function registerServerCommands(
       'allow a non-loopback address without POWERCONTEXT_SERVER_AUTH_TOKEN',
     )
   run.option(
+    '--allowed-hosts <names>',
+    'comma-separated host names served besides IP literals, localhost and the bind address, * = any (env POWERCONTEXT_SERVER_ALLOWED_HOSTS; docs/server.md)',
+  )
+  run.option(
+    '--allowed-origins <origins>',
+    "comma-separated browser origins (https://name[:port]) served besides the server's own, * = any (env POWERCONTEXT_SERVER_ALLOWED_ORIGINS)",
+  )
+  run.option(
     '--log-format <format>',
     'auto (pretty on a terminal, else JSON lines), json or pretty (env POWERCONTEXT_SERVER_LOG_FORMAT)',
   )
@@ -152,6 +162,7 @@ export function registerServerCommands(
       const schedule = o.scheduleSeconds ?? envWholeNumber('SCHEDULE_SECONDS')
       const graphMin = o.vectorGraphMin ?? envWholeNumber('VECTOR_GRAPH_MIN')
       const { isLogFormat, LOG_FORMATS, startServer } = await import('../http/server-run.js')
+      const { listSetting } = await import('../http/host-guard.js')
       const logFormat = o.logFormat ?? env('LOG_FORMAT') ?? 'auto'
       if (!isLogFormat(logFormat))
         throw new CliUsageError(
@@ -170,6 +181,8 @@ export function registerServerCommands(
         ...(dataDir === undefined ? {} : { dataDir }),
         ...(databaseUrl === undefined ? {} : { databaseUrl }),
         ...(authToken === undefined ? {} : { authToken }),
+        allowedHosts: listSetting(o.allowedHosts ?? env('ALLOWED_HOSTS')),
+        allowedOrigins: listSetting(o.allowedOrigins ?? env('ALLOWED_ORIGINS')),
         insecureNoAuth: o.insecureNoAuth === true || env('INSECURE_NO_AUTH') === 'true',
         logLevel: env('LOG_LEVEL') ?? 'info',
         logFormat,

@@ -10,6 +10,7 @@ export const CONTRACT_ERROR_CODES = [
   "preview_stale",
   "source_conflict",
   "unauthorized",
+  "forbidden",
   "payload_too_large",
   "inference_timeout",
   "inference_unavailable",

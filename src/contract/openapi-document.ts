@@ -1063,7 +1063,7 @@ export const OPENAPI_DOCUMENT = {
     },
     "responses": {
       "Error": {
-        "description": "Any failure: 401, 404, 409, 413, 415, 422, 500, 502, 503.",
+        "description": "Any failure: 401, 403, 404, 409, 413, 415, 422, 500, 502, 503.",
         "headers": {
           "X-PowerContext-Request-ID": {
             "$ref": "#/components/headers/RequestId"
@@ -1425,6 +1425,7 @@ export const OPENAPI_DOCUMENT = {
                   "preview_stale",
                   "source_conflict",
                   "unauthorized",
+                  "forbidden",
                   "payload_too_large",
                   "inference_timeout",
                   "inference_unavailable",
@@ -1441,7 +1442,7 @@ export const OPENAPI_DOCUMENT = {
                 "type": "string"
               },
               "details": {
-                "description": "`invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection), `read_only`, `io_error` or `corrupt`.",
+                "description": "`invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection), `read_only`, `io_error` or `corrupt` (then also `row`, the damaged row, when one is known); `forbidden` (403: a `Host` that does not name the server, or a foreign browser `Origin`) carries `reason`: `host` or `origin`.",
                 "type": [
                   "object",
                   "null"

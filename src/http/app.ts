@@ -28,6 +28,7 @@ import {
   serverOptions,
 } from './connection-limits.js'
 import { consolePlugin, PUBLIC_ROUTE } from './console-plugin.js'
+import { checkHostAndOrigin, DEFAULT_HOST_POLICY, type HostPolicy } from './host-guard.js'
 import { toErrorResponse } from './error-response.js'
 import { loggerOptions, type LogSettings } from './log-format.js'
 import { AppMetrics, type MetricsOptions } from './metrics.js'
@@ -41,6 +42,8 @@ export interface AppOptions {
   readonly logger?: boolean | LogSettings
   /** When set, every non-health route requires `Authorization: Bearer <token>`. */
   readonly authToken?: string | undefined
+  /** Host names and browser origins served besides the built-in ones (host-guard.ts). */
+  readonly hostPolicy?: HostPolicy | undefined
   /** Serve the web console at `/` (default true). */
   readonly console?: boolean
   /** Timeouts and connection limits (default {@link DEFAULT_CONNECTION_LIMITS}). */
@@ -166,6 +169,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   app.addHook('onRequest', async (req, reply) => {
     void reply.header(REQUEST_ID_HEADER, req.id)
+    // Health probes stay answerable whatever name a platform probes them by.
+    if (!PUBLIC_PATHS.has(req.url.split('?')[0] ?? ''))
+      checkHostAndOrigin(req.headers, options.hostPolicy ?? DEFAULT_HOST_POLICY)
     checkAuthorization(req, reply, options.authToken)
     // Bodies are read as they arrive: a compressed one would be parsed as if it were JSON.
     const encoding = req.headers['content-encoding']

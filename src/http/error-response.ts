@@ -17,6 +17,7 @@ export const HTTP_STATUS = {
   preview_stale: 409,
   source_conflict: 409,
   unauthorized: 401,
+  forbidden: 403,
   payload_too_large: 413,
   inference_timeout: 503,
   inference_unavailable: 503,

@@ -43,6 +43,11 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       stream: settings.logStream,
     },
     authToken: settings.authToken,
+    hostPolicy: {
+      // A bind address given by name names the server too.
+      allowedHosts: [...(settings.allowedHosts ?? []), settings.host],
+      allowedOrigins: settings.allowedOrigins ?? [],
+    },
     metrics: { processMetrics: settings.processMetrics },
     limits,
     plugins: settings.plugins ?? [mcpPlugin],
