@@ -55,6 +55,24 @@ const LIMIT_SETTINGS = [
     'maxConnections',
     'open connections at most; more are closed at once, 0 = no limit (default 200)',
   ],
+  [
+    '--max-connections-per-client',
+    'MAX_CONNECTIONS_PER_CLIENT',
+    'maxConnectionsPerClient',
+    'open connections of one client address at most, 0 = no limit (default 64; behind a reverse proxy raise it or set 0)',
+  ],
+  [
+    '--probe-reserve',
+    'PROBE_RESERVE',
+    'probeReserve',
+    'the last N of --max-connections serve only /health/live and /health/ready (default 8)',
+  ],
+  [
+    '--max-failed-auth-per-minute',
+    'MAX_FAILED_AUTH_PER_MINUTE',
+    'maxFailedAuthPerMinute',
+    'failed bearer-token attempts per client address and minute before 429, 0 = no limit (default 10)',
+  ],
 ] as const satisfies readonly (readonly [string, string, keyof ConnectionLimits, string])[]
 
 /** The limits given by flag (first) or environment. */

@@ -6,8 +6,8 @@
  * `Host: 127.0.0.1:port` / `localhost:port`, the console's own `Origin` — is served; a reverse
  * proxy's names are allowed by setting.
  */
-import { request } from 'node:http'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
