@@ -56,7 +56,7 @@ beforeAll(async () => {
 
 describe('a SQLite file with an overwritten index page', () => {
   it('is refused at open with a clear error', async () => {
-    const err = await expectCode(openSqliteBackend({ database: file }), 'internal_error')
+    const err = await expectCode(openSqliteBackend({ database: file }), 'storage_unavailable')
     expect(err.message).toMatch(
       /^cannot open SQLite database .*powercontext\.db: the database file is damaged \(SQLite quick_check: .+\); run `powercontext admin verify`, then restore a backup or `powercontext admin salvage`/,
     )

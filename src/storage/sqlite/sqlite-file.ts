@@ -21,7 +21,7 @@ export function refusedFile(
   message: string,
 ): PowerContextError {
   return new PowerContextError(
-    'internal_error',
+    'storage_unavailable',
     `cannot open SQLite database ${path}: ${message}`,
     { reason },
   )

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 
 import { PowerContextError } from '../../core/errors.js'
 import type { DatabaseBackendOptions } from '../engine/database-memory-backend.js'
-import type { IndexMaintenanceEvents } from '../spi/backend-status.js'
+import type { IndexMaintenanceEvents, StorageHealth } from '../spi/backend-status.js'
 import { AsyncMutex } from '../sql/async-mutex.js'
 import type { SqlDialect } from '../sql/dialect.js'
 import { SqlMemoryBackend } from '../sql/sql-memory-backend.js'
@@ -17,6 +17,7 @@ import { ANN_DEFAULTS } from './sqlite-ann-types.js'
 import { loadHnswlib } from './sqlite-ann-types.js'
 import { runDamageCheck } from './sqlite-damage-check.js'
 import { sqliteDialect } from './sqlite-dialect.js'
+import { diskProblem, openFailureOfDisk } from './sqlite-disk.js'
 import { isBusy, SQLITE_RETRY, sqliteDriver } from './sqlite-driver.js'
 import {
   checkExistingFile,
@@ -134,10 +135,10 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
    * database reads one row: no index is rebuilt at startup.
    * Only a missing file creates a database; an existing file that is empty, not SQLite, not a
    * PowerContext database or of a newer schema is refused and left untouched.
-   * @throws PowerContextError `internal_error` when the file cannot be opened, with
+   * @throws PowerContextError `storage_unavailable` when the file is refused, with
    *   `details.reason` `empty_file`, `not_a_database`, `foreign_database`, `schema_newer` or
-   *   `corrupt` (SQLite's `quick_check` failed; see `integrityCheck`) when
-   *   the file is refused.
+   *   `corrupt` (SQLite's `quick_check` failed; see `integrityCheck`), or when its filesystem is
+   *   full (`disk_full`) or read-only (`read_only`); `internal_error` for any other failure.
    */
   static async open(options: SqliteBackendOptions): Promise<SqliteMemoryBackend> {
     const path = options.database
@@ -173,15 +174,32 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
       return backend
     } catch (err) {
       db?.close()
+      const disk = path === ':memory:' ? undefined : openFailureOfDisk(path, dirname(path), err)
+      if (disk !== undefined) throw disk
       const known = err instanceof PowerContextError ? err : undefined
-      if (known !== undefined && known.code !== 'internal_error') throw known
       if (known?.message.startsWith('cannot open SQLite database') === true) throw known
+      const opening = known?.code === 'storage_unavailable'
+      if (known !== undefined && !opening && known.code !== 'internal_error') throw known
       throw new PowerContextError(
-        'internal_error',
+        opening ? 'storage_unavailable' : 'internal_error',
         `cannot open SQLite database ${path}: ${(err as Error).message}`,
         known?.details,
         { cause: err },
       )
+    }
+  }
+
+  /**
+   * Readiness of the data directory's filesystem, read on every probe (a `statfs` and an
+   * `access`): `disk` is `unavailable: disk_full` or `unavailable: read_only` before a write
+   * fails, so a server restarted on a full disk is not `ready`.
+   */
+  async storageHealth(): Promise<StorageHealth> {
+    if (this.#file === ':memory:') return { ready: true, checks: {} }
+    const problem = diskProblem(dirname(this.#file))
+    return {
+      ready: true,
+      checks: { disk: problem === undefined ? 'ready' : `unavailable: ${problem}` },
     }
   }
 
