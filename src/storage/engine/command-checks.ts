@@ -14,6 +14,7 @@ import { checkMemoryId, checkRevision, checkScopeId } from '../../core/ids.js'
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '../../core/search-rules.js'
 import {
   normalizeKind,
+  normalizeQuery,
   normalizeReason,
   normalizeText,
   normalizeTimestamp,
@@ -136,7 +137,7 @@ export function checkSearch(cmd: Spi.SearchCommand) {
   return {
     mode,
     scopeId: checkScopeId(cmd.scopeId),
-    query: normalizeText(cmd.query, 'query'),
+    query: normalizeQuery(cmd.query),
     limit: checkLimit(cmd.limit, 'limit', {
       min: 1,
       max: SEARCH_LIMIT_MAX,
