@@ -2,9 +2,9 @@
  * What finding damage costs (docs/storage.md#damage-verify-and-salvage): writes `--memories`
  * memories (default 10,000, in batches of 100, every tenth updated once) to a temp file, then
  * times, `--rounds` times each (default 3, median printed): SQLite's `quick_check`, its full
- * `integrity_check`, the background check (`integrity_check` of the key tables and their indexes
- * plus the key-shape scan, in a worker thread) and the default `admin verify` (quick_check plus
- * every row check). `npm run bench:verify -- --memories 100000`.
+ * `integrity_check`, the background check (`integrity_check`
+ * plus the key-shape scan, in a worker thread) and `admin verify` (integrity_check plus every
+ * row check). `npm run bench:verify -- --memories 100000`.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -60,10 +60,7 @@ try {
   db.close()
   await median('background damage check (worker thread, wall time)', () => runDamageCheck(file))
   const backend = await openSqliteBackend({ database: file, vectorAnn: false })
-  await median('admin verify (default: quick_check + row checks)', () => backend.verify())
-  await median('admin verify --full (integrity_check + row checks)', () =>
-    backend.verify({ full: true }),
-  )
+  await median('admin verify (integrity_check + every row check)', () => backend.verify())
   await backend.close()
 } finally {
   rmSync(dir, { recursive: true, force: true })
