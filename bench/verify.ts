@@ -15,6 +15,7 @@ import Database from 'better-sqlite3'
 
 import { openSqliteBackend } from '../src/storage/sqlite/index.js'
 import { runDamageCheck } from '../src/storage/sqlite/sqlite-damage-check.js'
+import { writeSampleMemories } from './sqlite-sample.js'
 
 const { values } = parseArgs({
   options: {
@@ -40,19 +41,7 @@ async function median(label: string, work: () => unknown): Promise<void> {
 }
 
 try {
-  const writer = await openSqliteBackend({ database: file, vectorAnn: false })
-  for (let i = 0; i * 100 < memories; i += 1) {
-    const entries = Array.from({ length: Math.min(100, memories - i * 100) }, (_, j) => ({
-      kind: 'fact',
-      text: `memory ${i}-${j} about the deploy pipeline and the retry budget of service ${j % 17} in region ${i % 5}`,
-    }))
-    const scopeId = `bench:${i % 10}`
-    const { results } = await writer.remember({ scopeId, entries })
-    for (const r of results.filter((_, k) => k % 10 === 0)) {
-      await writer.update({ scopeId, memoryRef: r.memory.memoryRef, text: `${r.memory.text} (v2)` })
-    }
-  }
-  await writer.close()
+  await writeSampleMemories(file, memories, 10)
   console.log(`${memories} memories, ${(statSync(file).size / 1e6).toFixed(1)} MB`)
   const db = new Database(file, { readonly: true })
   await median('quick_check (main thread)', () => db.pragma('quick_check'))

@@ -4,48 +4,31 @@
  * share, the others and the health probes are still served, and an address that keeps presenting
  * a wrong bearer token is refused (429, `Retry-After`) while others are not.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
 import { connect, type Socket } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
-import { type RunningServer, startServer } from '../../src/http/server-run.js'
+import { useTempServer } from '../support/temp-server.js'
 
 const TOKEN = 'client-limits-token'
 const PER_CLIENT = 5
-const dataDir = mkdtempSync(join(tmpdir(), 'pc-client-limits-'))
-let server: RunningServer
-let port: number
-
-beforeAll(async () => {
-  server = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir,
-    logLevel: 'silent',
-    plugins: [],
-    authToken: TOKEN,
-    limits: {
-      maxConnections: 20,
-      probeReserve: 3,
-      maxConnectionsPerClient: PER_CLIENT,
-      maxFailedAuthPerMinute: 3,
-    },
-  })
-  port = Number(new URL(server.url).port)
+const t = useTempServer('pc-client-limits-', {
+  plugins: [],
+  authToken: TOKEN,
+  limits: {
+    maxConnections: 20,
+    probeReserve: 3,
+    maxConnectionsPerClient: PER_CLIENT,
+    maxFailedAuthPerMinute: 3,
+  },
 })
-afterAll(async () => {
-  await server.stop()
-  rmSync(dataDir, { recursive: true, force: true })
-})
+const port = (): number => Number(new URL(t.server.url).port)
 
 /** A connection from `from` that sends headers and then a body one byte at a time. */
 function slow(from: string): Promise<{ socket: Socket; closed: Promise<string> }> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ port, host: '127.0.0.1', localAddress: from })
+    const socket = connect({ port: port(), host: '127.0.0.1', localAddress: from })
     let received = ''
     socket.setEncoding('utf8')
     socket.on('data', (d: string) => (received += d))
@@ -72,7 +55,7 @@ function ask(
     const req = request(
       {
         host: '127.0.0.1',
-        port,
+        port: port(),
         path,
         localAddress: from,
         agent: false,
