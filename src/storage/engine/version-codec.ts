@@ -73,7 +73,8 @@ function rawContentOfRow(row: VersionRow): VersionContent {
  */
 export function versionRowProblems(row: VersionRow): string[] {
   const keys = versionKeyProblems(row)
-  if (keys.length > 0) return keys
+  if (keys.length > 0)
+    return keys.map((p) => `version ${printable(row.memoryId)}@${row.version}: ${p}`)
   const key = soundKey(row)
   if (SOUND_ROWS.has(key)) return []
   const problems = checkVersionRow(row)
