@@ -127,7 +127,7 @@ describe('a version row with flipped bytes', () => {
     flipByte(file, 'memory_versions', 'second version', 0, 0x20)
     const to = join(dir, 'salvaged')
     const out = await cli(dir, 'admin', 'salvage', '--to-data-dir', to)
-    expect(out.out).toContain(`memory_versions ${ids['updated']}@2: version`)
+    expect(out.out).toContain(`memory_versions ${ids['updated']}@2: content hash does not match`)
     expect(out.out).toContain(`memory ${ids['updated']}: a version is damaged or missing`)
     expect(out.out).toContain('verify of the new database: ok')
     expect(out.code).toBe(0)

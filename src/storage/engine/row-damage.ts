@@ -22,11 +22,16 @@ export function printable(id: string): string {
     .replace(/[^\x20-\x7E]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
+/** A problem without the row name verify puts before it (`version mem_…@2: …`). */
+export function problemOnly(problem: string): string {
+  return problem.replace(/^version \S+: /, '')
+}
+
 /** The typed error of one damaged row. */
 export function damagedRow(row: string, problem: string): PowerContextError {
   return new PowerContextError(
     'storage_unavailable',
-    `stored row ${row} is damaged (${problem}); run \`powercontext admin verify\`, then restore a backup or \`powercontext admin salvage\``,
+    `stored row ${row} is damaged (${problemOnly(problem)}); run \`powercontext admin verify\`, then restore a backup or \`powercontext admin salvage\``,
     { reason: 'corrupt', row },
   )
 }

@@ -4,7 +4,13 @@ import type { ExportRecord, ImportReport, RowType } from '../../spi/export-types
 import { ROW_TYPES } from '../../spi/export-types.js'
 import type { LegacyCitationKey } from '../../spi/legacy-tx.js'
 import type { MemoryBackend } from '../../spi/memory-backend.js'
-import { changeKeyProblems, memoryKeyProblems, requireSound, rowName } from '../row-damage.js'
+import {
+  changeKeyProblems,
+  memoryKeyProblems,
+  problemOnly,
+  requireSound,
+  rowName,
+} from '../row-damage.js'
 import { versionRowProblems } from '../version-codec.js'
 import { paged } from './paged.js'
 
@@ -43,7 +49,7 @@ export async function exportInTx(
       const [name, problems] = damageOf(type, row) ?? ['', []]
       if (problems.length > 0) {
         if (onDamaged === undefined) requireSound(name, problems)
-        else onDamaged(name, problems.join('; '))
+        else onDamaged(name, problems.map(problemOnly).join('; '))
         continue
       }
       counts[type] = (counts[type] ?? 0) + 1
