@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 
 import { openSqliteBackend } from '../src/storage/sqlite/index.js'
+import { writeSampleMemories } from './sqlite-sample.js'
 
 const { values } = parseArgs({
   options: {
@@ -22,15 +23,7 @@ const rounds = Number(values.rounds)
 const dir = mkdtempSync(join(tmpdir(), 'pc-bench-open-'))
 const file = join(dir, 'powercontext.db')
 try {
-  const writer = await openSqliteBackend({ database: file, vectorAnn: false })
-  for (let i = 0; i * 100 < memories; i += 1) {
-    const entries = Array.from({ length: Math.min(100, memories - i * 100) }, (_, j) => ({
-      kind: 'fact',
-      text: `memory ${i}-${j} about the deploy pipeline and the retry budget of service ${j % 17} in region ${i % 5}`,
-    }))
-    await writer.remember({ scopeId: `bench:${i % 10}`, entries })
-  }
-  await writer.close()
+  await writeSampleMemories(file, memories)
   const mb = statSync(file).size / 1e6
   for (const integrityCheck of [false, true]) {
     const times: number[] = []

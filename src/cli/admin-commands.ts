@@ -15,11 +15,12 @@ import type { RunWithMemory, RunWithRuntime } from './cli-runners.js'
 import type { EmbeddingFlags } from './embedding-options.js'
 import { addEmbeddingOptions, embeddingSettings } from './embedding-options.js'
 import { registerRedactCommand } from './redact-command.js'
+import { registerSalvageCommand } from './salvage-command.js'
 import { registerTransferCommands } from './transfer-commands.js'
 import { registerUpgradeCommand } from './upgrade-command.js'
 
 /**
- * Registers `admin backup`, `admin verify`, `admin rebuild`, `admin reindex`, `admin export`, `admin import` and
+ * Registers `admin backup`, `admin verify`, `admin rebuild`, `admin reindex`, `admin export`, `admin import`, `admin salvage` and
  * `admin upgrade-from-reference`
  * (local data directory or `--database` only, never `--server-url`).
  */
@@ -72,7 +73,7 @@ export function registerAdminCommands(
   admin
     .command('verify')
     .description('check every stored invariant; exits 1 with a report when something is wrong')
-    .option('--full', 'SQLite: run the full integrity_check instead of quick_check (slower)')
+    .option('--full', "kept for scripts: verify always runs SQLite's full integrity_check now")
     .action(async (o: { full?: boolean }, cmd: Command) =>
       run(
         cmd,
@@ -165,5 +166,6 @@ export function registerAdminCommands(
   )
 
   registerTransferCommands(admin, io, run)
+  registerSalvageCommand(admin, io, run)
   registerUpgradeCommand(admin, io, run)
 }

@@ -57,6 +57,24 @@ const LIMIT_SETTINGS = [
     'maxConnections',
     'open connections at most; more are closed at once, 0 = no limit (default 200)',
   ],
+  [
+    '--max-connections-per-client',
+    'MAX_CONNECTIONS_PER_CLIENT',
+    'maxConnectionsPerClient',
+    'open connections of one client address at most, 0 = no limit (default 64; behind a reverse proxy raise it or set 0)',
+  ],
+  [
+    '--probe-reserve',
+    'PROBE_RESERVE',
+    'probeReserve',
+    'the last N of --max-connections serve only /health/live and /health/ready (default 8)',
+  ],
+  [
+    '--max-failed-auth-per-minute',
+    'MAX_FAILED_AUTH_PER_MINUTE',
+    'maxFailedAuthPerMinute',
+    'failed bearer-token attempts per client address and minute before 429, 0 = no limit (default 10)',
+  ],
 ] as const satisfies readonly (readonly [string, string, keyof ConnectionLimits, string])[]
 
 /** The limits given by flag (first) or environment. */
@@ -81,6 +99,8 @@ interface ServerRunOptions extends EmbeddingFlags, GenerationFlags, Partial<Conn
   insecureNoAuth?: boolean
   logFormat?: string
   metricsProcess?: boolean
+  allowedHosts?: string
+  allowedOrigins?: string
 }
 
 /** Registers `server run`. It resolves only when the server has stopped. */
@@ -118,6 +138,14 @@ export function registerServerCommands(
       '--insecure-no-auth',
       'allow a non-loopback address without POWERCONTEXT_SERVER_AUTH_TOKEN',
     )
+  run.option(
+    '--allowed-hosts <names>',
+    'comma-separated host names served besides IP literals, localhost and the bind address, * = any (env POWERCONTEXT_SERVER_ALLOWED_HOSTS; docs/server.md)',
+  )
+  run.option(
+    '--allowed-origins <origins>',
+    "comma-separated browser origins (https://name[:port]) served besides the server's own, * = any (env POWERCONTEXT_SERVER_ALLOWED_ORIGINS)",
+  )
   run.option(
     '--log-format <format>',
     'auto (pretty on a terminal, else JSON lines), json or pretty (env POWERCONTEXT_SERVER_LOG_FORMAT)',
@@ -168,6 +196,7 @@ export function registerServerCommands(
       const graphMin = o.vectorGraphMin ?? envWholeNumber('VECTOR_GRAPH_MIN')
       const lockWaitMs = o.lockWaitMs ?? envWholeNumber('LOCK_WAIT_MS')
       const { isLogFormat, LOG_FORMATS, startServer } = await import('../http/server-run.js')
+      const { listSetting } = await import('../http/host-guard.js')
       const logFormat = o.logFormat ?? env('LOG_FORMAT') ?? 'auto'
       if (!isLogFormat(logFormat))
         throw new CliUsageError(
@@ -188,6 +217,8 @@ export function registerServerCommands(
         ...(dataDir === undefined ? {} : { dataDir }),
         ...(databaseUrl === undefined ? {} : { databaseUrl }),
         ...(authToken === undefined ? {} : { authToken }),
+        allowedHosts: listSetting(o.allowedHosts ?? env('ALLOWED_HOSTS')),
+        allowedOrigins: listSetting(o.allowedOrigins ?? env('ALLOWED_ORIGINS')),
         insecureNoAuth: o.insecureNoAuth === true || env('INSECURE_NO_AUTH') === 'true',
         logLevel: env('LOG_LEVEL') ?? 'info',
         logFormat,

@@ -14,14 +14,15 @@ import { addEmbeddingOptions, embeddingSettings } from './embedding-options.js'
 /** Bytes buffered before a write to the export file. */
 const CHUNK_BYTES = 1 << 20
 
-function summary(counts: Readonly<Record<string, number>>): string {
+/** `3 memories, 5 versions, …` of export or import counts. */
+export function summary(counts: Readonly<Record<string, number>>): string {
   return Object.entries(counts)
     .map(([type, n]) => `${n} ${n === 1 ? type : type === 'memory' ? 'memories' : `${type}s`}`)
     .join(', ')
 }
 
 /** The export's records, parsed line by line as the file streams in (never held whole). */
-async function* readRecords(file: string): AsyncGenerator<ExportRecord> {
+export async function* readRecords(file: string): AsyncGenerator<ExportRecord> {
   const input = file === '-' ? process.stdin : createReadStream(file, { encoding: 'utf8' })
   const { parseExportLine } = await import('../storage/engine/maintenance/row-transfer.js')
   let lineNo = 0

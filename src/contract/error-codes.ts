@@ -11,6 +11,7 @@ export const CONTRACT_ERROR_CODES = [
   "source_conflict",
   "secret_detected",
   "unauthorized",
+  "forbidden",
   "payload_too_large",
   "inference_timeout",
   "inference_unavailable",

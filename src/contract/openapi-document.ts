@@ -1111,7 +1111,7 @@ export const OPENAPI_DOCUMENT = {
     },
     "responses": {
       "Error": {
-        "description": "Any failure: 401, 404, 409, 413, 415, 422, 500, 502, 503.",
+        "description": "Any failure: 401, 403, 404, 409, 413, 415, 422, 500, 502, 503.",
         "headers": {
           "X-PowerContext-Request-ID": {
             "$ref": "#/components/headers/RequestId"
@@ -1509,6 +1509,7 @@ export const OPENAPI_DOCUMENT = {
                   "source_conflict",
                   "secret_detected",
                   "unauthorized",
+                  "forbidden",
                   "payload_too_large",
                   "inference_timeout",
                   "inference_unavailable",
@@ -1525,7 +1526,7 @@ export const OPENAPI_DOCUMENT = {
                 "type": "string"
               },
               "details": {
-                "description": "`invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `secret_detected` (422: a text field carries a credential, nothing was written) carries `field` and `rule`, never the secret; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection, or a Galera node not ready), `read_only`, `io_error`, `corrupt`, `busy` (a lock held past the wait budget) or `outcome_unknown` (the connection was lost after COMMIT was sent: the write may have been applied; read, then retry with the revision read); `busy`, `unavailable` and `outcome_unknown` also carry `retry_after_seconds`, sent as the `Retry-After` header too.",
+                "description": "`invalid_request` carries `errors: [{field, message}]`; `capability_not_supported` carries `capability`; `secret_detected` (422: a text field carries a credential, nothing was written) carries `field` and `rule`, never the secret; `storage_unavailable` (503: the database cannot take the request now) carries `reason`: `disk_full`, `unavailable` (no connection, or a Galera node not ready), `read_only`, `io_error`, `corrupt` (then also `row`, the damaged row, when one is known), `busy` (a lock held past the wait budget) or `outcome_unknown` (the connection was lost after COMMIT was sent: the write may have been applied; read, then retry with the revision read); `busy`, `unavailable` and `outcome_unknown` also carry `retry_after_seconds`, sent as the `Retry-After` header too. `forbidden` (403: a `Host` that does not name the server, or a foreign browser `Origin`) carries `reason`: `host` or `origin`.",
                 "type": [
                   "object",
                   "null"

@@ -30,6 +30,11 @@ export function newOperationId(now = Date.now()): string {
   return OPERATION_ID_PREFIX + nextUlid(now)
 }
 
+/** Whether `value` is a well-formed id (printable ASCII without spaces, 1–128 characters). */
+export function isPrintableId(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_ID_LENGTH && PRINTABLE_ASCII.test(value)
+}
+
 function checkPrintableId(field: string, value: unknown): string {
   if (typeof value !== 'string') throw invalidRequest(field, 'must be a string')
   if (value.length === 0 || value.length > MAX_ID_LENGTH) {

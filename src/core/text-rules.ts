@@ -44,6 +44,24 @@ export function normalizeText(value: unknown, field = 'text'): string {
   return text
 }
 
+/** Maximum length of a search query, in characters (code points), as the contract states. */
+export const MAX_QUERY_CODE_POINTS = 8192
+
+/**
+ * Query rule (search, related, prepare): NFC, trim Unicode whitespace, non-empty, at most 8,192
+ * characters (code points, as the contract's `maxLength` counts them — not UTF-8 bytes: an
+ * 8,192-character CJK query is 24 KiB and is accepted).
+ * @throws PowerContextError `invalid_request`
+ */
+export function normalizeQuery(value: unknown, field = 'query'): string {
+  const query = requireString(field, value).normalize('NFC').trim()
+  if (query.length === 0) throw invalidRequest(field, 'must not be blank')
+  if (query.length > MAX_QUERY_CODE_POINTS && [...query].length > MAX_QUERY_CODE_POINTS) {
+    throw invalidRequest(field, `must be at most ${MAX_QUERY_CODE_POINTS} characters`)
+  }
+  return query
+}
+
 /**
  * Kind rule: an open string (known: fact, preference, decision, constraint, working_note); NFC,
  * trimmed, non-empty, at most 128 code points.
@@ -76,9 +94,18 @@ export function normalizeReason(value: unknown, field = 'reason'): string | null
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/
 
+/** Whether `t` lies in 23:59:59 UTC of a month's last day (RFC 3339: where a leap second goes). */
+function isLeapSecondSlot(t: Date): boolean {
+  const next = new Date(t.getTime() + 1000)
+  return t.getUTCHours() === 23 && t.getUTCMinutes() === 59 && next.getUTCDate() === 1
+}
+
 /**
  * `observed_at` rule: an RFC 3339 timestamp with a zone, normalised to UTC
- * `YYYY-MM-DDTHH:MM:SS.sssZ`; absent → `null`.
+ * `YYYY-MM-DDTHH:MM:SS.sssZ`; absent → `null`. A leap second (`23:59:60Z` on a month's last day,
+ * RFC 3339 §5.7, or the same instant in local time under an offset) is accepted and stored as
+ * the instant that follows it, as POSIX time counts it (`…T00:00:00.000Z` of the next day): a
+ * UTC instant of JavaScript has no second 60.
  * @throws PowerContextError `invalid_request`
  */
 export function normalizeTimestamp(value: unknown, field = 'observed_at'): string | null {
@@ -86,13 +113,15 @@ export function normalizeTimestamp(value: unknown, field = 'observed_at'): strin
   const s = requireString(field, value).trim()
   const m = RFC3339.exec(s)
   if (m === null) throw invalidRequest(field, 'must be an RFC 3339 timestamp with a time zone')
-  const [, y, mo, d, h, , sec] = m.map(Number) as number[] as [number, ...number[]]
-  const date = new Date(s.replace(' ', 'T'))
+  const [, y, mo, d, h, min, sec] = m.map(Number) as number[] as [number, ...number[]]
+  const parsed = new Date((sec === 60 ? s.replace(/:60(?=[.Zz+-])/, ':59') : s).replace(' ', 'T'))
+  const leap = sec === 60 && min === 59 && isLeapSecondSlot(parsed)
+  const date = leap ? new Date(Math.floor(parsed.getTime() / 1000) * 1000 + 1000) : parsed
   const probe = new Date(0)
   probe.setUTCFullYear(y!, mo! - 1, d!)
   const calendarOk =
     probe.getUTCFullYear() === y && probe.getUTCMonth() === mo! - 1 && probe.getUTCDate() === d
-  if (!calendarOk || Number.isNaN(date.getTime()) || (h ?? 0) > 23 || (sec ?? 0) > 59) {
+  if (!calendarOk || Number.isNaN(date.getTime()) || (h ?? 0) > 23 || ((sec ?? 0) > 59 && !leap)) {
     throw invalidRequest(field, 'is not a valid date and time')
   }
   return date.toISOString()

@@ -22,6 +22,7 @@ import {
 import { REQUEST_ID_HEADER, requestIdFor } from '../wire/request-id.js'
 import { invokeOperation, type RuntimeSlot } from '../wire/surface-call.js'
 import { bearerMatches } from './auth.js'
+import { clientAddress, ConnectionGuard, FailedAuthLimiter } from './client-guard.js'
 import {
   type ConnectionLimits,
   DEFAULT_CONNECTION_LIMITS,
@@ -29,6 +30,7 @@ import {
 } from './connection-limits.js'
 import { consolePlugin, PUBLIC_ROUTE } from './console-plugin.js'
 import { toErrorResponse } from './error-response.js'
+import { checkHostAndOrigin, DEFAULT_HOST_POLICY, type HostPolicy } from './host-guard.js'
 import { loggerOptions, type LogSettings } from './log-format.js'
 import { AppMetrics, type MetricsOptions } from './metrics.js'
 import { addLogFields, RequestLogController } from './request-log.js'
@@ -41,6 +43,8 @@ export interface AppOptions {
   readonly logger?: boolean | LogSettings
   /** When set, every non-health route requires `Authorization: Bearer <token>`. */
   readonly authToken?: string | undefined
+  /** Host names and browser origins served besides the built-in ones (host-guard.ts). */
+  readonly hostPolicy?: HostPolicy | undefined
   /** Serve the web console at `/` (default true). */
   readonly console?: boolean
   /** Timeouts and connection limits (default {@link DEFAULT_CONNECTION_LIMITS}). */
@@ -59,12 +63,29 @@ const PUBLIC_PATHS: ReadonlySet<string> = new Set(
 /** `Content-Encoding` values that leave the body as sent (RFC 9110: `identity`, or nothing). */
 const IDENTITY = /^\s*(identity\s*)?$/i
 
-/** Refuses a request without the bearer token when one is configured (public routes excepted). */
-function checkAuthorization(req: FastifyRequest, reply: FastifyReply, token: string | undefined) {
+/**
+ * Refuses a request without the bearer token when one is configured (public routes excepted);
+ * an address past its failed attempts is refused before its token is looked at.
+ */
+function checkAuthorization(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  token: string | undefined,
+  failures: FailedAuthLimiter,
+) {
   if (token === undefined || token === '' || PUBLIC_PATHS.has(req.url.split('?')[0] ?? '')) return
   const config = req.routeOptions.config as unknown as Record<string, unknown> | undefined
   if (config?.[PUBLIC_ROUTE] === true) return
+  const address = clientAddress(req.raw.socket)
+  try {
+    failures.check(address)
+  } catch (err) {
+    const retry = (err as PowerContextError).details?.['retry_after_seconds']
+    void reply.header('Retry-After', String(retry))
+    throw err
+  }
   if (!bearerMatches(req.headers.authorization, token)) {
+    failures.failed(address)
     void reply.header('WWW-Authenticate', 'Bearer realm="powercontext"')
     throw new PowerContextError('unauthorized', 'a valid bearer token is required')
   }
@@ -137,8 +158,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
       )
     },
   })
-  // Past the limit Node closes a new connection at once; the open ones are served as before.
-  if (limits.maxConnections > 0) app.server.maxConnections = limits.maxConnections
+  // Past a limit a new connection is closed at once; the open ones are served as before.
+  const connections = new ConnectionGuard(limits)
+  connections.attach(app.server)
+  const failures = new FailedAuthLimiter(limits.maxFailedAuthPerMinute)
   const validator = new ContractValidator()
   const metrics = new AppMetrics(options.slot, options.metrics)
   app.addHook('onResponse', async (req, reply) => metrics.observe(req, reply))
@@ -169,7 +192,17 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   app.addHook('onRequest', async (req, reply) => {
     void reply.header(REQUEST_ID_HEADER, req.id)
-    checkAuthorization(req, reply, options.authToken)
+    // Health probes stay answerable whatever name a platform probes them by, and keep a reserve
+    // of connections when every other slot is taken.
+    const probe = PUBLIC_PATHS.has(req.url.split('?')[0] ?? '')
+    try {
+      connections.check(req.raw.socket, probe)
+    } catch (err) {
+      void reply.header('Connection', 'close')
+      throw err
+    }
+    if (!probe) checkHostAndOrigin(req.headers, options.hostPolicy ?? DEFAULT_HOST_POLICY)
+    checkAuthorization(req, reply, options.authToken, failures)
     // Bodies are read as they arrive: a compressed one would be parsed as if it were JSON.
     const encoding = req.headers['content-encoding']
     if (encoding !== undefined && !IDENTITY.test(encoding)) {

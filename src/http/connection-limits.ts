@@ -19,6 +19,23 @@ export interface ConnectionLimits {
   readonly maxRequestsPerSocket: number
   /** Open connections at most; one more is closed at once (0: no limit). */
   readonly maxConnections: number
+  /**
+   * Open connections of one client address at most; one more is closed at once (0: no limit),
+   * so one peer cannot take every slot. Behind a reverse proxy every request comes from the
+   * proxy's address: raise it or set 0 there.
+   */
+  readonly maxConnectionsPerClient: number
+  /**
+   * Of `maxConnections`, the last this many are kept for health probes: a connection opened
+   * while fewer slots are free may only ask `/health/live` and `/health/ready` (anything else is
+   * 503 `runtime_not_ready` and the connection is closed).
+   */
+  readonly probeReserve: number
+  /**
+   * Failed bearer-token attempts one client address may make per minute; beyond, every request
+   * of it is 429 `unauthorized` with `Retry-After` until the minute is over (0: no limit).
+   */
+  readonly maxFailedAuthPerMinute: number
 }
 
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = Object.freeze({
@@ -27,6 +44,9 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = Object.freeze({
   keepAliveTimeoutMs: 5_000,
   maxRequestsPerSocket: 1_000,
   maxConnections: 200,
+  maxConnectionsPerClient: 64,
+  probeReserve: 8,
+  maxFailedAuthPerMinute: 10,
 })
 
 /**
@@ -46,6 +66,11 @@ export function connectionLimits(given: Partial<ConnectionLimits> = {}): Connect
     if (!Number.isSafeInteger(value) || value < 0)
       throw new PowerContextError('invalid_request', `${name} must be a whole number ≥ 0`)
   }
+  if (limits.maxConnections > 0 && limits.probeReserve >= limits.maxConnections)
+    throw new PowerContextError(
+      'invalid_request',
+      `the probe reserve (${limits.probeReserve}) must be below the connection limit (${limits.maxConnections})`,
+    )
   if (limits.requestTimeoutMs > 0 && limits.headersTimeoutMs > limits.requestTimeoutMs)
     throw new PowerContextError(
       'invalid_request',

@@ -18,6 +18,7 @@ export const HTTP_STATUS = {
   source_conflict: 409,
   secret_detected: 422,
   unauthorized: 401,
+  forbidden: 403,
   payload_too_large: 413,
   inference_timeout: 503,
   inference_unavailable: 503,

@@ -45,6 +45,11 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       stream: settings.logStream,
     },
     authToken: settings.authToken,
+    hostPolicy: {
+      // A bind address given by name names the server too.
+      allowedHosts: [...(settings.allowedHosts ?? []), settings.host],
+      allowedOrigins: settings.allowedOrigins ?? [],
+    },
     metrics: { processMetrics: settings.processMetrics },
     limits,
     plugins: settings.plugins ?? [mcpPlugin],
@@ -74,6 +79,11 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     onDone: (r) =>
       app.log.info({ index: r.index, steps: r.steps, ms: Math.round(r.ms) }, 'index compacted'),
     onError: (err) => app.log.warn({ err }, 'index compaction failed'),
+    onDamage: (problems) =>
+      app.log.error(
+        { problems },
+        'database damage found: writes are refused; run `powercontext admin verify`',
+      ),
   })
   const schedule = flushSchedule(settings, runtime.capabilities().extraction.provider !== null)
   if (schedule !== undefined) {

@@ -25,6 +25,13 @@ export interface ServerSettings {
   readonly logStream?: LogSettings['stream']
   /** Bearer token required on every non-health route (env `POWERCONTEXT_SERVER_AUTH_TOKEN`). */
   readonly authToken?: string
+  /**
+   * Host names served besides IP literals, `localhost` and the bind address (a reverse proxy's;
+   * `*`: any), env `POWERCONTEXT_SERVER_ALLOWED_HOSTS` (docs/server.md#host-and-origin).
+   */
+  readonly allowedHosts?: readonly string[] | undefined
+  /** Browser origins served besides the server's own (`*`: any), env `POWERCONTEXT_SERVER_ALLOWED_ORIGINS`. */
+  readonly allowedOrigins?: readonly string[] | undefined
   /** Allow a non-loopback bind address without a token. */
   readonly insecureNoAuth?: boolean
   /** Request, header and keep-alive timeouts, connection limits; defaults in connection-limits.ts. */

@@ -222,9 +222,15 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
   reindex(options?: Spi.ReindexOptions): Promise<Spi.ReindexReport> {
     return this.#backend.reindex(options)
   }
-  /** Every authoritative row as JSON-lines records, read in one snapshot (`admin export`). */
-  exportRows(emit: (record: ExportRecord) => void | Promise<void>) {
-    return this.#backend.exportRows(emit)
+  /**
+   * Every authoritative row as JSON-lines records, read in one snapshot (`admin export`); a
+   * damaged row fails it unless `onDamaged` takes it (`admin salvage`).
+   */
+  exportRows(
+    emit: (record: ExportRecord) => void | Promise<void>,
+    onDamaged?: (row: string, problem: string) => void,
+  ) {
+    return this.#backend.exportRows(emit, undefined, onDamaged)
   }
   /**
    * Imports an export into this database, which must be empty, and rebuilds its projections

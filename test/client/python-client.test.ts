@@ -24,6 +24,7 @@ const chat = new ChatServer()
 const dirs: string[] = []
 let server: RunningServer
 let authServer: RunningServer
+let damageServer: RunningServer
 let unbound: FastifyInstance
 let unboundUrl: string
 
@@ -63,6 +64,12 @@ beforeAll(async () => {
     logLevel: 'silent',
     authToken: TOKEN,
   })
+  damageServer = await startServer({
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: tempDir(),
+    logLevel: 'silent',
+  })
   unbound = buildApp({ slot: { current: undefined }, logger: false })
   await unbound.listen({ host: '127.0.0.1', port: 0 })
   unboundUrl = `http://127.0.0.1:${(unbound.server.address() as AddressInfo).port}`
@@ -71,6 +78,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop()
   await authServer?.stop()
+  await damageServer?.stop()
   await unbound?.close()
   await chat.close()
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
@@ -95,6 +103,8 @@ describe('python client', () => {
     const { code, output } = await unittest({
       POWERCONTEXT_TEST_SERVER_URL: server.url,
       POWERCONTEXT_TEST_SERVER_DB: join(dirs[0] as string, 'powercontext.db'),
+      POWERCONTEXT_TEST_DAMAGE_URL: damageServer.url,
+      POWERCONTEXT_TEST_DAMAGE_DB: join(dirs[2] as string, 'powercontext.db'),
       POWERCONTEXT_TEST_AUTH_URL: authServer.url,
       POWERCONTEXT_TEST_AUTH_TOKEN: TOKEN,
       POWERCONTEXT_TEST_UNBOUND_URL: unboundUrl,

@@ -12,6 +12,7 @@ import {
   MAX_REASON_CODE_POINTS,
   MAX_TEXT_BYTES,
   normalizeKind,
+  normalizeQuery,
   normalizeReason,
   normalizeText,
   normalizeTimestamp,
@@ -96,6 +97,17 @@ describe('normalizeReason', () => {
   })
 })
 
+describe('normalizeQuery', () => {
+  it('counts characters, not bytes: 8,192 CJK characters (24 KiB) pass, 8,193 do not', () => {
+    expect(normalizeQuery('会'.repeat(8192))).toHaveLength(8192)
+    expect(normalizeQuery('😀'.repeat(8192))).toHaveLength(16384)
+    expect(refusal(() => normalizeQuery('会'.repeat(8193)))).toBe(
+      'query: must be at most 8192 characters',
+    )
+    expect(refusal(() => normalizeQuery('  '))).toBe('query: must not be blank')
+  })
+})
+
 describe('normalizeTimestamp', () => {
   it('reads absent and null as none', () => {
     expect(normalizeTimestamp(undefined)).toBeNull()
@@ -109,6 +121,10 @@ describe('normalizeTimestamp', () => {
     ['2026-12-02T23:59:59.123456789-05:00', '2026-12-03T04:59:59.123Z'],
     ['2024-02-29T00:00:00Z', '2024-02-29T00:00:00.000Z'],
     ['2000-01-01T00:00:00.5Z', '2000-01-01T00:00:00.500Z'],
+    // Leap seconds (RFC 3339 §5.7): the instant that follows, as POSIX time counts them.
+    ['2016-12-31T23:59:60Z', '2017-01-01T00:00:00.000Z'],
+    ['2016-12-31T18:59:60.25-05:00', '2017-01-01T00:00:00.000Z'],
+    ['2015-06-30T23:59:60Z', '2015-07-01T00:00:00.000Z'],
   ])('normalises %j to UTC', (input, expected) => {
     expect(normalizeTimestamp(input)).toBe(expected)
   })
@@ -138,6 +154,8 @@ describe('normalizeTimestamp', () => {
     '2026-12-02T24:00:00Z',
     '2026-12-02T23:60:00Z',
     '2026-12-02T23:59:60Z',
+    '2016-12-31T22:59:60Z',
+    '2016-12-31T23:59:61Z',
     '2026-12-02T10:00:00+24:00',
   ])('refuses %j, which is not a real date and time', (input) => {
     expect(refusal(() => normalizeTimestamp(input, 'at'))).toBe('at: is not a valid date and time')

@@ -16,6 +16,7 @@ import { type RunningServer, startServer } from '../../src/http/server-run.js'
 
 const REQUEST_TIMEOUT_MS = 1_500
 const MAX_CONNECTIONS = 8
+const PROBE_RESERVE = 2
 const dataDir = mkdtempSync(join(tmpdir(), 'pc-limits-'))
 let server: RunningServer
 let port: number
@@ -30,6 +31,8 @@ beforeAll(async () => {
       requestTimeoutMs: REQUEST_TIMEOUT_MS,
       headersTimeoutMs: 1_000,
       maxConnections: MAX_CONNECTIONS,
+      probeReserve: PROBE_RESERVE,
+      maxConnectionsPerClient: 0,
     },
   })
   port = Number(new URL(server.url).port)
@@ -64,7 +67,7 @@ function open(): Promise<Client> {
 /** Sends headers announcing a 1,000-byte body, then one byte every 200 ms (it would take 200 s). */
 function trickle(c: Client): void {
   c.socket.write(
-    'POST /v1/memory/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+    'POST /v1/memory/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
       'Content-Length: 1000\r\n\r\n{',
   )
   const timer = setInterval(() => {
@@ -98,16 +101,28 @@ describe('connection limits', () => {
 
   it('closes a connection that never finishes its headers', async () => {
     const c = await open()
-    c.socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n')
+    c.socket.write('GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n')
     const { received } = await c.closed
     expect(received).toMatch(/^HTTP\/1\.1 408 /)
   })
 
-  it('refuses connections beyond the limit and stays live', async () => {
-    const held = await Promise.all(Array.from({ length: MAX_CONNECTIONS }, open))
+  it('keeps the last connections for health probes, refuses connections beyond the limit and stays live', async () => {
+    const held = await Promise.all(Array.from({ length: MAX_CONNECTIONS - PROBE_RESERVE }, open))
     try {
       held.forEach(trickle)
-      // Let the server accept all of them before the one too many.
+      // Let the server accept all of them before the reserve is reached.
+      await new Promise((r) => setTimeout(r, 200))
+      // In the reserve: a health probe is served, anything else is 503 and closed.
+      expect(await live()).toBe(200)
+      const other = await open()
+      other.socket.write(
+        'POST /v1/memory/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+      )
+      const answered = await other.closed
+      expect(answered.received).toMatch(/^HTTP\/1\.1 503 /)
+      expect(answered.received).toContain('"code":"runtime_not_ready"')
+      const reserve = await Promise.all(Array.from({ length: PROBE_RESERVE }, open))
+      held.push(...reserve)
       await new Promise((r) => setTimeout(r, 200))
       const extra = await open()
       const refused = await extra.closed
@@ -128,5 +143,6 @@ describe('connection limits', () => {
       /headers timeout \(40000 ms\) must not exceed the request timeout \(30000 ms\)/,
     )
     expect(() => connectionLimits({ maxConnections: -1 })).toThrow(/whole number/)
+    expect(() => connectionLimits({ maxConnections: 8, probeReserve: 8 })).toThrow(/probe reserve/)
   })
 })

@@ -92,6 +92,7 @@ describe('vector search over HTTP and MCP', () => {
       checks: {
         runtime: 'ready',
         database: 'ready',
+        disk: 'ready',
         storage: 'ready',
         'inference.embedding': 'ready',
       },

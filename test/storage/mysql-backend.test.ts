@@ -326,7 +326,7 @@ describeWithMariadb('startup probes and capabilities', () => {
     await backend.close()
     const name = new URL(url).pathname.slice(1)
     await databases.admin((c) => c.query(`UPDATE \`${name}\`.schema_version SET version = 99`))
-    const err = await expectCode(openMysqlBackend({ url }), 'internal_error')
+    const err = await expectCode(openMysqlBackend({ url }), 'storage_unavailable')
     expect(err.message).toContain('newer than this version')
     expect(err.message).toMatch(/upgrade PowerContext to open it$/)
     expect(err.details).toMatchObject({ reason: 'schema_newer', stored_schema: 99 })

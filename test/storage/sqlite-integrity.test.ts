@@ -1,7 +1,7 @@
 /*
  * A damaged SQLite file (issue 12 item 2): one index page of a real database file overwritten.
- * Opening refuses it with a clear error; `admin verify` runs SQLite's own check (quick by default,
- * the full integrity check with `--full`) and reports it; writes that hit the damage are a typed
+ * Opening refuses it with a clear error; `admin verify` runs SQLite's full integrity check and
+ * reports it; writes that hit the damage are a typed
  * `storage_unavailable` (`corrupt`), never `internal_error`.
  */
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
@@ -56,18 +56,18 @@ beforeAll(async () => {
 
 describe('a SQLite file with an overwritten index page', () => {
   it('is refused at open with a clear error', async () => {
-    const err = await expectCode(openSqliteBackend({ database: file }), 'internal_error')
+    const err = await expectCode(openSqliteBackend({ database: file }), 'storage_unavailable')
     expect(err.message).toMatch(
-      /^cannot open SQLite database .*powercontext\.db: the database file is damaged \(SQLite quick_check: .+\); run `powercontext admin verify --full`/,
+      /^cannot open SQLite database .*powercontext\.db: the database file is damaged \(SQLite quick_check: .+\); run `powercontext admin verify`, then restore a backup or `powercontext admin salvage`/,
     )
     expect(err.details).toMatchObject({ reason: 'corrupt' })
   })
 
-  it('admin verify runs quick_check, and integrity_check with --full', async () => {
+  it('admin verify runs integrity_check (--full is the same check)', async () => {
     const quick = await cli('admin', 'verify')
     expect(quick.code).toBe(1)
     expect(quick.out).toMatch(/^FAILED: /)
-    expect(quick.out).toMatch(/ {2}- SQLite quick_check: /)
+    expect(quick.out).toMatch(/ {2}- SQLite integrity_check: /)
     const full = await cli('--json', 'admin', 'verify', '--full')
     expect(full.code).toBe(1)
     const report = JSON.parse(full.out) as { ok: boolean; problems: string[] }

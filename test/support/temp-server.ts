@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest'
 
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
+import type { ServerSettings } from '../../src/http/server-settings.js'
 import { tempDirs } from './temp-git.js'
 
 /** What {@link useTempServer} gives a test file. */
@@ -13,12 +14,10 @@ export interface TempServer {
 
 /**
  * Registers a real server on a temporary data directory for one test file (started in
- * `beforeAll`, stopped in `afterAll`) and the file's temporary directories `prefix…`.
+ * `beforeAll`, stopped in `afterAll`) and the file's temporary directories `prefix…`; `settings`
+ * override the server's.
  */
-export function useTempServer(
-  prefix: string,
-  options: { readonly authToken?: string } = {},
-): TempServer {
+export function useTempServer(prefix: string, settings: Partial<ServerSettings> = {}): TempServer {
   const temp = tempDirs(prefix)
   let server: RunningServer | undefined
   beforeAll(async () => {
@@ -27,7 +26,7 @@ export function useTempServer(
       port: 0,
       dataDir: temp.make(),
       logLevel: 'silent',
-      ...options,
+      ...settings,
     })
   })
   afterAll(async () => {

@@ -1291,7 +1291,7 @@ class OpenApiDocument(Model):
     )
 
 
-CONTRACT_ERROR_CODES: Tuple[str, ...] = ("invalid_request", "capability_not_supported", "memory_not_found", "source_not_found", "revision_conflict", "state_conflict", "preview_stale", "source_conflict", "secret_detected", "unauthorized", "payload_too_large", "inference_timeout", "inference_unavailable", "invalid_inference_output", "runtime_not_ready", "storage_unavailable", "internal_error",)
+CONTRACT_ERROR_CODES: Tuple[str, ...] = ("invalid_request", "capability_not_supported", "memory_not_found", "source_not_found", "revision_conflict", "state_conflict", "preview_stale", "source_conflict", "secret_detected", "unauthorized", "forbidden", "payload_too_large", "inference_timeout", "inference_unavailable", "invalid_inference_output", "runtime_not_ready", "storage_unavailable", "internal_error",)
 
 
 class InvalidRequestError(PowerContextError):
@@ -1354,6 +1354,12 @@ class UnauthorizedError(PowerContextError):
     code_name = "unauthorized"
 
 
+class ForbiddenError(PowerContextError):
+    "The server answered `forbidden`."
+
+    code_name = "forbidden"
+
+
 class PayloadTooLargeError(PowerContextError):
     "The server answered `payload_too_large`."
 
@@ -1397,7 +1403,7 @@ class InternalError(PowerContextError):
 
 
 #: Error class of each contract code.
-ERROR_CLASSES: Dict[str, type] = {"invalid_request": InvalidRequestError, "capability_not_supported": CapabilityNotSupportedError, "memory_not_found": MemoryNotFoundError, "source_not_found": SourceNotFoundError, "revision_conflict": RevisionConflictError, "state_conflict": StateConflictError, "preview_stale": PreviewStaleError, "source_conflict": SourceConflictError, "secret_detected": SecretDetectedError, "unauthorized": UnauthorizedError, "payload_too_large": PayloadTooLargeError, "inference_timeout": InferenceTimeoutError, "inference_unavailable": InferenceUnavailableError, "invalid_inference_output": InvalidInferenceOutputError, "runtime_not_ready": RuntimeNotReadyError, "storage_unavailable": StorageUnavailableError, "internal_error": InternalError}
+ERROR_CLASSES: Dict[str, type] = {"invalid_request": InvalidRequestError, "capability_not_supported": CapabilityNotSupportedError, "memory_not_found": MemoryNotFoundError, "source_not_found": SourceNotFoundError, "revision_conflict": RevisionConflictError, "state_conflict": StateConflictError, "preview_stale": PreviewStaleError, "source_conflict": SourceConflictError, "secret_detected": SecretDetectedError, "unauthorized": UnauthorizedError, "forbidden": ForbiddenError, "payload_too_large": PayloadTooLargeError, "inference_timeout": InferenceTimeoutError, "inference_unavailable": InferenceUnavailableError, "invalid_inference_output": InvalidInferenceOutputError, "runtime_not_ready": RuntimeNotReadyError, "storage_unavailable": StorageUnavailableError, "internal_error": InternalError}
 
 #: Every operation of the contract: method, path, request model, declared statuses with bodies.
 OPERATIONS: Dict[str, Operation] = {
@@ -1857,6 +1863,7 @@ __all__ = [
     "SourceConflictError",
     "SecretDetectedError",
     "UnauthorizedError",
+    "ForbiddenError",
     "PayloadTooLargeError",
     "InferenceTimeoutError",
     "InferenceUnavailableError",

@@ -3,7 +3,8 @@
 
 Environment (set by the runner):
   POWERCONTEXT_TEST_SERVER_URL   a server with a scripted OpenAI-compatible generation model
-  POWERCONTEXT_TEST_SERVER_DB    that server's SQLite file (to damage a row on purpose)
+  POWERCONTEXT_TEST_SERVER_DB    that server's SQLite file
+  POWERCONTEXT_TEST_DAMAGE_URL   a server whose SQLite file POWERCONTEXT_TEST_DAMAGE_DB a test damages
   POWERCONTEXT_TEST_AUTH_URL     a server that requires POWERCONTEXT_TEST_AUTH_TOKEN
   POWERCONTEXT_TEST_UNBOUND_URL  an app whose runtime is not bound (runtime_not_ready)
 
@@ -36,6 +37,8 @@ from powercontext_client import (  # noqa: E402
 
 URL = os.environ["POWERCONTEXT_TEST_SERVER_URL"]
 DB = os.environ["POWERCONTEXT_TEST_SERVER_DB"]
+DAMAGE_URL = os.environ["POWERCONTEXT_TEST_DAMAGE_URL"]
+DAMAGE_DB = os.environ["POWERCONTEXT_TEST_DAMAGE_DB"]
 AUTH_URL = os.environ["POWERCONTEXT_TEST_AUTH_URL"]
 AUTH_TOKEN = os.environ["POWERCONTEXT_TEST_AUTH_TOKEN"]
 UNBOUND_URL = os.environ["POWERCONTEXT_TEST_UNBOUND_URL"]
@@ -264,13 +267,17 @@ class Errors(unittest.TestCase):
         self.pc.capture_content(scope_id=s, content="[[down]] the model is rate limited")
         raises(self, pc.InferenceUnavailableError, 503, lambda: self.pc.flush(scope_id=s))
 
-    def test_internal_error(self) -> None:
-        """A stored version whose bytes no longer match its hash is the server's own fault."""
+    def test_damaged_row(self) -> None:
+        """A stored version whose bytes no longer match its hash is a damaged row, named, never served
+        (on a server of its own: once damage is found, that server refuses writes)."""
+        damaged = PowerContextClient(DAMAGE_URL, timeout=20)
         s = scope()
-        m = self.pc.remember(scope_id=s, entries=[{"kind": "fact", "text": "to be damaged"}]).results[0].memory
-        with sqlite3.connect(DB, timeout=10) as db:
+        m = damaged.remember(scope_id=s, entries=[{"kind": "fact", "text": "to be damaged"}]).results[0].memory
+        with sqlite3.connect(DAMAGE_DB, timeout=10) as db:
             db.execute("UPDATE memory_versions SET text = 'forged' WHERE memory_id = ?", (m.memory_ref.artifact_id,))
-        err = raises(self, pc.InternalError, 500, lambda: self.pc.get(scope_id=s, memory_ref=m.memory_ref))
+        err = raises(self, pc.StorageUnavailableError, 503, lambda: damaged.get(scope_id=s, memory_ref=m.memory_ref))
+        self.assertEqual(err.details["reason"], "corrupt")
+        self.assertEqual(err.details["row"], f"memory_versions {m.memory_ref.artifact_id}@1")
         self.assertNotIn("forged", str(err))
 
     def test_every_contract_code_has_its_class(self) -> None:

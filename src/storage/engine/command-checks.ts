@@ -15,6 +15,7 @@ import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '../../core/search-rules.
 import { refuseSecrets } from '../../core/secret-rules.js'
 import {
   normalizeKind,
+  normalizeQuery,
   normalizeReason,
   normalizeText,
   normalizeTimestamp,
@@ -158,7 +159,7 @@ export function checkSearch(cmd: Spi.SearchCommand) {
   return {
     mode,
     scopeId: checkScopeId(cmd.scopeId),
-    query: normalizeText(cmd.query, 'query'),
+    query: normalizeQuery(cmd.query),
     limit: checkLimit(cmd.limit, 'limit', {
       min: 1,
       max: SEARCH_LIMIT_MAX,

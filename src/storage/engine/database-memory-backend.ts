@@ -36,7 +36,7 @@ import {
   type TransferDeps,
 } from './maintenance/backend-transfer.js'
 import { rebuildInTx } from './maintenance/rebuild.js'
-import { verifyAfterIntegrity } from './maintenance/verify-backend.js'
+import { verifyReport } from './maintenance/verify-report.js'
 import { captureInTx, checkCaptureSliced } from './ops/capture.js'
 import { changesFeedInTx } from './ops/changes-feed.js'
 import { forgetInTx } from './ops/forget.js'
@@ -318,17 +318,30 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
   }
 
   /**
-   * Checks every stored invariant; `ok` is false with a list of problems otherwise. Runs in a write
+   * Checks every stored invariant; `ok` is false with a list of every problem found otherwise (a
+   * check that cannot finish is one more problem, never a thrown error). Runs in a write
    * transaction because index integrity checks are commands to the index (nothing is written).
    */
   async verify(options: Spi.VerifyOptions = {}): Promise<Spi.VerifyReport> {
-    const integrity = await this.integrityProblems(options.full === true)
-    return verifyAfterIntegrity(this.#run, integrity)
+    const report = await verifyReport(
+      () => this.integrityProblems(options.full === true),
+      (work) => this.inCheckTransaction(work),
+    )
+    this.onVerified(report)
+    return report
   }
 
+  /** A transaction of the checks (`verify`, `rebuild`): a damaged database still runs them. */
+  protected inCheckTransaction<T>(work: (tx: DialectTx) => Promise<T>): Promise<T> {
+    return this.inWriteTransaction(work)
+  }
+
+  /** Hears every verify report (the SQL base clears readiness's damage on a clean one). */
+  protected onVerified(_report: Spi.VerifyReport): void {}
+
   /**
-   * The database's own integrity check (`full`: the thorough one), as problems; none by default.
-   * Adapters whose database has one override this (SQLite: `quick_check` / `integrity_check`).
+   * The database's own integrity check, as problems; none by default. Adapters whose database
+   * has one override this (SQLite: `integrity_check`).
    */
   protected integrityProblems(_full: boolean): Promise<string[]> {
     return Promise.resolve([])
@@ -340,7 +353,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
    * the vectors stay missing until a `reindex`.
    */
   async rebuild(): Promise<Spi.RebuildReport> {
-    const report = await this.inWriteTransaction(async (tx) => {
+    const report = await this.inCheckTransaction(async (tx) => {
       const rebuilt = await rebuildInTx(tx)
       await tx.vectors?.bumpEpoch()
       return rebuilt
@@ -377,12 +390,13 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     return importLegacyScope(this.#transfer(), input, options)
   }
 
-  /** Every authoritative row as export records, in one read snapshot, page by page. */
+  /** Every authoritative row as export records, in one snapshot; see {@link exportRows}. */
   async exportRows(
     emit: (record: ExportRecord) => void | Promise<void>,
     now: Date = this.#now(),
+    onDamaged?: (row: string, problem: string) => void,
   ): Promise<Readonly<Record<string, number>>> {
-    return exportRows(this.#transfer(), emit, now)
+    return exportRows(this.#transfer(), emit, now, onDamaged)
   }
 
   /** Imports an export into this empty database in one transaction; see {@link importRows}. */

@@ -5,7 +5,6 @@ import {
   hashCanonicalContent,
   sourceRefJson,
 } from '../../core/content-hash.js'
-import { PowerContextError } from '../../core/errors.js'
 import type {
   ArtifactRef,
   Memory,
@@ -16,6 +15,14 @@ import type {
 import { toMemory } from '../../core/memory-model.js'
 import { REDACTED_TEXT, type RedactionInfo } from '../../core/redaction.js'
 import type { MemoryRow, VersionRow } from '../spi/dialect-tx.js'
+import {
+  damagedRow,
+  memoryKeyProblems,
+  printable,
+  requireSound,
+  rowName,
+  versionKeyProblems,
+} from './row-damage.js'
 
 /** Canonical JSON text of source refs, as stored. */
 export function encodeSources(refs: readonly SourceRef[]): string {
@@ -41,8 +48,20 @@ function decodeArtifacts(json: string): ArtifactRef[] {
   }))
 }
 
-/** The hashed content of a stored version. */
+/**
+ * The hashed content of a stored version, verified first (writers build on it); a redacted
+ * version gives its marker text.
+ * @throws PowerContextError `storage_unavailable` (`corrupt`) when the row is damaged.
+ */
 export function contentOfRow(row: VersionRow): VersionContent {
+  const problems = versionRowProblems(row)
+  if (problems.length > 0 && !isRedactedVersionRow(row))
+    requireSound(rowName.version(row.memoryId, row.version), problems)
+  return rawContentOfRow(row)
+}
+
+/** The hashed content of a stored version as it reads (JSON errors thrown as they come). */
+function rawContentOfRow(row: VersionRow): VersionContent {
   return {
     kind: row.kind,
     text: row.text,
@@ -53,10 +72,13 @@ export function contentOfRow(row: VersionRow): VersionContent {
 }
 
 /**
- * Problems of a stored version: its hash must match its canonical bytes and its refs must be
- * stored in canonical form. Empty when the row is sound.
+ * Problems of a stored version: well-formed keys, its hash must match its canonical bytes and its
+ * refs must be stored in canonical form. Empty when the row is sound; never throws.
  */
 export function versionRowProblems(row: VersionRow): string[] {
+  const keys = versionKeyProblems(row)
+  if (keys.length > 0)
+    return keys.map((p) => `version ${printable(row.memoryId)}@${row.version}: ${p}`)
   const key = soundKey(row)
   if (SOUND_ROWS.has(key)) return []
   const problems = checkVersionRow(row)
@@ -98,7 +120,12 @@ function rememberSound(key: string): void {
 
 function checkVersionRow(row: VersionRow): string[] {
   const problems: string[] = []
-  const content = contentOfRow(row)
+  let content: VersionContent
+  try {
+    content = rawContentOfRow(row)
+  } catch {
+    return [`version ${row.memoryId}@${row.version}: sources or artifacts are not valid JSON`]
+  }
   if (hashCanonicalContent(canonicalContent(content)) !== row.contentHash) {
     problems.push(`version ${row.memoryId}@${row.version}: content hash does not match its bytes`)
   }
@@ -112,34 +139,27 @@ function checkVersionRow(row: VersionRow): string[] {
 }
 
 /**
- * True when the row's text was erased by an administrator: it reads as the marker and its stored
- * hash (kept as proof of history) no longer matches its bytes. `verify` also requires its record.
+ * True when the row's text was erased by an administrator: it reads as the marker, its keys are
+ * sound, and its stored hash (kept as proof of history) no longer matches its bytes. `verify` also
+ * requires its record.
  */
 export function isRedactedVersionRow(row: VersionRow): boolean {
-  return (
-    row.text === REDACTED_TEXT &&
-    hashCanonicalContent(canonicalContent(contentOfRow(row))) !== row.contentHash
-  )
+  if (row.text !== REDACTED_TEXT || versionKeyProblems(row).length > 0) return false
+  try {
+    return hashCanonicalContent(canonicalContent(rawContentOfRow(row))) !== row.contentHash
+  } catch {
+    return false
+  }
 }
 
 /**
- * Decodes a stored version after verifying its hash against its bytes; a redacted version decodes
- * as its marker (`redacted`), never as text.
- * @throws PowerContextError `internal_error` when stored bytes no longer match their hash.
+ * Decodes a stored version after verifying its keys and its hash against its bytes; a redacted
+ * version decodes as its marker (`redacted`), never as text.
+ * @throws PowerContextError `storage_unavailable` (`details.reason` `corrupt`, `details.row`)
+ *   when the stored row is damaged.
  */
 export function decodeVersion(row: VersionRow): MemoryVersion {
-  const problems = versionRowProblems(row)
-  const redacted = problems.length > 0 && isRedactedVersionRow(row)
-  if (problems.length > 0 && !redacted) {
-    throw new PowerContextError(
-      'internal_error',
-      'stored memory version failed its integrity check',
-      {
-        memory_id: row.memoryId,
-        revision: row.version,
-      },
-    )
-  }
+  const redacted = isRedactedVersionRow(row)
   const content = contentOfRow(row)
   return Object.freeze({
     ...content,
@@ -167,5 +187,12 @@ export function viewOf(
   row: MemoryRow,
   redaction: RedactionInfo | null = null,
 ): Memory {
+  requireSound(rowName.memory(row.memoryId), memoryKeyProblems(row))
+  if (version.memoryId !== row.memoryId || version.scopeId !== row.scopeId) {
+    throw damagedRow(
+      rowName.version(version.memoryId, version.version),
+      `its keys do not match memory ${printable(row.memoryId)}`,
+    )
+  }
   return toMemory(decodeVersion(version), row.state, row.mergedInto, redaction)
 }

@@ -71,7 +71,7 @@ export function withSchemaRetries<T>(work: () => Promise<T>): Promise<T> {
  * Applies the migrations the database lacks (call inside {@link withSchemaLock}). Statements are
  * idempotent, so a migration interrupted half way is completed by the next open; opening an
  * up-to-date database reads one row.
- * @throws PowerContextError `internal_error` (`details.reason` `schema_newer`) when the stored
+ * @throws PowerContextError `storage_unavailable` (`details.reason` `schema_newer`) when the stored
  *   schema is newer than this code.
  */
 export async function migrateMysql(sql: SqlSession, dialect: MysqlDialect): Promise<number> {

@@ -72,6 +72,13 @@ export interface IndexMaintenanceEvents {
     readonly ms: number
   }) => void
   readonly onError?: (err: unknown) => void
+  /**
+   * Damage found by the background damage check (SQLite: `integrity_check` and a key scan in a
+   * worker thread, docs/storage.md#damage-verify-and-salvage); readiness reports it from then on.
+   */
+  readonly onDamage?: (problems: readonly string[]) => void
+  /** Period of the background damage check. Default 10 minutes (the first runs at once); 0: off. */
+  readonly damageCheckIntervalMs?: number
 }
 
 /**

@@ -50,10 +50,13 @@ export interface MemoryBackend extends C.MemoryOperationMethods {
   /**
    * Every authoritative row as export records, read in one snapshot in pages (`admin export`);
    * returns the row counts.
+   * @throws PowerContextError `storage_unavailable` (`corrupt`) at a damaged row, unless
+   *   `onDamaged` is given: then damaged rows are left out and reported there (`admin salvage`).
    */
   exportRows(
     emit: (record: ExportRecord) => void | Promise<void>,
     now?: Date,
+    onDamaged?: (row: string, problem: string) => void,
   ): Promise<Readonly<Record<string, number>>>
   /**
    * Imports export records (streamed, in file order) into this database, which must be empty, in

@@ -6,7 +6,7 @@ import { PowerContextError } from '../../core/errors.js'
  */
 export function schemaNewerError(stored: number, supported: number): PowerContextError {
   return new PowerContextError(
-    'internal_error',
+    'storage_unavailable',
     `database schema ${stored} is newer than this version of PowerContext (${supported}); ` +
       'upgrade PowerContext to open it',
     { reason: 'schema_newer', stored_schema: stored, supported_schema: supported },

@@ -47,12 +47,22 @@ function failureReason(err: unknown): string | undefined {
   return typeof reason === 'string' ? reason : 'unavailable'
 }
 
+/** A short name of the damage a `corrupt` failure met: its row when known. */
+function damageOf(err: PowerContextError): string {
+  const row = err.details?.['row']
+  return typeof row === 'string' ? `row ${row} is damaged` : err.message
+}
+
 /**
  * The last storage failure a transaction met, until a write commits again (a read succeeding
- * says nothing about a full disk). Readiness reports it as the `storage` check.
+ * says nothing about a full disk). Readiness reports it as the `storage` check. Damage (`corrupt`:
+ * a damaged row or page, found by a request, `verify` or the background check) stays until a
+ * `verify` finds none: the file no longer reads back as written, so writes are refused
+ * (docs/storage.md#damage-verify-and-salvage).
  */
 export class StorageHealth {
   #failure: string | undefined
+  #damage: string | undefined
 
   /** Records the outcome of one unit of work. */
   observe(mode: 'read' | 'write', err?: unknown): void {
@@ -63,11 +73,24 @@ export class StorageHealth {
     const reason = failureReason(err)
     // Another process holding the lock says nothing about this database's health.
     if (reason === 'busy') return
+    if (reason === 'corrupt') this.#damage ??= damageOf(err as PowerContextError)
     this.#failure = reason ?? this.#failure
   }
 
-  /** `ready`, or `unavailable: <reason>` since the last storage failure. */
+  /** Records what a check found: damage (its first problem) or, with none, a sound database. */
+  checked(problems: readonly string[]): void {
+    this.#damage = problems[0]
+    if (problems.length === 0 && this.#failure === 'corrupt') this.#failure = undefined
+  }
+
+  /** The first damage found and not yet cleared by a clean `verify`. */
+  get damage(): string | undefined {
+    return this.#damage
+  }
+
+  /** `ready`, or `unavailable: <reason>` since the last storage failure or while damaged. */
   check(): string {
+    if (this.#damage !== undefined) return 'unavailable: corrupt'
     return this.#failure === undefined ? 'ready' : `unavailable: ${this.#failure}`
   }
 }

@@ -21,7 +21,7 @@ export function refusedFile(
   message: string,
 ): PowerContextError {
   return new PowerContextError(
-    'internal_error',
+    'storage_unavailable',
     `cannot open SQLite database ${path}: ${message}`,
     { reason },
   )
@@ -141,6 +141,6 @@ export function requireIntact(db: Database.Database, path: string): void {
     path,
     'corrupt',
     `the database file is damaged (${problems[0]}${more}); ` +
-      'run `powercontext admin verify --full`, and restore it from a backup',
+      'run `powercontext admin verify`, then restore a backup or `powercontext admin salvage`',
   )
 }

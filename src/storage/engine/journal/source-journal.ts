@@ -6,6 +6,7 @@ import { checkScopeId, checkSourceId, newOperationId } from '../../../core/ids.j
 import { isActive } from '../../../core/memory-state.js'
 import {
   normalizeKind,
+  normalizeQuery,
   normalizeReason,
   normalizeText,
   normalizeTimestamp,
@@ -265,7 +266,7 @@ export class SourceJournal implements F.SourceJournalPort {
   async related(cmd: F.RelatedCommand): Promise<RankedSearchResult> {
     return this.#deps.search({
       scopeId: checkScopeId(cmd.scopeId),
-      query: normalizeText(cmd.query, 'query'),
+      query: normalizeQuery(cmd.query),
       limit: checkLimit(cmd.limit, 'limit', { min: 1, max: F.RELATED_PAGE_MAX, fallback: 50 }),
       kinds: undefined,
     })

@@ -74,11 +74,15 @@ export async function importLegacyScope(
   return rehearsed as LegacyScopeResult
 }
 
-/** Every authoritative row as export records, in one read snapshot, page by page. */
+/**
+ * Every authoritative row as export records, in one read snapshot, page by page. A damaged row
+ * fails the export (`storage_unavailable`, `corrupt`) unless `onDamaged` takes it (salvage).
+ */
 export async function exportRows(
   deps: TransferDeps,
   emit: (record: ExportRecord) => void | Promise<void>,
   now: Date,
+  onDamaged?: (row: string, problem: string) => void,
 ): Promise<Readonly<Record<string, number>>> {
   const send = async (r: ExportRecord): Promise<void> => {
     await emit(r)
@@ -91,7 +95,7 @@ export async function exportRows(
       backend: deps.name,
       exportedAt: now.toISOString(),
     })
-    const counts = await exportInTx(tx, send)
+    const counts = await exportInTx(tx, send, onDamaged)
     await send({ type: 'end', counts })
     return counts
   })

@@ -1,21 +1,57 @@
 import { invalidRequest } from '../../../core/errors.js'
-import type { DialectTx } from '../../spi/dialect-tx.js'
+import type { ChangeRow, DialectTx, MemoryRow, VersionRow } from '../../spi/dialect-tx.js'
 import type { ExportRecord, ImportReport, RowType } from '../../spi/export-types.js'
 import { ROW_TYPES } from '../../spi/export-types.js'
 import type { LegacyCitationKey } from '../../spi/legacy-tx.js'
 import type { MemoryBackend } from '../../spi/memory-backend.js'
+import {
+  changeKeyProblems,
+  memoryKeyProblems,
+  problemOnly,
+  requireSound,
+  rowName,
+} from '../row-damage.js'
+import { versionRowProblems } from '../version-codec.js'
 import { paged } from './paged.js'
 
 const PAGE = 1000
 
-/** Writes every row of one read transaction through `emit`, page by page; returns the counts. */
+/** The problems of a memory, version or change row as read (other rows: none checked). */
+function damageOf(type: RowType, row: unknown): [string, string[]] | undefined {
+  if (type === 'memory') {
+    const m = row as MemoryRow
+    return [rowName.memory(m.memoryId), memoryKeyProblems(m)]
+  }
+  if (type === 'version') {
+    const v = row as VersionRow
+    return [rowName.version(v.memoryId, v.version), versionRowProblems(v)]
+  }
+  if (type === 'change') {
+    const c = row as ChangeRow
+    return [rowName.change(c.scopeId, c.seq), changeKeyProblems(c)]
+  }
+  return undefined
+}
+
+/**
+ * Writes every row of one read transaction through `emit`, page by page; returns the counts.
+ * A damaged memory, version or change row stops the export as `storage_unavailable` (`corrupt`)
+ * naming it, unless `onDamaged` is given: then it is left out and reported there (salvage).
+ */
 export async function exportInTx(
   tx: DialectTx,
   emit: (r: ExportRecord) => Promise<void>,
+  onDamaged?: (row: string, problem: string) => void,
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = Object.fromEntries(ROW_TYPES.map((t) => [t, 0]))
   const rows = async <T>(type: RowType, items: AsyncIterable<T>): Promise<void> => {
     for await (const row of items) {
+      const [name, problems] = damageOf(type, row) ?? ['', []]
+      if (problems.length > 0) {
+        if (onDamaged === undefined) requireSound(name, problems)
+        else onDamaged(name, problems.map(problemOnly).join('; '))
+        continue
+      }
       counts[type] = (counts[type] ?? 0) + 1
       await emit({ type, row } as ExportRecord)
     }

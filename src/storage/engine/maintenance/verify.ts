@@ -5,6 +5,7 @@ import type { ChangeRow, DialectTx, HeadRow, MemoryRow, VersionRow } from '../..
 import type { VerifyReport } from '../../spi/memory-backend.js'
 import { journalProblemsInTx, legacyProblemsInTx, skipSeqsInTx } from '../journal/journal-checks.js'
 import { headOf } from '../row-builders.js'
+import { changeKeyProblems, memoryKeyProblems, rowName } from '../row-damage.js'
 import { contentOfRow } from '../version-codec.js'
 import { paged } from './paged.js'
 import { Redactions } from './redaction-checks.js'
@@ -53,7 +54,16 @@ function mergeProblems(
       problems.push(`merge ${m.mergeId}: result ${m.resultId} is missing`)
       continue
     }
-    const artifacts = contentOfRow(firstVersions.get(m.resultId) as VersionRow).artifacts
+    const first = firstVersions.get(m.resultId)
+    let artifacts: readonly { artifactId: string; revision: number }[] = []
+    try {
+      if (first !== undefined) artifacts = contentOfRow(first).artifacts
+    } catch (err) {
+      problems.push(
+        `merge ${m.mergeId}: result version 1 is unreadable (${(err as Error).message})`,
+      )
+      continue
+    }
     const key = (r: { artifactId: string; revision: number }): string =>
       `${r.artifactId}@${r.revision}`
     if (artifacts.map(key).sort().join() !== m.inputs.map(key).sort().join()) {
@@ -185,6 +195,32 @@ function lastChangeProblem(row: MemoryRow, changes: readonly ChangeRow[]): strin
   return `memory ${row.memoryId}: change log ends at ${last.toRevision}/${last.toState}, memory is ${row.currentVersion}/${row.state}`
 }
 
+/** Every problem of one memory and its rows; a check that throws is reported, never raised. */
+function rowProblems(
+  row: MemoryRow,
+  own: readonly VersionRow[],
+  head: HeadRow | undefined,
+  transitions: readonly ChangeRow[],
+  redactions: Redactions,
+): string[] {
+  const problems = memoryKeyProblems(row).map((p) => `${rowName.memory(row.memoryId)}: ${p}`)
+  for (const c of transitions) {
+    for (const p of changeKeyProblems(c)) problems.push(`${rowName.change(c.scopeId, c.seq)}: ${p}`)
+    if (c.scopeId !== row.scopeId)
+      problems.push(`${rowName.change(c.scopeId, c.seq)}: scope differs from its memory`)
+  }
+  try {
+    problems.push(...chainProblems(row, own, redactions))
+    const headIssue = headProblem(row, head, own, redactions)
+    if (headIssue !== undefined) problems.push(headIssue)
+    const changeIssue = lastChangeProblem(row, transitions)
+    if (changeIssue !== undefined) problems.push(changeIssue)
+  } catch (err) {
+    problems.push(`${rowName.memory(row.memoryId)}: unreadable (${(err as Error).message})`)
+  }
+  return problems
+}
+
 /**
  * Each scope's change sequence is contiguous from 1 and ends at its head seq; skipped sources
  * (flush) take numbers of the same sequence. Read in pages, one scope at a time.
@@ -282,13 +318,16 @@ export async function verifyInTx(tx: DialectTx): Promise<VerifyReport> {
   const orphans = async (key: string): Promise<void> => {
     for (const v of await versions.before(key, byMemory)) {
       counts.versions += 1
-      problems.push(`version of unknown memory ${v.memoryId}`)
+      problems.push(`${rowName.version(v.memoryId, v.version)}: version of unknown memory`)
     }
     for (const h of await heads.before(key, byMemory)) {
       counts.heads += 1
-      problems.push(`projection row for unknown memory ${h.memoryId}`)
+      problems.push(`${rowName.head(h.memoryId)}: projection row for unknown memory`)
     }
-    counts.changes += (await changes.before(key, byMemory)).length
+    for (const c of await changes.before(key, byMemory)) {
+      counts.changes += 1
+      problems.push(`${rowName.change(c.scopeId, c.seq)}: change of unknown memory`)
+    }
   }
   for await (const row of paged('', PAGE, (a, n) => p.memories(a, n), byMemory)) {
     counts.memories += 1
@@ -299,11 +338,7 @@ export async function verifyInTx(tx: DialectTx): Promise<VerifyReport> {
     counts.versions += own.length
     counts.heads += (head === undefined ? 0 : 1) + extraHeads.length
     counts.changes += transitions.length
-    problems.push(...chainProblems(row, own, redactions))
-    const headIssue = headProblem(row, head, own, redactions)
-    if (headIssue !== undefined) problems.push(headIssue)
-    const changeIssue = lastChangeProblem(row, transitions)
-    if (changeIssue !== undefined) problems.push(changeIssue)
+    problems.push(...rowProblems(row, own, head, transitions, redactions))
     if (
       inMerges.has(row.memoryId) ||
       isMerged(row.state) ||

@@ -1,9 +1,14 @@
 import { invalidRequest } from '../../../core/errors.js'
 import type { ChangeRow, DialectTx } from '../../spi/dialect-tx.js'
 import type { ChangesResult, HistoryResult } from '../../spi/memory-backend.js'
+import { changeKeyProblems, damagedRow, requireSound, rowName } from '../row-damage.js'
 
-/** Change rows as callers see them (the scope is implied by the request). */
+/**
+ * Change rows as callers see them (the scope is implied by the request).
+ * @throws PowerContextError `storage_unavailable` (`corrupt`) for a row with damaged keys.
+ */
 export function toChange(row: ChangeRow): HistoryResult['transitions'][number] {
+  requireSound(rowName.change(row.scopeId, row.seq), changeKeyProblems(row))
   return Object.freeze({
     seq: row.seq,
     op: row.op,
@@ -36,6 +41,9 @@ export async function changesInTx(
     )
   }
   const rows = await tx.listChanges(q.scopeId, q.since, q.limit)
+  for (const r of rows) {
+    if (r.scopeId !== q.scopeId) throw damagedRow(rowName.change(r.scopeId, r.seq), 'scope differs')
+  }
   const last = rows.at(-1)
   const nextSince = rows.length >= q.limit && last !== undefined ? last.seq : headSeq
   return { changes: rows.map(toChange), headSeq, hasMore: nextSince < headSeq, nextSince }
