@@ -209,7 +209,7 @@ describe('database URL', () => {
     })
     const err = toStorageError(raw, SECRET)
     expect(err.code).toBe('storage_unavailable')
-    expect(err.details).toEqual({ reason: 'unavailable' })
+    expect(err.details).toEqual({ reason: 'unavailable', retry_after_seconds: 1 })
     expectNoSecret(err)
     expect(JSON.stringify((err as { cause?: unknown }).cause)).not.toContain('secret text')
     const dup = toStorageError(Object.assign(new Error('Duplicate entry'), { errno: 1062 }), SECRET)
