@@ -13,6 +13,7 @@ import { PowerContextError } from '../../src/core/errors.js'
 import type { Memory, MemoryState } from '../../src/core/memory-model.js'
 import { MEMORY_STATES } from '../../src/core/memory-model.js'
 import type { MemoryBackend, RememberEntry } from '../../src/storage/spi/memory-backend.js'
+import type { Exec } from '../support/planted-secrets.js'
 
 /** A backend as the suite drives it. */
 export type BackendUnderTest = MemoryBackend & { close(): Promise<void> }
@@ -43,6 +44,15 @@ export interface ConformanceOptions {
    * that need it, with a reason.
    */
   readonly alterEmbeddingHash?: (backend: BackendUnderTest, memoryId: string) => Promise<void>
+  /**
+   * Runs `plant` on a connection of the test's own to the backend's database, so it can write rows
+   * as an older build stored them (e.g. a credential from before the secret gate). Backends
+   * without it skip the tests that need it, with a reason.
+   */
+  readonly plantRows?: (
+    backend: BackendUnderTest,
+    plant: (exec: Exec) => Promise<void>,
+  ) => Promise<void>
 }
 
 /** What an area's tests see. */
@@ -56,6 +66,8 @@ export interface Area {
   group(title: string, body: () => void): void
   /** {@link ConformanceOptions.alterEmbeddingHash}; fails when the backend gives none. */
   alterEmbeddingHash(backend: BackendUnderTest, memoryId: string): Promise<void>
+  /** {@link ConformanceOptions.plantRows}; fails when the backend gives none. */
+  plantRows(backend: BackendUnderTest, plant: (exec: Exec) => Promise<void>): Promise<void>
 }
 
 /** Registers areas and tests, applying the skip list and remembering every test path. */
@@ -63,6 +75,7 @@ export class ConformanceSuite {
   readonly #open: (options?: OpenOptions) => Promise<BackendUnderTest>
   readonly #skips: readonly SkipEntry[]
   readonly #alter: ConformanceOptions['alterEmbeddingHash']
+  readonly #plant: ConformanceOptions['plantRows']
   readonly #registered = new Set<string>()
   #path: readonly string[] = []
 
@@ -70,6 +83,7 @@ export class ConformanceSuite {
     this.#open = options.open
     this.#skips = options.skip ?? []
     this.#alter = options.alterEmbeddingHash
+    this.#plant = options.plantRows
   }
 
   /** A top-level describe block with its own backend (opened in beforeAll, closed in afterAll). */
@@ -91,6 +105,10 @@ export class ConformanceSuite {
       alterEmbeddingHash: async (backend, memoryId) => {
         if (this.#alter === undefined) throw new Error('this backend cannot alter a stored hash')
         await this.#alter(backend, memoryId)
+      },
+      plantRows: async (backend, plant) => {
+        if (this.#plant === undefined) throw new Error('this backend cannot plant raw rows')
+        await this.#plant(backend, plant)
       },
     }
     this.#group(title, () => {

@@ -9,12 +9,23 @@ import { expect } from 'vitest'
 import { REDACTED_TEXT } from '../../src/core/redaction.js'
 import { findSecret } from '../../src/core/secret-rules.js'
 import type { ExportRecord } from '../../src/storage/spi/export-types.js'
+import { plantSourceContent, plantVersionText } from '../support/planted-secrets.js'
 import type { ConformanceSuite } from './harness.case.js'
 import { ALL_STATES, expectCode, newScope, rememberOne, searchIds, unsafe } from './harness.case.js'
 
-/** Synthetic credentials of two providers' shapes (never real). */
+/**
+ * Synthetic credentials of two providers' shapes (never real). The server refuses to store them,
+ * so only the scan test has them, planted as rows an older build wrote.
+ */
 const AWS_KEY = 'AKIAQ7ZX3EXAMPLE2KEY'
 const GITHUB_TOKEN = 'ghp_R3dact1onTestT0kenAbcdefGhijkLmnopQr'
+/** Personal data, which an administrator erases just the same (no secret rule matches it). */
+const PHONE = '+1 415 555 0142'
+
+/** Tests that need {@link ConformanceOptions.plantRows} (a raw connection to the database). */
+export const PLANTED_ROW_TESTS = [
+  'redact > scan: a dry run lists ids and rules only; the run erases exactly the matches',
+]
 
 /** The rule the shared rule set names first for a text (src/core/secret-rules.ts). */
 async function ruleOf(text: string): Promise<string> {
@@ -28,15 +39,15 @@ export function redactArea(suite: ConformanceSuite): void {
       const scopeId = newScope()
       const m = await rememberOne(b, scopeId, {
         kind: 'fact',
-        text: `deploy key ${AWS_KEY} rotates`,
+        text: `call Dana Whitfield on ${PHONE} about invoices`,
       })
       const memoryId = m.memoryRef.artifactId
-      expect(await searchIds(b, scopeId, 'deploy key rotates')).toEqual([memoryId])
+      expect(await searchIds(b, scopeId, 'Whitfield invoices')).toEqual([memoryId])
       const before = await b.changes({ scopeId, since: 0 })
       const r = await b.redact({
         scopeId,
         target: { memoryRef: m.memoryRef },
-        reason: 'leaked key',
+        reason: 'personal data',
       })
       expect(r.dryRun).toBe(false)
       expect(r.items).toEqual([
@@ -57,13 +68,14 @@ export function redactArea(suite: ConformanceSuite): void {
       expect(got.state).toBe('active')
       expect(got.memory.redaction).toEqual({
         redactedAt: expect.any(String),
-        reason: 'leaked key',
+        reason: 'personal data',
         rule: null,
       })
       const history = await b.history({ scopeId, memoryId })
       expect(history.versions.map((v) => v.text)).toEqual([REDACTED_TEXT])
-      expect(JSON.stringify(history)).not.toContain(AWS_KEY)
-      expect(await searchIds(b, scopeId, 'deploy key rotates')).toEqual([])
+      expect(JSON.stringify(history)).not.toContain(PHONE)
+      expect(JSON.stringify(history)).not.toContain('Whitfield')
+      expect(await searchIds(b, scopeId, 'Whitfield invoices')).toEqual([])
       const listed = await b.list({ scopeId, states: ALL_STATES })
       expect(listed.memories.map((x) => x.text)).toEqual([REDACTED_TEXT])
       expect((await b.recent({ scopeIds: [scopeId] })).memories).toEqual([])
@@ -74,7 +86,7 @@ export function redactArea(suite: ConformanceSuite): void {
         expect.objectContaining({
           seq: before.headSeq + 1,
           target: 'version',
-          reason: 'leaked key',
+          reason: 'personal data',
         }),
       ])
       // A repeat is a no-op naming the first redaction.
@@ -91,7 +103,7 @@ export function redactArea(suite: ConformanceSuite): void {
         const scopeId = newScope()
         const m = await rememberOne(b, scopeId, {
           kind: 'fact',
-          text: `token ${GITHUB_TOKEN} here`,
+          text: `Dana's mobile is ${PHONE}`,
         })
         await b.redact({ scopeId, target: { memoryRef: m.memoryRef } })
         await expectCode(
@@ -101,10 +113,10 @@ export function redactArea(suite: ConformanceSuite): void {
         const u = await b.update({
           scopeId,
           memoryRef: m.memoryRef,
-          text: 'the token lives in the vault',
+          text: "Dana's mobile number lives in the CRM",
         })
         expect(u.memory.memoryRef.revision).toBe(2)
-        expect(await searchIds(b, scopeId, 'token vault')).toEqual([m.memoryRef.artifactId])
+        expect(await searchIds(b, scopeId, 'mobile CRM')).toEqual([m.memoryRef.artifactId])
         await b.forget({ scopeId, memoryId: m.memoryRef.artifactId })
         await expectCode(
           b.restore({ scopeId, memoryId: m.memoryRef.artifactId, toRevision: 1 }),
@@ -118,21 +130,22 @@ export function redactArea(suite: ConformanceSuite): void {
     t.test('a source: marker content, no metadata, repeats stay idempotent', async () => {
       const b = t.backend
       const scopeId = newScope()
-      const content = `export NPM_TOKEN=${GITHUB_TOKEN}`
-      const metadata = { note: 'pasted .env' }
-      const first = await b.captureSource({ scopeId, sourceId: 'env', content, metadata })
-      const r = await b.redact({ scopeId, target: { sourceId: 'env' } })
-      expect(r.items[0]).toMatchObject({ target: 'source', sourceId: 'env', status: 'redacted' })
-      const [view] = (await b.getSources({ scopeId, sourceIds: ['env'] })).sources
+      const content = `Dana Whitfield, mobile ${PHONE}, 12 Elm Street`
+      const metadata = { note: 'pasted contact card' }
+      const first = await b.captureSource({ scopeId, sourceId: 'card', content, metadata })
+      const r = await b.redact({ scopeId, target: { sourceId: 'card' } })
+      expect(r.items[0]).toMatchObject({ target: 'source', sourceId: 'card', status: 'redacted' })
+      const [view] = (await b.getSources({ scopeId, sourceIds: ['card'] })).sources
       expect(view).toMatchObject({ content: REDACTED_TEXT, metadata: {}, legacyPayload: null })
       expect(view?.redaction).toMatchObject({ reason: 'redacted by an administrator', rule: null })
       expect(view?.position).toBe(first.position)
       const listed = await b.listSources({ scopeId })
-      expect(JSON.stringify(listed)).not.toContain(GITHUB_TOKEN)
-      const repeat = await b.captureSource({ scopeId, sourceId: 'env', content, metadata })
+      expect(JSON.stringify(listed)).not.toContain(PHONE)
+      expect(JSON.stringify(listed)).not.toContain('contact card')
+      const repeat = await b.captureSource({ scopeId, sourceId: 'card', content, metadata })
       expect(repeat).toMatchObject({ position: first.position, created: false })
       await expectCode(
-        b.captureSource({ scopeId, sourceId: 'env', content: 'something else' }),
+        b.captureSource({ scopeId, sourceId: 'card', content: 'something else' }),
         'source_conflict',
       )
       expect((await b.verify()).problems).toEqual([])
@@ -144,16 +157,27 @@ export function redactArea(suite: ConformanceSuite): void {
         const b = t.backend
         const scopeId = newScope()
         await b.captureSource({ scopeId, sourceId: 'clean', content: 'we use vault for keys' })
-        await b.captureSource({ scopeId, sourceId: 'leak', content: `AWS key ${AWS_KEY}` })
+        await b.captureSource({ scopeId, sourceId: 'leak', content: 'placeholder' })
         const clean = await rememberOne(b, scopeId, {
           kind: 'fact',
           text: 'passwords live in vault',
         })
-        const leak = await rememberOne(b, scopeId, {
-          kind: 'fact',
-          text: 'ci token rotates monthly',
-          reason: `was ${GITHUB_TOKEN}`,
+        const leak = await rememberOne(b, scopeId, { kind: 'fact', text: 'placeholder' })
+        // Stored by an older build, before the server refused credentials.
+        await t.plantRows(b, async (exec) => {
+          await plantSourceContent(exec, scopeId, 'leak', `AWS key ${AWS_KEY}`)
+          await plantVersionText(
+            exec,
+            leak.memoryRef.artifactId,
+            'ci token rotates monthly',
+            `was ${GITHUB_TOKEN}`,
+          )
         })
+        await b.rebuild()
+        expect((await b.verify()).problems).toEqual([])
+        expect(await searchIds(b, scopeId, 'token rotates monthly')).toEqual([
+          leak.memoryRef.artifactId,
+        ])
         const head = (await b.changes({ scopeId, since: 0 })).headSeq
         const dry = await b.redact({ scopeId, target: { scan: true }, dryRun: true })
         expect(dry.dryRun).toBe(true)
@@ -240,20 +264,28 @@ export function redactArea(suite: ConformanceSuite): void {
     t.test('export and import carry redactions', async () => {
       const b = t.backend
       const scopeId = newScope()
-      await b.captureSource({ scopeId, sourceId: 's', content: `key ${AWS_KEY}` })
-      const m = await rememberOne(b, scopeId, { kind: 'fact', text: `key ${AWS_KEY} again` })
+      await b.captureSource({ scopeId, sourceId: 's', content: `phone ${PHONE}` })
+      const m = await rememberOne(b, scopeId, { kind: 'fact', text: `phone ${PHONE} again` })
       await b.forget({ scopeId, memoryId: m.memoryRef.artifactId })
-      await b.redact({ scopeId, target: { scan: true } })
+      await b.redact({ scopeId, target: { sourceId: 's' }, reason: 'personal data' })
+      await b.redact({ scopeId, target: { memoryRef: m.memoryRef }, reason: 'personal data' })
       const rows: ExportRecord[] = []
       await b.exportRows((r) => void rows.push(r))
-      expect(JSON.stringify(rows)).not.toContain(AWS_KEY)
+      expect(JSON.stringify(rows)).not.toContain(PHONE)
       expect(rows.filter((r) => r.type === 'redaction')).not.toHaveLength(0)
       const copy = await t.open()
       await copy.importRows(rows)
       expect((await copy.verify()).problems).toEqual([])
       const got = await copy.get({ scopeId, memoryId: m.memoryRef.artifactId })
       expect(got.memory.text).toBe(REDACTED_TEXT)
-      expect(got.memory.redaction?.rule).toBe(await ruleOf(`key ${AWS_KEY} again`))
+      expect(got.memory.redaction).toEqual({
+        redactedAt: expect.any(String),
+        reason: 'personal data',
+        rule: null,
+      })
+      const [source] = (await copy.getSources({ scopeId, sourceIds: ['s'] })).sources
+      expect(source?.content).toBe(REDACTED_TEXT)
+      expect(source?.redaction).toMatchObject({ reason: 'personal data', rule: null })
       const feed = await copy.changes({ scopeId, since: 0 })
       expect(feed.redactions?.map((x) => x.target)).toEqual(['source', 'version'])
       // An export whose erased version lost its record does not import.

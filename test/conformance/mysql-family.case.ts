@@ -111,6 +111,11 @@ export function mysqlFamilyOptions(
           throw new Error(`no vector row of ${memoryId}`)
         }
       }),
+    plantRows: (backend, plant) =>
+      databases.admin(async (conn) => {
+        await conn.query(`USE \`${databaseOf.get(backend) ?? ''}\``)
+        await plant(async (sql, params) => void (await conn.query(sql, [...params])))
+      }),
     skip: MYSQL_FAMILY_SKIPS[name],
   }
 }

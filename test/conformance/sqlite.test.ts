@@ -8,6 +8,7 @@ import { afterAll } from 'vitest'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
 import type { BackendUnderTest } from './memory-backend.case.js'
 import { describeMemoryBackend } from './memory-backend.case.js'
+import { PLANTED_ROW_TESTS } from './memory-redact.case.js'
 import { ALTER_HASH_TESTS, REOPEN_TESTS } from './memory-vector.case.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'powercontext-conformance-'))
@@ -38,6 +39,14 @@ describeMemoryBackend({
       db.close()
     }
   },
+  plantRows: async (backend, plant) => {
+    const db = new Database(fileOf.get(backend) ?? '')
+    try {
+      await plant(async (sql, params) => void db.prepare(sql).run(...params))
+    } finally {
+      db.close()
+    }
+  },
 })
 describeMemoryBackend({
   name: 'sqlite (:memory:)',
@@ -45,7 +54,7 @@ describeMemoryBackend({
   skip: [
     {
       reason: 'a :memory: database cannot be reopened or reached by another connection',
-      tests: [...REOPEN_TESTS, ...ALTER_HASH_TESTS],
+      tests: [...REOPEN_TESTS, ...ALTER_HASH_TESTS, ...PLANTED_ROW_TESTS],
     },
   ],
 })

@@ -16,7 +16,8 @@ import { useTempServer } from '../support/temp-server.js'
 
 const TOKEN = 'console-redact-token'
 const SCOPE = 'project:acme/api'
-const AWS_KEY = 'AKIAQ7ZX3EXAMPLE4CON'
+/** Personal data an administrator erases (redaction is not only for credentials). */
+const PHONE = '+1 415 555 0187'
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/console/', import.meta.url))
 const temp = useTempServer('pc-console-redact-', { authToken: TOKEN })
 let browser: Browser
@@ -54,60 +55,60 @@ describe('redaction in the web console', () => {
   it('erases one version after a confirmation and shows it as redacted', async () => {
     const { results } = await pc.remember({
       scope_id: SCOPE,
-      entries: [{ kind: 'fact', text: `The CI deploy key is ${AWS_KEY}.` }],
+      entries: [{ kind: 'fact', text: `Dana Whitfield's mobile is ${PHONE}.` }],
     })
     const m = results[0]!.memory
     await pc.update({
       scope_id: SCOPE,
       memory_ref: m.memory_ref,
-      text: 'The CI deploy key lives in the vault (ci/deploy).',
+      text: "Dana Whitfield's mobile lives in the CRM (contacts/dana).",
     })
     const id = m.memory_ref.artifact_id
     await withPage(async (page) => {
       await page.goto(`${temp.server.url}/#/scope/${encodeURIComponent(SCOPE)}/memory/${id}`)
       await page.waitForSelector('[data-testid="version-1"]')
-      expect(await page.textContent('[data-testid="version-1"]')).toContain(AWS_KEY)
+      expect(await page.textContent('[data-testid="version-1"]')).toContain(PHONE)
       await page.click('[data-testid="version-1"] >> text=Redact…')
-      await page.fill('#redact-reason', 'leaked AWS key')
+      await page.fill('#redact-reason', 'personal phone number')
       await page.click('[data-testid="redact-panel"] button[type="submit"]')
       await page.waitForSelector('[data-testid="redact-confirm"]')
       // Nothing is erased before the confirmation.
       expect(
         (await pc.get({ scope_id: SCOPE, memory_ref: { artifact_id: id, revision: 1 } })).memory
           .text,
-      ).toContain(AWS_KEY)
+      ).toContain(PHONE)
       await page.screenshot({ path: join(ARTIFACTS, 'e2e-redact-confirm.png'), fullPage: true })
       await page.click('text=Yes, erase it')
       await page.waitForSelector('[data-testid="version-1"] [data-testid="redacted-note"]')
       const v1 = await page.textContent('[data-testid="version-1"]')
-      expect(v1).toContain('leaked AWS key')
-      expect(await page.content()).not.toContain(AWS_KEY)
-      expect(await page.textContent('[data-testid="current-text"]')).toContain('vault')
+      expect(v1).toContain('personal phone number')
+      expect(await page.content()).not.toContain(PHONE)
+      expect(await page.textContent('[data-testid="current-text"]')).toContain('CRM')
       await page.screenshot({ path: join(ARTIFACTS, 'e2e-redacted-version.png'), fullPage: true })
     })
     const got = await pc.get({ scope_id: SCOPE, memory_ref: { artifact_id: id, revision: 1 } })
-    expect(got.memory.redaction).toMatchObject({ reason: 'leaked AWS key' })
+    expect(got.memory.redaction).toMatchObject({ reason: 'personal phone number' })
   })
 
   it('erases a source from the sources view; cancel erases nothing', async () => {
     await pc.captureContent({
       scope_id: SCOPE,
-      source_id: 'env-paste',
-      content: `AWS_ACCESS_KEY_ID=${AWS_KEY}`,
-      metadata: { file: '.env.staging' },
+      source_id: 'contact-card',
+      content: `Dana Whitfield, mobile ${PHONE}`,
+      metadata: { file: 'contacts.vcf' },
     })
     await withPage(async (page) => {
       await page.goto(`${temp.server.url}/#/scope/${encodeURIComponent(SCOPE)}/sources`)
-      const source = page.locator('li.source', { hasText: 'env-paste' })
+      const source = page.locator('li.source', { hasText: 'contact-card' })
       await source.waitFor()
       await source.locator('text=Redact…').click()
       await page.click('[data-testid="redact-panel"] >> text=Cancel')
-      expect(await source.textContent()).toContain(AWS_KEY)
+      expect(await source.textContent()).toContain(PHONE)
       await source.locator('text=Redact…').click()
       await page.click('[data-testid="redact-panel"] button[type="submit"]')
       await page.click('text=Yes, erase it')
       await source.locator('[data-testid="redacted-note"]').waitFor()
-      expect(await page.content()).not.toContain(AWS_KEY)
+      expect(await page.content()).not.toContain(PHONE)
       expect(await source.textContent()).toContain('redacted by an administrator')
       await page.screenshot({ path: join(ARTIFACTS, 'e2e-redacted-source.png'), fullPage: true })
     })

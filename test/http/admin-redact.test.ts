@@ -1,16 +1,37 @@
 /*
  * `POST /v1/admin/redact` on a real server behind its bearer token, reached by the typed client
- * and by `powercontext admin redact --server-url`; not an MCP tool (docs/http-api.md).
+ * and by `powercontext admin redact --server-url`; not an MCP tool (docs/http-api.md). The server
+ * refuses to store credentials, so the ones the scan must find are planted as an older build
+ * stored them: rows written into the server's database file behind its back, hashes fixed.
  */
-import { describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import Database from 'better-sqlite3'
+import { afterAll, describe, expect, it } from 'vitest'
 
 import { createPowerContextClient, PowerContextClientError } from '../../src/client/index.js'
+import { databasePath } from '../../src/runtime/data-dir.js'
 import { runCli } from '../support/cli-run.js'
+import { type Exec, plantSourceContent, plantVersionText } from '../support/planted-secrets.js'
 import { useTempServer } from '../support/temp-server.js'
 
 const TOKEN = 'admin-redact-test-token'
 const AWS_KEY = 'AKIAQ7ZX3EXAMPLE9HTP'
-const temp = useTempServer('powercontext-redact-http-', { authToken: TOKEN })
+const dataDir = mkdtempSync(join(tmpdir(), 'powercontext-redact-http-data-'))
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+const temp = useTempServer('powercontext-redact-http-', { authToken: TOKEN, dataDir })
+
+/** Runs `plant` on a connection of the test's own to the running server's database file. */
+async function plantRows(plant: (exec: Exec) => Promise<void>): Promise<void> {
+  const db = new Database(databasePath(dataDir))
+  try {
+    await plant(async (sql, params) => void db.prepare(sql).run(...params))
+  } finally {
+    db.close()
+  }
+}
 
 describe('POST /v1/admin/redact', () => {
   it('needs the token, erases through the client, and reads show the marker', async () => {
@@ -24,13 +45,17 @@ describe('POST /v1/admin/redact', () => {
     await pc.captureContent({
       scope_id: 'http:redact',
       source_id: 'paste',
-      content: `key ${AWS_KEY}`,
+      content: 'placeholder paste',
     })
     const { results } = await pc.remember({
       scope_id: 'http:redact',
-      entries: [{ kind: 'fact', text: `the deploy key is ${AWS_KEY}` }],
+      entries: [{ kind: 'fact', text: 'placeholder fact' }],
     })
     const ref = results[0]!.memory.memory_ref
+    await plantRows(async (exec) => {
+      await plantSourceContent(exec, 'http:redact', 'paste', `key ${AWS_KEY}`)
+      await plantVersionText(exec, ref.artifact_id, `the deploy key is ${AWS_KEY}`)
+    })
     const dry = await pc.redact({ scope_id: 'http:redact', scan: true, dry_run: true })
     expect(dry.items.map((i) => i.status)).toEqual(['would_redact', 'would_redact'])
     expect(JSON.stringify(dry)).not.toContain(AWS_KEY)
@@ -39,6 +64,7 @@ describe('POST /v1/admin/redact', () => {
     expect(r.erasure?.files_clean).toBe(true)
     const got = await pc.get({ scope_id: 'http:redact', memory_id: ref.artifact_id })
     expect(got.memory.text).toBe('[redacted]')
+    expect(JSON.stringify(got)).not.toContain(AWS_KEY)
     expect(got.memory.redaction).toMatchObject({ reason: 'leaked', rule: null })
     const feed = await pc.changes({ scope_id: 'http:redact' })
     expect(feed.redactions).toEqual([
@@ -71,7 +97,17 @@ describe('POST /v1/admin/redact', () => {
 
   it('admin redact --server-url erases the scan matches and prints ids and rules only', async () => {
     const url = ['--server-url', temp.server.url, '--token', TOKEN]
-    await runCli(...url, 'capture', '--scope', 'http:cli', '--source-id', 'env', `AWS=${AWS_KEY}`)
+    const capture = await runCli(
+      ...url,
+      'capture',
+      '--scope',
+      'http:cli',
+      '--source-id',
+      'env',
+      'AWS=placeholder',
+    )
+    expect(capture.code).toBe(0)
+    await plantRows((exec) => plantSourceContent(exec, 'http:cli', 'env', `AWS=${AWS_KEY}`))
     const dry = await runCli(
       ...url,
       'admin',

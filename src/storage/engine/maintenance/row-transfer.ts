@@ -11,7 +11,7 @@ import {
   requireSound,
   rowName,
 } from '../row-damage.js'
-import { versionRowProblems } from '../version-codec.js'
+import { isRedactedVersionRow, versionRowProblems } from '../version-codec.js'
 import { paged } from './paged.js'
 
 const PAGE = 1000
@@ -24,7 +24,9 @@ function damageOf(type: RowType, row: unknown): [string, string[]] | undefined {
   }
   if (type === 'version') {
     const v = row as VersionRow
-    return [rowName.version(v.memoryId, v.version), versionRowProblems(v)]
+    // An erased version keeps its old hash as proof of history: sound, not damaged.
+    const problems = isRedactedVersionRow(v) ? [] : versionRowProblems(v)
+    return [rowName.version(v.memoryId, v.version), problems]
   }
   if (type === 'change') {
     const c = row as ChangeRow
