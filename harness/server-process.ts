@@ -4,6 +4,9 @@
  */
 import type { ChildProcess } from 'node:child_process'
 import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { PowerContextClientError } from '../src/client/index.js'
@@ -25,10 +28,17 @@ export interface ServerProcess {
 /** Servers started by one test file; `stopAll` in afterAll. */
 export class ServerProcesses {
   readonly #procs: ChildProcess[] = []
+  readonly #homes: string[] = []
 
-  /** Starts a server on `databaseUrl`; resolves once it listens. */
+  /**
+   * Starts a server on `databaseUrl`; resolves once it listens. Its data directory (settings file,
+   * extraction budget) is a fresh temporary one, never the user's: a `server-settings.json` left
+   * there (e.g. `extract_with` by `powercontext setup`) would change what the server does.
+   */
   start(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
-    return this.#start(BIN, ['--database', databaseUrl], extraEnv)
+    const home = mkdtempSync(join(tmpdir(), 'pc-server-home-'))
+    this.#homes.push(home)
+    return this.#start(BIN, ['--database', databaseUrl], { POWERCONTEXT_HOME: home, ...extraEnv })
   }
 
   /**
@@ -82,6 +92,7 @@ export class ServerProcesses {
     await Promise.all(
       procs.map((p) => new Promise((r) => (p.exitCode === null ? p.once('exit', r) : r(null)))),
     )
+    for (const home of this.#homes.splice(0)) rmSync(home, { recursive: true, force: true })
   }
 }
 

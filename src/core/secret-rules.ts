@@ -77,11 +77,24 @@ export function refuseSourceSecrets(content: string, metadata: unknown, at = '')
     refuseSecrets({ [path]: text })
 }
 
-/** Every string leaf of a JSON value as `[path, "key: value"]` (array items keep their key). */
-function* metadataTexts(value: unknown, path: string, key = ''): Generator<[string, string]> {
-  if (typeof value === 'string') yield [path, key === '' ? value : `${key}: ${value}`]
-  else if (Array.isArray(value))
-    for (const [i, v] of value.entries()) yield* metadataTexts(v, `${path}[${i}]`, key)
-  else if (typeof value === 'object' && value !== null)
-    for (const [k, v] of Object.entries(value)) yield* metadataTexts(v, `${path}.${k}`, k)
+/**
+ * Every string leaf of a JSON value as `[path, "key: value"]` (array items keep their key), in
+ * document order. Walks with its own stack, not recursion: this runs before the metadata's depth
+ * is checked, and a body nested thousands deep must get its `invalid_request`, not a stack overflow.
+ */
+function* metadataTexts(root: unknown, rootPath: string): Generator<[string, string]> {
+  const stack: [value: unknown, path: string, key: string][] = [[root, rootPath, '']]
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [value, path, key] = top
+    if (typeof value === 'string') yield [path, key === '' ? value : `${key}: ${value}`]
+    else if (Array.isArray(value))
+      for (let i = value.length - 1; i >= 0; i -= 1) stack.push([value[i], `${path}[${i}]`, key])
+    else if (typeof value === 'object' && value !== null) {
+      const entries = Object.entries(value)
+      for (let i = entries.length - 1; i >= 0; i -= 1) {
+        const [k, v] = entries[i]!
+        stack.push([v, `${path}.${k}`, k])
+      }
+    }
+  }
 }

@@ -55,7 +55,12 @@ beforeAll(async () => {
     port: 0,
     dataDir,
     logLevel: 'silent',
-    extraction: { generation: { url: model, model: 'scripted', timeoutMs: 3000, maxRequests: 1 } },
+    extraction: {
+      generation: { url: model, model: 'scripted', timeoutMs: 3000, maxRequests: 1 },
+      // A 429 pauses extraction for the whole server (a minute by default); the suite's `[[down]]`
+      // case would hold back every later flush, so the pause here ends within a millisecond.
+      budget: { backoffMs: 1 },
+    },
   })
   authServer = await startServer({
     host: '127.0.0.1',

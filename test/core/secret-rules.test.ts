@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 
-import { findSecret, looksLikeSecret, SECRET_RULES } from '../../src/core/secret-rules.js'
+import {
+  findSecret,
+  looksLikeSecret,
+  refuseSourceSecrets,
+  SECRET_RULES,
+} from '../../src/core/secret-rules.js'
 
 // Built at run time so that no scanner mistakes this file for a leak.
 const fake = (prefix: string, body: string) => prefix + body
@@ -58,5 +63,26 @@ describe('secret rules', () => {
     const match = findSecret('password: Hunter2!')
     expect(JSON.stringify(match)).not.toContain('Hunter2')
     expect(new Set(SECRET_RULES.map((r) => r.name)).size).toBe(SECRET_RULES.length)
+  })
+
+  it('walks metadata nested far deeper than the call stack, in document order', () => {
+    // Before any depth check runs: a body nested 20,000 deep must not overflow the stack.
+    let deep: unknown = { password: 'Hunter2!' }
+    for (let i = 0; i < 20_000; i += 1) deep = i % 2 === 0 ? { a: deep } : [deep]
+    const refused = (metadata: unknown): unknown => {
+      try {
+        refuseSourceSecrets('plain content', metadata)
+        return undefined
+      } catch (err) {
+        return err
+      }
+    }
+    expect(refused(deep)).toMatchObject({ code: 'secret_detected' })
+    expect(
+      refused({ note: ['fine', { password: 'Hunter2!' }], later: 'password: Winter2024' }),
+    ).toMatchObject({ code: 'secret_detected', details: { field: 'metadata.note[1].password' } })
+    let clean: unknown = 'nothing here'
+    for (let i = 0; i < 20_000; i += 1) clean = { a: clean }
+    expect(refused(clean)).toBeUndefined()
   })
 })

@@ -793,6 +793,9 @@ const WITH_NUL = fc
   .map(([a, b]) => `${a}\u0000${b}`)
 const OVER_8192_BYTES = fc.integer({ min: 4097, max: 8192 }).map((n) => 'é'.repeat(n))
 const BAD_TEXT = fc.oneof(BLANK, LONE_SURROGATE, WITH_NUL, OVER_8192_BYTES)
+// A query is limited in characters (code points), not bytes: 8,192 of 'é' is a valid query.
+const OVER_8192_CHARS = fc.integer({ min: 8193, max: 9000 }).map((n) => 'é'.repeat(n))
+const BAD_QUERY = fc.oneof(BLANK, LONE_SURROGATE, WITH_NUL, OVER_8192_CHARS)
 const MISSING_ID = fc.stringMatching(/^mem_[0-9A-HJKMNP-TV-Z]{26}$/)
 const OTHER_SCOPE = fc.stringMatching(/^[\x21-\x7E]{1,64}$/).filter((s) => s !== SCOPE)
 const BAD_TIME = fc.constantFrom(...BAD_TIMESTAMPS)
@@ -965,7 +968,7 @@ function domainArb(
       return [fc.oneof(BLANK, LONE_SURROGATE).map((k) => c('kinds: bad', I, { ...b, kinds: [k] }))]
     case 'search':
       return [
-        BAD_TEXT.map((q) => c('query: bad text', I, { ...b, query: q })),
+        BAD_QUERY.map((q) => c('query: bad text', I, { ...b, query: q })),
         fc
           .constantFrom('vector', 'hybrid')
           .map((m) => c('mode: unavailable', I, { ...b, mode: m })),
@@ -974,7 +977,7 @@ function domainArb(
     case 'prepareContext':
       return [
         fc
-          .oneof(LONE_SURROGATE, WITH_NUL, OVER_8192_BYTES)
+          .oneof(LONE_SURROGATE, WITH_NUL, OVER_8192_CHARS)
           .map((q) => c('query: bad text', I, { ...b, query: q })),
       ]
     case 'getSources':

@@ -183,7 +183,8 @@ describe('sqlite approximate vector search', () => {
     await fill(old, 's', 0, 60)
     old.rawDatabase.exec(
       `DROP TABLE legacy_source_payloads; DROP TABLE legacy_citations; DROP TABLE legacy_upgrades;
-       DROP TABLE memory_vector_log; DROP TABLE database_identity; UPDATE schema_version SET version = 4`,
+       DROP TABLE memory_vector_log; DROP TABLE database_identity; DROP TABLE redactions;
+       UPDATE schema_version SET version = 4`,
     )
     await old.close()
     const backend = await open(file)
