@@ -52,37 +52,53 @@ const claude = (settings: Record<string, unknown> = {}): ExtractionOptions['host
   settings: { command: CLAUDE_BIN, env: hostEnv(), ...settings },
 })
 
-/** Answers propose with one candidate per source and decide with an update of the first memory. */
+const PNPM = 'Package manager: pnpm, not npm (the lockfile is pnpm-lock.yaml).'
+
+/**
+ * Answers the one propose call with a candidate per source and the one decide call with a decision
+ * per candidate: an update of its first related memory, or a create when it has none.
+ */
 function scriptedModel(): void {
   server.responder = (r) => {
     const user = JSON.parse(r.userText) as {
       sources?: { source_id: string; content: string }[]
-      related_memories?: { id: string }[]
+      candidates?: { id: string; related: string[] }[]
     }
     if (user.sources !== undefined)
       return {
         json: {
           candidates: user.sources.map((s) => ({
             kind: 'preference',
-            text: 'Package manager: pnpm, not npm (the lockfile is pnpm-lock.yaml).',
+            text: PNPM,
             evidence: [s.source_id],
             observed_at: null,
             reason: null,
           })),
         },
       }
-    const target = user.related_memories?.[0]?.id
     return {
-      json:
-        target === undefined
-          ? { action: 'create', targets: [], kind: null, text: null, reason: null }
-          : {
-              action: 'update',
-              targets: [target],
-              kind: null,
-              text: 'Package manager: pnpm, not npm (the lockfile is pnpm-lock.yaml).',
-              reason: 'newer',
-            },
+      json: {
+        decisions: (user.candidates ?? []).map((c) => {
+          const target = c.related[0]
+          return target === undefined
+            ? {
+                candidate: c.id,
+                action: 'create',
+                targets: [],
+                kind: null,
+                text: null,
+                reason: null,
+              }
+            : {
+                candidate: c.id,
+                action: 'update',
+                targets: [target],
+                kind: null,
+                text: PNPM,
+                reason: 'newer',
+              }
+        }),
+      },
     }
   }
 }
@@ -136,9 +152,7 @@ describe('extraction with the real claude CLI', () => {
       expect(home.fired()).toBe(false)
       expect(sink.paths).toEqual([])
       const current = await rt.get({ scopeId, memoryId: old!.memory.memoryRef.artifactId })
-      expect(current.memory.text).toBe(
-        'Package manager: pnpm, not npm (the lockfile is pnpm-lock.yaml).',
-      )
+      expect(current.memory.text).toBe(PNPM)
       const [record] = (await rt.flushRecords({ scopeId })).records
       const usage = record?.details['model_usage'] as Record<string, number>
       expect(usage['calls']).toBe(2)
