@@ -64,7 +64,10 @@ describe('doctor claude-code', () => {
     expect(setup.code).toBe(0)
     const r = await cli('doctor', 'claude-code', '--project', project)
     expect(r.err).toBe('')
-    expect(lines(r.out).map((l) => l.slice(0, 4))).toEqual(Array(9).fill('ok  '))
+    expect(lines(r.out).map((l) => l.slice(0, 4))).toEqual(Array(10).fill('ok  '))
+    expect(line(r.out, 'skill')).toBe(
+      `ok   skill: project-memory in ${join(project, '.claude', 'skills', 'project-memory', 'SKILL.md')}`,
+    )
     expect(line(r.out, 'mcp')).toMatch(new RegExp(`^ok   mcp: ${open.url}/mcp lists \\d+ tools$`))
     expect(line(r.out, 'hooks')).toContain('SessionStart, UserPromptSubmit, Stop, PreCompact in')
     expect(line(r.out, 'scope')).toBe(
@@ -141,7 +144,29 @@ describe('doctor claude-code', () => {
     expect(line(other.out, 'mcp-entry')).toBe(
       `FAIL mcp-entry: ${join(project, '.mcp.json')} points powercontext at ${open.url}/mcp, not ${closedUrl}/mcp; run \`powercontext setup claude-code --server-url ${closedUrl}\``,
     )
-    for (const out of [bare.out, gone.out, other.out]) expect(lines(out)).toHaveLength(9)
+    for (const out of [bare.out, gone.out, other.out]) expect(lines(out)).toHaveLength(10)
+  })
+
+  it('the project-memory skill: missing, then edited, each one line', async () => {
+    const bare = await cli('--server-url', open.url, 'doctor', 'claude-code', '--project', project)
+    expect(line(bare.out, 'skill')).toMatch(
+      /^FAIL skill: no project-memory skill in .*\/\.claude\/skills\/project-memory\/SKILL\.md or .*\/\.claude\/skills\/project-memory\/SKILL\.md; run `powercontext setup claude-code`$/,
+    )
+    await cli('--server-url', open.url, 'setup', 'claude-code', '--project', project)
+    const skill = join(project, '.claude', 'skills', 'project-memory', 'SKILL.md')
+    writeFileSync(skill, `${readFileSync(skill, 'utf8')}\nmy own line\n`)
+    const edited = await cli(
+      '--server-url',
+      open.url,
+      'doctor',
+      'claude-code',
+      '--project',
+      project,
+    )
+    expect(edited.code).toBe(1)
+    expect(line(edited.out, 'skill')).toBe(
+      `FAIL skill: ${skill} is not this version's project-memory skill; run \`powercontext setup claude-code\` again`,
+    )
   })
 
   it('an unknown host is a usage error', async () => {
@@ -159,6 +184,9 @@ describe('doctor codex', () => {
     expect(lines(r.out).filter((l) => !l.startsWith('ok  '))).toEqual([
       'skip hook-trust: cannot ask Codex (cannot run /nonexistent/codex: spawn /nonexistent/codex ENOENT); set POWERCONTEXT_CODEX_BIN to the codex executable',
     ])
+    expect(line(r.out, 'skill')).toBe(
+      `ok   skill: project-memory in ${join(project, '.agents', 'skills', 'project-memory', 'SKILL.md')}`,
+    )
     expect(r.code).toBe(0)
     const config = join(project, '.codex', 'config.toml')
     writeFileSync(config, readFileSync(config, 'utf8').replace('hooks = true', 'hooks = false'))

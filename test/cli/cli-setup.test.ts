@@ -48,6 +48,10 @@ const THEIR_HOOKS = {
 }
 const OUR_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop', 'PreCompact']
 
+/** The package's project-memory skill for a host. */
+const skillText = (host: string): string =>
+  readFileSync(join('integrations', host, 'skills', 'project-memory', 'SKILL.md'), 'utf8')
+
 /** Every command of ours is absolute: the running node and an existing hook script. */
 function expectAbsoluteCommands(settings: Json, host = 'claude-code'): void {
   for (const event of OUR_EVENTS) {
@@ -96,11 +100,14 @@ describe('setup claude-code --user', () => {
     })
     const [backup] = backups(join(home, '.claude'))
     expect(readFileSync(join(home, '.claude', backup as string), 'utf8')).toBe(before)
+    const skill = join(home, '.claude', 'skills', 'project-memory', 'SKILL.md')
+    expect(first.out).toContain(`skill    created: ${skill}: installed project-memory`)
+    expect(readFileSync(skill, 'utf8')).toBe(skillText('claude-code'))
     expect(backups(home)).toHaveLength(1)
 
     const second = await cli('setup', 'claude-code', '--user')
     expect(second.code).toBe(0)
-    expect(second.out.match(/unchanged: .*: already installed/g)).toHaveLength(2)
+    expect(second.out.match(/unchanged: .*: already installed/g)).toHaveLength(3)
     expect(readJson(settingsPath)).toEqual(settings)
     expect(backups(join(home, '.claude'))).toHaveLength(1)
     expect(backups(home)).toHaveLength(1)
@@ -122,6 +129,21 @@ describe('setup claude-code --user', () => {
     expect(readJson(claudeJson)['mcpServers']['powercontext']['url']).toBe(
       'http://127.0.0.1:9999/mcp',
     )
+  })
+
+  it('replaces an edited or older skill, keeping a backup; a rerun leaves it', async () => {
+    const dir = join(home, '.claude', 'skills', 'project-memory')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'SKILL.md'), '---\nname: project-memory\n---\nold text\n')
+    const r = await cli('setup', 'claude-code', '--user')
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/skill +updated: .*SKILL\.md: updated project-memory \(backup /)
+    expect(readFileSync(join(dir, 'SKILL.md'), 'utf8')).toBe(skillText('claude-code'))
+    const [backup] = backups(dir)
+    expect(readFileSync(join(dir, backup as string), 'utf8')).toContain('old text')
+    const again = await cli('setup', 'claude-code', '--user')
+    expect(again.out).toMatch(/skill +unchanged: .*SKILL\.md: already installed/)
+    expect(backups(dir)).toHaveLength(1)
   })
 
   it('--dry-run prints the changes and writes nothing', async () => {
@@ -185,10 +207,15 @@ describe('setup claude-code --project with --git-hook', () => {
     const exclude = readFileSync(join(repo, '.git', 'info', 'exclude'), 'utf8')
     expect(exclude).toContain('\n/.claude/settings.local.json\n')
     expect(exclude).toContain('\n/.mcp.json\n/.mcp.json.powercontext-backup-*\n')
-    expect(git(repo, 'status', '--porcelain')).toBe('')
+    // The skill holds no machine path: it is left for the team to commit.
+    const skill = join(repo, '.claude', 'skills', 'project-memory', 'SKILL.md')
+    expect(readFileSync(skill, 'utf8')).toBe(skillText('claude-code'))
+    expect(git(repo, 'status', '--porcelain', '-uall')).toBe(
+      '?? .claude/skills/project-memory/SKILL.md',
+    )
 
     const again = await cli(...setup)
-    expect(again.out.match(/unchanged/g)).toHaveLength(4)
+    expect(again.out.match(/unchanged/g)).toHaveLength(5)
     expect(readFileSync(hook, 'utf8')).toBe(hookText)
 
     // A real commit runs both hooks; ours captures it into the server in the background.
@@ -255,7 +282,10 @@ describe('setup codex', () => {
     for (const s of scriptPaths(commands.replace(/\\"/g, '"'))) expect(existsSync(s), s).toBe(true)
 
     const again = await cli('--token', 't0k3n-value', 'setup', 'codex', '--user')
-    expect(again.out.match(/unchanged/g)).toHaveLength(3) // hooks, mcp, and Codex's trust (not asked)
+    // hooks, mcp, skill, and Codex's trust (not asked)
+    expect(again.out.match(/unchanged/g)).toHaveLength(4)
+    const skill = join(codexHome, 'skills', 'project-memory', 'SKILL.md')
+    expect(readFileSync(skill, 'utf8')).toBe(skillText('codex'))
     expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toBe(text)
     expect(backups(codexHome)).toHaveLength(2)
 
@@ -275,6 +305,9 @@ describe('setup codex', () => {
     expect(r.code).toBe(0)
     expect(r.out).toContain('set [features] hooks = true')
     expectAbsoluteCommands(readJson(join(repo, '.codex', 'hooks.json')), 'codex')
+    // Codex reads a repository's skills from `.agents/skills/`.
+    const skill = join(repo, '.agents', 'skills', 'project-memory', 'SKILL.md')
+    expect(readFileSync(skill, 'utf8')).toBe(skillText('codex'))
     expect(readFileSync(join(repo, '.git', 'info', 'exclude'), 'utf8')).toMatch(
       /\n\/\.codex\/hooks\.json\n/,
     )

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
+import { withCodexAppServer } from '../../src/cli/agents/codex-app-server.js'
 import { READ_TOOLS, WRITE_TOOLS } from '../../src/cli/agents/mcp-entries.js'
 import {
   REMEMBER_TURN,
@@ -62,6 +63,19 @@ describe('Codex, project setup in a trusted project', () => {
     expect(out).toMatch(/trust +updated: .*config\.toml: Codex now trusts SessionStart/)
     expect(out).not.toContain('warning')
     expect(await doctor(h, p)).toMatch(/^ok {3}hook-trust: Codex will run /m)
+    // Codex itself lists the installed project-memory skill as the repository's.
+    const skills = await withCodexAppServer((c) => c.listSkills(p.dir), {
+      ...process.env,
+      HOME: h.home,
+      CODEX_HOME: h.codexHome,
+    })
+    expect('result' in skills ? skills.result : skills.error.message).toContainEqual(
+      expect.objectContaining({
+        name: 'project-memory',
+        path: join(p.dir, '.agents', 'skills', 'project-memory', 'SKILL.md'),
+        scope: 'repo',
+      }),
+    )
 
     const NEW = TOOL_TURN.remembered
     fx.model.turns(...TOOL_TURN.replies(p.scope))

@@ -1,10 +1,11 @@
 /**
  * `powercontext doctor claude-code|codex`: the server checks of `doctor`, then what an agent host
  * needs — MCP answers `tools/list`, the hooks are installed and point at files that exist, the MCP
- * entry points at this server, the project's scope resolves to a valid scope id — each failure
+ * entry points at this server, the project-memory skill is installed and current, the project's scope resolves to a valid scope id — each failure
  * explained in one line. Reads only; never writes a file.
  */
 import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 
 import { createPowerContextClient } from '../../client/index.js'
 import { checkScopeId } from '../../core/ids.js'
@@ -18,6 +19,8 @@ import {
   renderHooks,
   runsOurHook,
   scriptPaths,
+  SKILL_NAME,
+  skillSource,
 } from './agent-hosts.js'
 import { codexMcpServer, hooksTurnedOff, parseCodexConfig } from './codex-config.js'
 import { codexTrustCheck } from './codex-trust.js'
@@ -123,6 +126,28 @@ async function mcpEntryCheck(levels: readonly HostFiles[], serverUrl: string): P
   }
 }
 
+/** The project's (else the user's) copy of the skill, the same as the package's. */
+async function skillCheck(levels: readonly HostFiles[]): Promise<AgentCheck> {
+  const host = levels[0]?.host as AgentHost
+  const wanted = await readFile(skillSource(levels[0] as HostFiles), 'utf8')
+  for (const files of levels) {
+    const found = await readConfigFile(files.skillFile)
+    if (found.text === null) continue
+    if (found.text !== wanted)
+      return {
+        name: 'skill',
+        status: 'fail',
+        detail: `${files.skillFile} is not this version's ${SKILL_NAME} skill; run \`powercontext setup ${host}${files.level === 'user' ? ' --user' : ''}\` again`,
+      }
+    return { name: 'skill', status: 'pass', detail: `${SKILL_NAME} in ${files.skillFile}` }
+  }
+  return {
+    name: 'skill',
+    status: 'fail',
+    detail: `no ${SKILL_NAME} skill in ${levels.map((l) => l.skillFile).join(' or ')}; run \`powercontext setup ${host}\``,
+  }
+}
+
 function scopeCheck(project: string): AgentCheck {
   const scope = projectScope(project)
   try {
@@ -196,6 +221,7 @@ export async function runAgentDoctor(o: {
       })),
     )
   checks.push(await guarded('mcp-entry', () => mcpEntryCheck(levels, o.serverUrl)))
+  checks.push(await guarded('skill', () => skillCheck(levels)))
   checks.push(scopeCheck(o.project))
   return {
     host: o.host,

@@ -11,6 +11,10 @@
  *   `.mcp.json` (project scope, shared: a URL only, the token comes from the environment).
  * - Codex: hooks in `$CODEX_HOME/hooks.json` (default `~/.codex`) or `<project>/.codex/hooks.json`;
  *   the MCP server as `[mcp_servers.powercontext]` in the `config.toml` beside it.
+ * - The project-memory skill (`integrations/<host>/skills/project-memory/SKILL.md`): Claude Code
+ *   reads `~/.claude/skills/` and `<project>/.claude/skills/`; Codex reads `$CODEX_HOME/skills/`
+ *   and the repository's `.agents/skills/`. The skill holds no machine path, so a project's copy
+ *   can be committed.
  */
 import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
@@ -41,7 +45,16 @@ export interface HostFiles {
   readonly mcpFile: string
   /** The plugin directory whose hook scripts the commands run. */
   readonly pluginDir: string
+  /** Where the project-memory skill goes. */
+  readonly skillFile: string
 }
+
+/** The name of the skill `setup` installs. */
+export const SKILL_NAME = 'project-memory'
+
+/** The skill's source in the package: `integrations/<host>/skills/project-memory/SKILL.md`. */
+export const skillSource = (files: HostFiles): string =>
+  join(files.pluginDir, 'skills', SKILL_NAME, 'SKILL.md')
 
 /** The files of `host` for the user (`project` undefined) or a project directory. */
 export function hostFiles(
@@ -51,6 +64,7 @@ export function hostFiles(
 ): HostFiles {
   const home = env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir()
   const pluginDir = join(PACKAGE_ROOT, 'integrations', host)
+  const skill = (dir: string): string => join(dir, 'skills', SKILL_NAME, 'SKILL.md')
   if (host === 'claude-code') {
     return project === undefined
       ? {
@@ -59,6 +73,7 @@ export function hostFiles(
           hooksFile: join(home, '.claude', 'settings.json'),
           mcpFile: join(home, '.claude.json'),
           pluginDir,
+          skillFile: skill(join(home, '.claude')),
         }
       : {
           host,
@@ -66,6 +81,7 @@ export function hostFiles(
           hooksFile: join(project, '.claude', 'settings.local.json'),
           mcpFile: join(project, '.mcp.json'),
           pluginDir,
+          skillFile: skill(join(project, '.claude')),
         }
   }
   const codexHome = env['CODEX_HOME'] || join(home, '.codex')
@@ -76,6 +92,7 @@ export function hostFiles(
     hooksFile: join(dir, 'hooks.json'),
     mcpFile: join(dir, 'config.toml'),
     pluginDir,
+    skillFile: skill(project === undefined ? codexHome : join(project, '.agents')),
   }
 }
 

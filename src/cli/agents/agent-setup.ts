@@ -1,13 +1,21 @@
 /**
- * `powercontext setup claude-code|codex`: installs the hooks and the MCP entry into the host's
- * settings (see {@link hostFiles}), merged with what is there, idempotent, with a backup of each
+ * `powercontext setup claude-code|codex`: installs the hooks, the MCP entry and the project-memory
+ * skill into the host's settings (see {@link hostFiles}), merged with what is there, idempotent, with a backup of each
  * file it changes; optionally the Git `post-commit` hook. Nothing is written with `dryRun`.
  */
-import { chmod } from 'node:fs/promises'
+import { chmod, readFile } from 'node:fs/promises'
 import { isDeepStrictEqual } from 'node:util'
 
 import type { AgentHost, HostFiles } from './agent-hosts.js'
-import { hookScripts, hostFiles, MCP_SERVER_NAME, renderHooks, runsOurHook } from './agent-hosts.js'
+import {
+  hookScripts,
+  hostFiles,
+  MCP_SERVER_NAME,
+  renderHooks,
+  runsOurHook,
+  SKILL_NAME,
+  skillSource,
+} from './agent-hosts.js'
 import { mergeAllowRules } from './claude-permissions.js'
 import {
   enableCodexHooks,
@@ -44,7 +52,7 @@ export interface SetupOptions {
 /** What happened to one file. */
 export interface FileChange {
   readonly path: string
-  readonly part: 'hooks' | 'mcp' | 'git-hook' | 'git-exclude' | 'trust'
+  readonly part: 'hooks' | 'mcp' | 'skill' | 'git-hook' | 'git-exclude' | 'trust'
   readonly status: 'created' | 'updated' | 'unchanged'
   /** One line on what changed (or why nothing did). */
   readonly detail: string
@@ -141,6 +149,14 @@ async function setupCodexMcp(o: SetupOptions, files: HostFiles): Promise<FileCha
   )
 }
 
+/** The package's skill, copied whole over the installed one when they differ. */
+async function setupSkill(o: SetupOptions, files: HostFiles): Promise<FileChange> {
+  const file = await readConfigFile(files.skillFile)
+  const wanted = await readFile(skillSource(files), 'utf8')
+  const verb = file.text === null ? 'installed' : 'updated'
+  return commit(o, file, 'skill', file.text === wanted ? null : wanted, `${verb} ${SKILL_NAME}`)
+}
+
 async function setupGitHook(o: SetupOptions, repo: string): Promise<FileChange> {
   const file = await readConfigFile(await postCommitPath(repo))
   const text = mergeGitHook(file, gitHookBlock(o.serverUrl))
@@ -165,6 +181,7 @@ export async function runSetup(o: SetupOptions): Promise<SetupReport> {
   const changes = [
     await setupHooks(o, files),
     await (o.host === 'claude-code' ? setupClaudeMcp(o, files) : setupCodexMcp(o, files)),
+    await setupSkill(o, files),
   ]
   const warnings: string[] = []
   if (o.host === 'codex') {

@@ -39,10 +39,19 @@ export interface CodexConfigView {
   readonly layers: readonly CodexLayer[]
 }
 
+/** One skill as Codex lists it (`skills/list`). */
+export interface CodexSkill {
+  readonly name: string
+  readonly path: string
+  readonly scope: string
+}
+
 /** A running app-server; `close` ends it. */
 export interface CodexAppServer {
   readConfig(cwd: string): Promise<CodexConfigView>
   listHooks(cwd: string): Promise<CodexHook[]>
+  /** The skills Codex loads in `cwd`: each SKILL.md path and its scope (`repo`, `user`, `system`). */
+  listSkills(cwd: string): Promise<CodexSkill[]>
   /** Saves Codex's trust in these hooks (their current hashes) in the user's config. */
   trustHooks(hooks: readonly CodexHook[]): Promise<void>
   close(): void
@@ -122,6 +131,10 @@ export async function openCodexAppServer(
         cwds: [cwd],
       })
       return r.data.flatMap((d) => d.hooks)
+    },
+    listSkills: async (cwd) => {
+      const r = await call<{ data: { skills: CodexSkill[] }[] }>('skills/list', { cwds: [cwd] })
+      return r.data.flatMap((d) => d.skills)
     },
     trustHooks: async (hooks) => {
       if (hooks.length === 0) return
