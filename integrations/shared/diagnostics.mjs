@@ -23,8 +23,11 @@ const FINE = new Set(['ok', 'ready', 'empty', 'captured', 'repeat', 'off', 'noth
 
 /** Collects each step's outcome of one run and writes at most one line. */
 export class Diagnostics {
+  /** @type {Record<string, string>} */
   #steps = {}
+  /** @type {number | undefined} */
   #status = undefined
+  /** @type {Record<string, number>} */
   #counts = {}
   #written = false
 
@@ -35,31 +38,44 @@ export class Diagnostics {
     this.run = run
   }
 
-  /** Records a step's outcome (`ok`, `ready`, `empty`, `captured`, … or a failure code). */
+  /**
+   * Records a step's outcome (`ok`, `ready`, `empty`, `captured`, … or a failure code).
+   * @param {string} name
+   * @param {string} outcome
+   * @param {number} [httpStatus]
+   */
   step(name, outcome, httpStatus) {
     this.#steps[name] = outcome
     if (httpStatus !== undefined && this.#status === undefined) this.#status = httpStatus
   }
 
-  /** Records a failed step from any error: a HookFailure's code, else `internal_error`. */
+  /**
+   * Records a failed step from any error: a HookFailure's code, else `internal_error`.
+   * @param {string} name
+   * @param {unknown} err
+   */
   fail(name, err) {
     if (err instanceof HookFailure) this.step(name, err.outcome, err.httpStatus)
     else this.step(name, 'internal_error')
   }
 
-  /** Adds a count (numbers only, e.g. withheld messages). */
+  /**
+   * Adds a count (numbers only, e.g. withheld messages).
+   * @param {string} name
+   * @param {number} n
+   */
   count(name, n) {
     this.#counts[name] = n
   }
 
   /** The run's line, or undefined when every step was fine. */
   line(now = Date.now()) {
-    const bad = Object.entries(this.#steps).filter(([, o]) => !FINE.has(o))
-    if (bad.length === 0) return undefined
+    const first = Object.values(this.#steps).find((o) => !FINE.has(o))
+    if (first === undefined) return undefined
     return JSON.stringify({
       component: this.run.component,
       event: this.run.event,
-      outcome: bad[0][1],
+      outcome: first,
       steps: this.#steps,
       ...(this.#status === undefined ? {} : { http_status: this.#status }),
       ...this.#counts,

@@ -1,4 +1,23 @@
-/** Types of `events.mjs` for TypeScript importers (tests). */
+/** Types of `events.mjs` for TypeScript importers (tests, `run-hook.mjs`). */
+import type { Diagnostics } from './diagnostics.mjs'
+import type { HookSettings } from './settings.mjs'
+
 export declare const MAX_QUERY_BYTES: number
 /** The query for a prompt: NFC, well-formed, at most MAX_QUERY_BYTES UTF-8 bytes, cut on a character boundary. */
 export declare function recallQuery(prompt: string): string
+/** One hook run as `run-hook.mjs` hands it to an event's handler. */
+export interface HookRun {
+  readonly profile: object
+  readonly payload: Record<string, unknown>
+  readonly settings: HookSettings
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly deadline: number
+  readonly diag: Diagnostics
+}
+/** Handlers by normalised event name; each returns the host's output, if any. */
+export declare const EVENT_HANDLERS: Record<
+  string,
+  ((run: HookRun) => Promise<unknown>) | undefined
+>
+/** `UserPromptSubmit` and `user_prompt_submit` alike → `userpromptsubmit`. */
+export declare function normaliseEvent(name: unknown): string

@@ -36,13 +36,14 @@ export async function postJson(settings, path, body, deadline) {
   }
   return new Promise((resolve, reject) => {
     let settled = false
+    /** @type {(err: unknown, value?: {status: number, json: unknown}) => void} */
     const finish = (err, value) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
       req.destroy()
       if (err) reject(err)
-      else resolve(value)
+      else resolve(/** @type {{status: number, json: unknown}} */ (value))
     }
     const req = request(url, { method: 'POST', headers, agent: false }, (res) => {
       const status = res.statusCode ?? 0
@@ -50,6 +51,7 @@ export async function postJson(settings, path, body, deadline) {
       if (failure !== undefined) return finish(failure)
       const declared = Number(res.headers['content-length'])
       if (declared > MAX_RESPONSE_BYTES) return finish(new HookFailure('response_too_large'))
+      /** @type {Buffer[]} */
       const chunks = []
       let size = 0
       res.on('data', (chunk) => {
@@ -72,6 +74,7 @@ export async function postJson(settings, path, body, deadline) {
   })
 }
 
+/** @param {number} status */
 function statusFailure(status) {
   if (status >= 200 && status < 300) return undefined
   if (status >= 300 && status < 400) return new HookFailure('redirect_refused', status)

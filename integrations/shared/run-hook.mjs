@@ -7,6 +7,7 @@ import { readSettings } from './settings.mjs'
 
 /** Largest stdin payload read (a prompt is at most 200,000 characters). */
 export const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
+/** @type {Record<string, string>} */
 const EVENT_NAMES = {
   sessionstart: 'SessionStart',
   userpromptsubmit: 'UserPromptSubmit',
@@ -42,7 +43,7 @@ export async function runHook(profile, io = process) {
     const key = normaliseEvent(payload.hook_event_name)
     const handler = EVENT_HANDLERS[key]
     if (handler === undefined) return done()
-    diag.run.event = EVENT_NAMES[key]
+    diag.run.event = EVENT_NAMES[key] ?? key
     const output = await handler({ profile, payload, settings, env, deadline, diag })
     if (output !== undefined) io.stdout.write(`${JSON.stringify(output)}\n`)
   } catch (err) {
@@ -51,6 +52,7 @@ export async function runHook(profile, io = process) {
   done()
 }
 
+/** @param {AsyncIterable<Buffer>} stdin */
 async function readPayload(stdin) {
   const chunks = []
   let size = 0

@@ -5,7 +5,7 @@
 const CLASSES = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/]
 
 /** How many of lower case, upper case, digits and other characters the value holds. */
-const classCount = (value) => CLASSES.filter((re) => re.test(value)).length
+const classCount = (/** @type {string} */ value) => CLASSES.filter((re) => re.test(value)).length
 
 // Where a secret lives is not a secret: `${VAR}`, `$VAR`, `%s`, `{{ x }}`, `<token>`,
 // `process.env.X`, `os.environ['X']`, `getenv(…)`, `vault:…`, `op://…`, `arn:…`, key file paths,
@@ -21,12 +21,18 @@ const REFERENCE = [
 const PLACEHOLDER =
   /your|example|placeholder|change[_-]?me|replace|redacted|dummy|sample|fake|todo|xxxx|\*\*\*|\.\.\.|…|^(?:password|passwd|pass|secret|token|none|null|undefined|true|false|required|optional|string|hidden|masked)$/i
 
-/** True when the value only points at a secret, or stands in for one. */
+/**
+ * True when the value only points at a secret, or stands in for one.
+ * @param {string} value
+ */
 export function referenceOrPlaceholder(value) {
   return REFERENCE.some((re) => re.test(value)) || PLACEHOLDER.test(value) || /^(.)\1*$/.test(value)
 }
 
-/** A value assigned to a password, secret or token name: ≥ 8 characters of ≥ 2 classes. */
+/**
+ * A value assigned to a password, secret or token name: ≥ 8 characters of ≥ 2 classes.
+ * @param {string} value
+ */
 export function credentialLike(value) {
   if (value.length < 8 || referenceOrPlaceholder(value)) return false
   return classCount(value) >= 2 && !/^[a-z]+$/i.test(value)
@@ -36,6 +42,7 @@ export function credentialLike(value) {
  * A value that looks generated rather than written: ≥ 16 characters and either hexadecimal with
  * letters and digits, or upper case, lower case and digits together, or base64 with its
  * punctuation. Names such as `sort_key` or `cache_key` hold words (`created_at_desc`), not this.
+ * @param {string} value
  */
 export function randomLike(value) {
   if (value.length < 16 || referenceOrPlaceholder(value)) return false
@@ -57,6 +64,8 @@ const QUALIFIER = /(?:api|access|secret|private|signing|encryption|master)[ _-]$
 /**
  * How strict the value test is for a name (`'strong'`, `'weak'` or undefined: not a credential
  * name); `before` is the text just before the name (a qualifying word makes `key` strong).
+ * @param {string} name
+ * @param {string} [before]
  */
 export function credentialName(name, before = '') {
   const tail = name.slice(-40)
@@ -75,6 +84,8 @@ const NOT_A_TOKEN_PREFIX =
  * The random part of a `prefix_…` or `prefix-…` token (`dop_v1_…`, `hf_…`, `pypi-…`, `key-…`):
  * ≥ 20 characters of upper, lower case and digits (no long lower-case word in it, which code
  * identifiers have), or ≥ 32 hexadecimal digits; the prefix is no checksum or identifier word.
+ * @param {string} prefix
+ * @param {string} body
  */
 export function generatedToken(prefix, body) {
   if (NOT_A_TOKEN_PREFIX.test(prefix)) return false
