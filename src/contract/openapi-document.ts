@@ -715,7 +715,7 @@ export const OPENAPI_DOCUMENT = {
           "memory"
         ],
         "summary": "The scope's change log after `since` (exclusive; 0 = from the start). No text.",
-        "description": "One page of at most `limit` rows, oldest first. When `has_more` is true, ask again with\n`since` = `next_since` until it is false; `next_since` is then `head_seq`. A `since`\nbeyond the scope's `head_seq` is `invalid_request` (field `since`).\n",
+        "description": "One page of at most `limit` rows (default 1,000), oldest first. Paging is the decided form\nof the change feed: `since` 0 does not return the whole log in one answer but its first\npage, with `has_more` true when more rows follow. When `has_more` is true, ask again with\n`since` = `next_since` until it is false; `next_since` is then `head_seq`. A `since`\nbeyond the scope's `head_seq` is `invalid_request` (field `since`).\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/RequestId"

@@ -162,7 +162,9 @@ export interface paths {
         put?: never;
         /**
          * The scope's change log after `since` (exclusive; 0 = from the start). No text.
-         * @description One page of at most `limit` rows, oldest first. When `has_more` is true, ask again with
+         * @description One page of at most `limit` rows (default 1,000), oldest first. Paging is the decided form
+         *     of the change feed: `since` 0 does not return the whole log in one answer but its first
+         *     page, with `has_more` true when more rows follow. When `has_more` is true, ask again with
          *     `since` = `next_since` until it is false; `next_since` is then `head_seq`. A `since`
          *     beyond the scope's `head_seq` is `invalid_request` (field `since`).
          */

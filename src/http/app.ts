@@ -166,6 +166,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const metrics = new AppMetrics(options.slot, options.metrics)
   app.addHook('onResponse', async (req, reply) => metrics.observe(req, reply))
 
+  // A body that is no JSON text (not UTF-8, empty, or unparsable) is an invalid request like any
+  // other: 422 `invalid_request`, the status the contract declares for it on every route.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(
     'application/json',
@@ -176,16 +178,16 @@ export function buildApp(options: AppOptions): FastifyInstance {
         text = utf8.decode(body)
       } catch {
         return done(
-          clientError(400, 'invalid_request', 'request body is not valid UTF-8'),
+          clientError(422, 'invalid_request', 'request body is not valid UTF-8'),
           undefined,
         )
       }
       if (text.trim() === '')
-        return done(clientError(400, 'invalid_request', 'request body is empty'), undefined)
+        return done(clientError(422, 'invalid_request', 'request body is empty'), undefined)
       try {
         done(null, JSON.parse(text))
       } catch {
-        done(clientError(400, 'invalid_request', 'request body is not valid JSON'), undefined)
+        done(clientError(422, 'invalid_request', 'request body is not valid JSON'), undefined)
       }
     },
   )

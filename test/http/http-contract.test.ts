@@ -465,7 +465,7 @@ describe('HTTP contract, end to end', () => {
     expect(errorOf(expectContract('changes', negative, 422)).code).toBe('invalid_request')
   })
 
-  it('maps transport-level failures to the envelope (400, 404, 413, 415, 503)', async () => {
+  it('maps transport-level failures to the envelope (422 for a body that is no JSON, 404, 413, 415, 503)', async () => {
     const post = (path: string, body: string | Uint8Array, contentType?: string) =>
       fetch(`${server.url}${path}`, {
         method: 'POST',
@@ -473,10 +473,10 @@ describe('HTTP contract, end to end', () => {
         body,
       })
     const cases: [Response, number, OperationId][] = [
-      [await post('/v1/memory/search', '{"scope_id":', 'application/json'), 400, 'search'],
+      [await post('/v1/memory/search', '{"scope_id":', 'application/json'), 422, 'search'],
       [
         await post('/v1/memory/list', new Uint8Array([0x7b, 0xff, 0x7d]), 'application/json'),
-        400,
+        422,
         'list',
       ],
       [await post('/v1/memory/get', '{"scope_id":"a"}', 'text/plain'), 415, 'get'],
@@ -530,6 +530,42 @@ describe('HTTP contract, end to end', () => {
     expect(errorOf(expectContract('search', notReady, 503, 'unbound.1')).code).toBe(
       'runtime_not_ready',
     )
+  })
+
+  it('answers a body that is no JSON text with 422 invalid_request on every route and /mcp', async () => {
+    const bad: [string, string | Uint8Array][] = [
+      ['not JSON', '{"scope_id":'],
+      ['not UTF-8', new Uint8Array([0x7b, 0xff, 0x7d])],
+      ['empty', ' '],
+    ]
+    const posts = OPERATIONS.filter((op) => op.method === 'POST')
+    expect(posts.length).toBeGreaterThan(10)
+    for (const [label, body] of bad) {
+      for (const op of posts) {
+        const res = await fetch(`${server.url}${op.path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        })
+        const reply: unknown = await res.json()
+        expect(res.status, `${op.operationId} ${label}: ${JSON.stringify(reply)}`).toBe(422)
+        assertMatchesContract(op.operationId, 422, reply)
+        assertErrorEnvelope(reply, res.headers.get('x-powercontext-request-id'))
+        expect(errorOf(reply).code).toBe('invalid_request')
+      }
+      const mcp = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body,
+      })
+      const reply: unknown = await mcp.json()
+      expect(mcp.status, `/mcp ${label}: ${JSON.stringify(reply)}`).toBe(422)
+      assertErrorEnvelope(reply, mcp.headers.get('x-powercontext-request-id'))
+      expect(errorOf(reply).code).toBe('invalid_request')
+    }
   })
 
   it('flushes captured sources and lists decision records', async () => {

@@ -1096,23 +1096,23 @@ function postProbes(
   fault('shape', [422], 'deep array as scope_id', spliced(base, 'scope_id', deep(5000)))
 
   // Invalid JSON and invalid UTF-8.
-  for (const f of jsonFaults(base)) fault('json', [400], f.label, f.body)
+  for (const f of jsonFaults(base)) fault('json', [422], f.label, f.body)
   for (const bytes of BAD_UTF8)
-    fault('utf8', [400], `in a string: ${Buffer.from(bytes).toString('hex')}`, badBytes(bytes))
+    fault('utf8', [422], `in a string: ${Buffer.from(bytes).toString('hex')}`, badBytes(bytes))
   fault(
     'utf8',
-    [400],
+    [422],
     'between tokens',
     spliced(base, 'scope_id', Buffer.from('"a"\xff', 'latin1')),
   )
-  fault('utf8', [400], 'UTF-16LE body', () => Buffer.from(JSON.stringify(base), 'utf16le'))
-  fault('utf8', [400], 'Latin-1 body', () =>
+  fault('utf8', [422], 'UTF-16LE body', () => Buffer.from(JSON.stringify(base), 'utf16le'))
+  fault('utf8', [422], 'Latin-1 body', () =>
     Buffer.from(JSON.stringify({ ...base, scope_id: 'café' }), 'latin1'),
   )
 
   // Empty bodies.
-  fault('empty', [400], 'empty, JSON type', textBody(''))
-  fault('empty', [400], 'whitespace, JSON type', textBody(' \n\t '))
+  fault('empty', [422], 'empty, JSON type', textBody(''))
+  fault('empty', [422], 'whitespace, JSON type', textBody(' \n\t '))
   fault('empty', [422], 'no body, no type', undefined, noType)
   fault('empty', [415], 'empty, text/plain', textBody(''), { contentType: 'text/plain' })
 
@@ -1254,7 +1254,7 @@ function postProbes(
         method: 'POST',
         contentType: JSON_TYPE,
         body: s.raw,
-        expect: [400],
+        expect: [422],
       })
     else if (s.contentType === undefined || s.method !== 'GET')
       // Either the content type or the method is wrong (or both): 405 or 415.
@@ -1282,14 +1282,14 @@ function getProbes(op: OperationId, seed: number): Probe[] {
   const bodies: { label: string; contentType?: string; body?: () => Buffer; expect: number[] }[] = [
     { label: 'no body', expect: [405] },
     { label: 'JSON {}', contentType: JSON_TYPE, body: textBody('{}'), expect: [405] },
-    { label: 'invalid JSON', contentType: JSON_TYPE, body: textBody('{"a":'), expect: [400] },
+    { label: 'invalid JSON', contentType: JSON_TYPE, body: textBody('{"a":'), expect: [422] },
     {
       label: 'invalid UTF-8',
       contentType: JSON_TYPE,
       body: () => Buffer.from([0x7b, 0xff, 0x7d]),
-      expect: [400],
+      expect: [422],
     },
-    { label: 'empty JSON', contentType: JSON_TYPE, body: textBody(''), expect: [400] },
+    { label: 'empty JSON', contentType: JSON_TYPE, body: textBody(''), expect: [422] },
     { label: 'text/plain', contentType: 'text/plain', body: textBody('hello'), expect: [405, 415] },
     {
       label: 'over the limit',
