@@ -2,13 +2,13 @@ import js from '@eslint/js'
 import simpleImportSort from 'eslint-plugin-simple-import-sort'
 import tseslint from 'typescript-eslint'
 
-/** Layers that a lower layer must never import (STYLE R1: core ← storage ← runtime ← surfaces). */
+/** Layers that a lower layer must never import (core ← storage ← runtime ← surfaces). */
 const SURFACES = ['http', 'mcp', 'cli']
 const restrict = (group) => ({
   'no-restricted-imports': [
     'error',
     {
-      patterns: [{ group, message: 'STYLE R1: imports flow core ← storage ← runtime ← surfaces' }],
+      patterns: [{ group, message: 'imports flow core ← storage ← runtime ← surfaces' }],
     },
   ],
 })
@@ -64,7 +64,7 @@ export default tseslint.config(
       ],
       'no-restricted-syntax': [
         'error',
-        { selector: 'ExportAllDeclaration', message: 'STYLE R16: no export *' },
+        { selector: 'ExportAllDeclaration', message: 'no export *: export each name' },
       ],
     },
   },
@@ -133,7 +133,7 @@ export default tseslint.config(
   },
   // wire (the one surface call path) ← surfaces; no surface imports another's internals: mcp/
   // never imports http/ or cli/; http/ imports mcp/ only in server-run.ts, the composition root
-  // that mounts the MCP plugin (STYLE R1); cli/ composes them all.
+  // that mounts the MCP plugin (imports flow down only); cli/ composes them all.
   {
     files: ['src/wire/**/*.ts'],
     rules: restrict([...SURFACES.flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*']),
@@ -156,7 +156,7 @@ export default tseslint.config(
     rules: restrict([...['http', 'cli'].flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*']),
   },
   {
-    // Issue 12 item 19: --help, --version and --server-url commands load no driver or server, so
+    // The CLI starts light: --help, --version and --server-url commands load no driver or server, so
     // the CLI imports the runtime, the HTTP server, the stdio proxy and storage only with import().
     files: ['src/cli/**/*.ts'],
     rules: {
@@ -184,7 +184,7 @@ export default tseslint.config(
     },
   },
   {
-    // STYLE R16: the client imports only the generated contract (no runtime, no driver).
+    // The client imports only the generated contract (no runtime, no driver).
     files: ['src/client/**/*.ts'],
     rules: restrict([
       ...['core', 'storage', 'runtime', 'wire', 'http', 'mcp', 'cli'].flatMap(layer),

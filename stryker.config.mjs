@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Mutation testing (issue 12 item 16): `npm run mutate` mutates the pure core and the storage
+ * Mutation testing: `npm run mutate` mutates the pure core and the storage
  * engine's operations and runs vitest.mutate.config.ts against every mutant (per-test coverage:
  * only the tests that reach a mutant run). A bench-like command, not part of CI; the score is
  * recorded in docs/benchmarks.md. Narrow it with `npm run mutate -- --mutate <glob>`.

@@ -1,5 +1,5 @@
 /**
- * CLI start-up benchmark (issue 12 item 19): wall time of the built binary, each run a fresh
+ * CLI start-up benchmark: wall time of the built binary, each run a fresh
  * process, beside `node -e 0` (the floor: starting Node itself). Target: `--version`, `--help` and
  * `--server-url` commands within 3× the floor.
  *

@@ -1,5 +1,5 @@
 /**
- * Cluster benchmark (issue 14): PowerContext servers on one private MariaDB node alone vs on a
+ * Cluster benchmark: PowerContext servers on one private MariaDB node alone vs on a
  * private 3-node MariaDB Galera cluster with one server per node, all on loopback (harness/).
  *
  * - write throughput: `--writes` single-entry `remember` requests, and `--batches` requests of

@@ -1,5 +1,5 @@
 /**
- * Console benchmark (issue 15): how soon the web console is interactive with 10,000 memories in the
+ * Console benchmark: how soon the web console is interactive with 10,000 memories in the
  * scope, in real headless Chromium against the real server on loopback.
  *
  * - Starts the server (`startServer`) on a fresh data directory and fills scope `bench:big` with

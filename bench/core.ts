@@ -1,5 +1,5 @@
 /**
- * Core benchmark (issue 2): the embedded SQLite backend at 10k and 100k memories in one scope.
+ * Core benchmark: the embedded SQLite backend at 10k and 100k memories in one scope.
  *
  * For each size, in a fresh child process (so RSS is per size) and a fresh file database in a
  * temp dir (synchronous FULL, the default):
@@ -9,7 +9,7 @@
  * - runs `--queries` LoCoMo questions through `search` (mode fts, limit 8) and, on the same
  *   connection, the raw FTS5 floor with the very MATCH expression the backend builds, plus the
  *   backend's candidate SQL alone (join + order, no re-check); p50/p95 and ratios;
- *   the BM25 re-rank alone on the admitted candidates with warm statistics (issue 17);
+ *   the BM25 re-rank alone on the admitted candidates with warm statistics;
  * - reports RSS after the run.
  *
  * Usage: `npm run bench:core [-- --sizes 10000,100000 --queries 200 --single 2000 --warmup 50]`.
@@ -82,7 +82,7 @@ interface SizeResult {
     readonly searchMs: Stats
     readonly floorMs: Stats
     readonly candidatesMs: Stats
-    /** The BM25 re-rank alone (statistics read + scoring + sort), warm statistics (issue 17). */
+    /** The BM25 re-rank alone (statistics read + scoring + sort), warm statistics. */
     readonly rerankMs: Stats
     readonly rerankOverSearchP50: number
     readonly ratioP50: number

@@ -1,5 +1,5 @@
 /**
- * Event-loop benchmark (issue 12 item 7): how long one flush of a maximum-size window blocks the
+ * Event-loop benchmark: how long one flush of a maximum-size window blocks the
  * event loop. For each window shape, a fresh SQLite file runtime in a temp dir is filled by
  * `captureSource`, then one `flush` (limit 1000, the maximum) runs in-process while
  * `perf_hooks.monitorEventLoopDelay` (1 ms resolution) samples and a 1 ms interval timer records

@@ -1,5 +1,5 @@
 /**
- * Hook benchmark (issue 11): what a prompt costs the agent with PowerContext's hooks.
+ * Hook benchmark: what a prompt costs the agent with PowerContext's hooks.
  *
  * - Fills a fresh file database (temp dir) with `--size` LoCoMo-derived memories in one scope.
  * - Server side, in-process on that database: `--queries` LoCoMo questions, each through

@@ -1,5 +1,5 @@
 /**
- * HTTP benchmark (issue 3): the server over loopback on one scope of 10,000 memories.
+ * HTTP benchmark: the server over loopback on one scope of 10,000 memories.
  *
  * - Fills a fresh file database (temp dir) with `--size` LoCoMo-derived memories in batches of 100.
  * - Starts the real server (`startServer`, what `powercontext server run` calls) in a child process

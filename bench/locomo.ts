@@ -1,6 +1,6 @@
 /**
- * Search quality on LoCoMo (issue 5): the retrieval protocol of `shared/data/locomo/README.md`
- * run through the real runtime.
+ * Search quality on LoCoMo (the public long-conversation memory benchmark): this retrieval
+ * protocol, run through the real runtime.
  *
  * 1. One scope per conversation; every dialogue turn becomes one `fact` memory with the text
  *    `"[<session date_time>] <speaker>: <text>"`, remembered in batches of 100 (no model).
@@ -19,15 +19,14 @@
  * and bytes it holds on average, and how many evidence items were truncated.
  *
  * Usage: `npm run bench:locomo [-- --mode fts|hybrid] [--via search|prepare] [--data PATH]`; the
- * data path defaults to
- * `../shared/data/locomo/locomo-dev.json` relative to the repository root. Prints a table per
+ * LoCoMo dev split (`locomo-dev.json`, not shipped with this repository) is `--data PATH`, else
+ * the file named by `POWERCONTEXT_LOCOMO_DATA`. Prints a table per
  * conversation and overall, then one JSON line with every figure.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { fileURLToPath } from 'node:url'
 
 import { PowerContextError } from '../src/core/errors.js'
 import { PREPARE_MAX_ITEMS } from '../src/core/prepared-context.js'
@@ -36,8 +35,7 @@ import { MemoryRuntime } from '../src/runtime/memory-runtime.js'
 const LIMIT = 10
 const BATCH = 100
 const EVIDENCE_ID = /^D\d+:\d+$/
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const DEFAULT_DATA = resolve(REPO_ROOT, '../shared/data/locomo/locomo-dev.json')
+const DEFAULT_DATA = process.env['POWERCONTEXT_LOCOMO_DATA']
 const MODES = ['fts', 'hybrid'] as const
 type Mode = (typeof MODES)[number]
 const VIAS = ['search', 'prepare'] as const
@@ -117,7 +115,7 @@ interface Row {
 function parseOptions(argv: readonly string[]): Options {
   let mode: Mode = 'fts'
   let via: Via = 'search'
-  let data = DEFAULT_DATA
+  let data = DEFAULT_DATA === undefined ? undefined : resolve(DEFAULT_DATA)
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     const [flag, inline] = arg.includes('=') ? arg.split('=', 2) : [arg, undefined]
@@ -150,6 +148,8 @@ function parseOptions(argv: readonly string[]): Options {
         throw new Error(`unknown argument ${arg}`)
     }
   }
+  if (data === undefined)
+    throw new Error('give the LoCoMo dev split with --data PATH or POWERCONTEXT_LOCOMO_DATA')
   return { mode, via, data }
 }
 

@@ -1,5 +1,5 @@
 /**
- * MCP benchmark (issue 11): `search_memory` against the official MCP memory server's
+ * MCP benchmark: `search_memory` against the official MCP memory server's
  * `search_nodes`, as an agent host calls them.
  *
  * For each of `--sizes` (default 1,000 and 10,000), a fresh file database (temp dir) holds that

@@ -1,5 +1,5 @@
 /**
- * Search benchmark (issue "Vector and hybrid search"): fts, vector and hybrid search on the
+ * Search benchmark: fts, vector and hybrid search on the
  * embedded SQLite backend at 1k / 10k / 100k active memories in one scope, next to their floors.
  *
  * For each size, in a fresh child process (RSS per size) and a file database:

@@ -1,5 +1,5 @@
 /**
- * SQLite open time with and without the open-time `quick_check` (issue 12 item 2): writes
+ * SQLite open time with and without the open-time `quick_check`: writes
  * `--memories` memories (default 20,000, in batches of 100) to a temp file, then opens it with
  * `integrityCheck` false and true, `--rounds` times each (default 3), and prints the median.
  * `npm run bench:open -- --memories 100000`.

@@ -1,5 +1,5 @@
 /**
- * Upgrade benchmark (issue 16): `admin upgrade-from-reference` of a Python-reference SQLite
+ * Upgrade benchmark: `admin upgrade-from-reference` of a Python-reference SQLite
  * database of `--scopes` × `--entries` entries (default 100 × 1,000 = 100,000 entries; 20 %
  * revised, 5 % deactivated, a source per 10 entries, the memory cursor at the end), written by
  * `test/fixtures/reference/make_reference_db.py --profile bench` and cached in the temp dir.

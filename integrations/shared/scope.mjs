@@ -1,5 +1,5 @@
 // The project scope of a working directory, shared by every agent hook and the CLI: the same
-// checkout gives the same scope id as the Python reference's plugins (reference facts §9), so a
+// checkout gives the same scope id as the Python reference's plugins, so a
 // repository bound by either lands in one project memory. Only node: built-ins (hooks start fast).
 import { createHash } from 'node:crypto'
 import { readFileSync, realpathSync } from 'node:fs'

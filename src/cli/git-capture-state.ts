@@ -1,5 +1,5 @@
 /**
- * Where `capture git` keeps the last processed commit (memory-family spec: the coding-agent
+ * Where `capture git` keeps the last processed commit (the coding-agent
  * runtime keeps `last_processed_commit` itself; the memory core never discovers "the latest"
  * source). A small private file in the repository's common git dir — never committed, shared by
  * its worktrees, next to the scope binding of the agent hooks —, one entry per target (a server

@@ -57,7 +57,7 @@ function readEntries(file: string): RememberEntry[] {
 }
 
 /**
- * Registers the memory commands (DESIGN §3 operations) on the program. They are written once
+ * Registers the memory commands (docs/memory-model.md) on the program. They are written once
  * against `MemoryOperations`; `run` decides between the data directory and `--server-url`.
  */
 export function registerMemoryCommands(program: Command, io: CliIo, run: RunWithMemory): void {

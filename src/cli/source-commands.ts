@@ -27,7 +27,7 @@ function parseMetadata(value: string | undefined): Record<string, unknown> | und
 }
 
 /**
- * Registers `capture`, `flush` and `flush-records` (DESIGN §6), written once against
+ * Registers `capture`, `flush` and `flush-records` (docs/sources-and-flush.md), written once against
  * `MemoryOperations`: local data directory or `--server-url`.
  */
 export function registerSourceCommands(program: Command, io: CliIo, run: RunWithMemory): void {
@@ -95,7 +95,7 @@ export function registerSourceCommands(program: Command, io: CliIo, run: RunWith
         }
         const last = rounds.at(-1) as FlushResult
         // Everything captured is processed but POSITION is not captured yet: a success that
-        // says so (the cursor reached the high watermark), not an error (issue 12 item 22).
+        // says so (the cursor reached the high watermark), not an error.
         const reached = last.cursor >= o.until
         return print(
           json,

@@ -21,7 +21,7 @@ export const CLIENT_ERROR_CODES = [...CONTRACT_ERROR_CODES, ...CLIENT_SIDE_ERROR
 export type ClientErrorCode = (typeof CLIENT_ERROR_CODES)[number]
 
 /**
- * A failed call, rebuilt from the server's error envelope (STYLE R10). Branch on `code`, never on
+ * A failed call, rebuilt from the server's error envelope. Branch on `code`, never on
  * `status` or `message`. `requestId` is the server's request id (from the envelope, else the
  * `X-PowerContext-Request-ID` header); for client-side failures it is the caller's own request id
  * when one was given, else null.

@@ -1,6 +1,6 @@
 /**
- * `powercontext/client`: the typed HTTP client (DESIGN §7). It depends only on the generated
- * contract and openapi-fetch, never on storage, runtime or a native driver (STYLE R16).
+ * `powercontext/client`: the typed HTTP client (docs/http-api.md). It depends only on the generated
+ * contract and openapi-fetch, never on storage, runtime or a native driver (ESLint enforces it).
  */
 export type { ClientErrorCode } from './client-error.js'
 export {

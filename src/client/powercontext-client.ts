@@ -93,7 +93,7 @@ type RawRequest = (
 ) => Promise<RawResult>
 
 /**
- * Creates a client for the PowerContext HTTP API (DESIGN §7), built on openapi-fetch over the
+ * Creates a client for the PowerContext HTTP API (docs/http-api.md), built on openapi-fetch over the
  * generated contract types. It loads no storage code and no native module.
  * @throws TypeError when `baseUrl` is not an absolute http(s) URL or `timeoutMs` is not positive.
  * @example

@@ -2,13 +2,13 @@ import type { PlannedTerm } from './query-plan.js'
 import { termMatches } from './query-plan.js'
 
 /**
- * BM25 term-frequency saturation (issue 17). Lucene's default, not tuned on our data: on the
+ * BM25 term-frequency saturation. Lucene's default, not tuned on our data: on the
  * LoCoMo development split k1 0.5–1.2 × b 0.2–0.5 all gave Hit@10 0.708–0.715 and MRR
  * 0.515–0.520 (FTS5's fixed k1 = 1.2, b = 0.75 order: 0.702 / 0.500); docs/search.md.
  */
 export const BM25_K1 = 0.9
 /**
- * BM25 length normalisation (issue 17), Lucene's default. Lower than FTS5's 0.75, which
+ * BM25 length normalisation, Lucene's default. Lower than FTS5's 0.75, which
  * over-rewards very short memories sharing only a common word with the query.
  */
 export const BM25_B = 0.4

@@ -38,7 +38,7 @@ function nfcDeep(value: unknown, path: string, depth = 0): JsonValue {
       const nfcKey = key.normalize('NFC')
       if (Object.hasOwn(out, nfcKey))
         throw invalidRequest(path, `keys collide after NFC: ${nfcKey}`)
-      // A defined property, never an assignment: a `__proto__` key stays a key (issue 12 item 6).
+      // A defined property, never an assignment: a `__proto__` key stays a key.
       Object.defineProperty(out, nfcKey, {
         value: nfcDeep(item, `${path}.${nfcKey}`, depth + 1),
         enumerable: true,

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import { canonicalJson } from './canonical.js'
 import { invalidRequest, PowerContextError } from './errors.js'
 
-/** Vector distances a profile may use; MVP conformance is L2 only (memory-family RFC). */
+/** Vector distances a profile may use; MVP conformance is L2 only. */
 export const EMBEDDING_DISTANCES = ['l2'] as const
 export type EmbeddingDistance = (typeof EMBEDDING_DISTANCES)[number]
 /** Normalisations a profile may use; vector indexes here need true unit vectors. */
@@ -12,13 +12,13 @@ export type EmbeddingNormalization = (typeof EMBEDDING_NORMALIZATIONS)[number]
 
 /** Largest dimension accepted (sqlite-vec's own limit is 8192). */
 export const EMBEDDING_MAX_DIMENSION = 8192
-/** Vector admission: cosine similarity (from unit-vector L2 distance) must reach this (reference §1.3). */
+/** Vector admission: cosine similarity (from unit-vector L2 distance) must reach this, as in the Python reference. */
 export const VECTOR_MIN_COSINE = 0.3
 /** Domain prefix of an embedding content hash; changing it is a migration. */
 export const EMBEDDING_CONTENT_DOMAIN = 'powercontext:embedding-content:v1'
 
 /**
- * The one embedding profile of a database (DESIGN §4): fixed when it is first configured and never
+ * The one embedding profile of a database (docs/storage.md): fixed when it is first configured and never
  * changed. A model configured with any other profile gets no vector capability.
  */
 export interface EmbeddingProfile {
@@ -109,7 +109,7 @@ function badVector(reason: string, message: string): PowerContextError {
 }
 
 /**
- * Validates and unit-normalises one model vector for `profile` (reference §2): every component
+ * Validates and unit-normalises one model vector for `profile`, as the Python reference does: every component
  * finite, exactly `profile.dimension` components, then divided by the largest magnitude (so huge
  * values cannot overflow) and by the L2 norm. Never writes a placeholder: a bad vector is an error.
  * @throws PowerContextError `invalid_inference_output` (`details.reason`: `not_a_vector`,
@@ -148,7 +148,7 @@ export function normalizeEmbedding(
 }
 
 /**
- * `embedding_content_hash` (reference §2): SHA-256 over the domain prefix, NUL and the JCS of
+ * `embedding_content_hash` (the Python reference's): SHA-256 over the domain prefix, NUL and the JCS of
  * `{profile: {profile_id, model, dimension, distance, normalization}, content_hash}`. It proves a
  * vector belongs to exactly this content under exactly this profile.
  */

@@ -1,7 +1,7 @@
 import { CONTRACT_ERROR_CODES } from '../contract/error-codes.js'
 
 /**
- * The closed set of error codes a caller can rely on: exactly the contract's codes (DESIGN §7),
+ * The closed set of error codes a caller can rely on: exactly the contract's codes (docs/http-api.md),
  * generated from `openapi/powercontext.yaml`. Callers branch on `code`, never on the message text.
  */
 export const ERROR_CODES = CONTRACT_ERROR_CODES

@@ -1,5 +1,5 @@
 /**
- * Candidate rules of flush (DESIGN §6, memory-family spec "候选生成与无模型降级"): which sources
+ * Candidate rules of flush (docs/sources-and-flush.md, "Candidates and admission"): which sources
  * carry structured candidates, how a task outcome becomes one mechanical `working_note`, the
  * checks every candidate passes (the same text rules as explicit writes, plus the secret rule),
  * and the time order used for conflicts. Pure functions, no I/O.

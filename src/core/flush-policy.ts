@@ -1,5 +1,5 @@
 /**
- * The flush window policy of DESIGN §6, pure: where a window ends, what follows a failed attempt
+ * The flush window policy (docs/sources-and-flush.md), pure: where a window ends, what follows a failed attempt
  * (count it, isolate the window's sources one at a time, skip a poison source), and which
  * failures are counted, planned again or passed to the caller. The journal (storage) and the
  * flusher (runtime) apply these decisions; neither makes its own.

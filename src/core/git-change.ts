@@ -1,5 +1,5 @@
 /**
- * The Git change source (DESIGN §6, seed 000; memory-family spec "Source 变化与增量 evidence"): one
+ * The Git change source (docs/sources-and-flush.md, "Git changes"): one
  * source per commit, media type {@link GIT_CHANGE_MEDIA_TYPE}, built only from the commit itself
  * (message, author date, changed paths, diffstat) so that capturing the same commit again gives
  * the same bytes and therefore the same journal position. Never the patch, with size caps, and

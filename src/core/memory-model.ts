@@ -1,10 +1,10 @@
 import type { RedactionInfo } from './redaction.js'
 
-/** The four memory states (DESIGN §2). */
+/** The four memory states (docs/memory-model.md). */
 export const MEMORY_STATES = ['active', 'forgotten', 'merged', 'retired'] as const
 export type MemoryState = (typeof MEMORY_STATES)[number]
 
-/** Operations recorded in the per-scope change log (DESIGN §2). */
+/** Operations recorded in the per-scope change log (docs/memory-model.md). */
 export const CHANGE_OPS = [
   'add',
   'update',
@@ -116,7 +116,7 @@ export function toMemory(
 export const MERGE_STATES = ['effective', 'undone'] as const
 export type MergeState = (typeof MERGE_STATES)[number]
 
-/** A merge: inputs (exact versions) absorbed into a new result memory (DESIGN §2). */
+/** A merge: inputs (exact versions) absorbed into a new result memory (docs/memory-model.md). */
 export interface MergeRecord {
   readonly mergeId: string
   readonly scopeId: string

@@ -2,7 +2,7 @@ import { PowerContextError } from './errors.js'
 import type { ChangeOp, MemoryState } from './memory-model.js'
 
 /**
- * The memory state machine of DESIGN §2, in one table: for each change op that moves a memory
+ * The memory state machine (docs/memory-model.md, "States"), in one table: for each change op that moves a memory
  * between states, the states it may start from and the state it leaves. `update` writes a version
  * and keeps the state, so it is not here. Every writer takes its next state from this table
  * ({@link stateAfter}); no other file compares state literals.

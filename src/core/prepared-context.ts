@@ -1,7 +1,7 @@
 import type { ArtifactRef } from './memory-model.js'
 
 /**
- * Prepared context (DESIGN §5): the bounded, cited block a coding-agent hook injects. Pure
+ * Prepared context (docs/agents.md): the bounded, cited block a coding-agent hook injects. Pure
  * selection and rendering, no I/O. The format is the Python reference's v1 envelope byte for byte,
  * so that the reference's own plugins accept it: a trust-policy paragraph, a blank line, the BEGIN
  * marker, one line of compact JSON `{"trust":"untrusted_history","items":[…]}`, the END marker.

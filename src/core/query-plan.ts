@@ -37,7 +37,7 @@ export interface PlannedTerm {
 export interface QueryPlan {
   /** The query's meaningful distinct terms, in query order; admission counts every one. */
   readonly terms: readonly PlannedTerm[]
-  /** Shared distinct terms a candidate needs: the DESIGN §5 rule over `terms.length`. */
+  /** Shared distinct terms a candidate needs: the admission rule of docs/search.md over `terms.length`. */
   readonly requiredShared: number
 }
 
@@ -100,7 +100,7 @@ export function englishStemPrefix(token: string): string | undefined {
  * Plans a full-text query from its Analyzer v1 tokens: distinct tokens, generic English stop words
  * dropped (unless nothing else is left), each remaining token extended to its English stem
  * prefix; two tokens with one stem (`paint`, `painting`) make one term; a long query keeps its
- * {@link MAX_PLANNED_TERMS} most valuable terms. Admission then needs the DESIGN §5 share of the
+ * {@link MAX_PLANNED_TERMS} most valuable terms. Admission then needs the docs/search.md share of the
  * planned terms (`requiredShared`); an empty plan admits nothing.
  *
  * @example

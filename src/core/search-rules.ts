@@ -1,12 +1,12 @@
-/** RRF constant (reference §1.4). */
+/** RRF constant, the Python reference's. */
 export const RRF_K = 60
-/** Queries with at most this many distinct terms need one shared term (reference §1.3). */
+/** Queries with at most this many distinct terms need one shared term, as in the Python reference. */
 export const FTS_SHORT_QUERY_MAX_TERMS = 2
 /** Longer queries need at least this many shared distinct terms… */
 export const FTS_MIN_MATCHED_TERMS = 2
 /** …and at least this share of the distinct query terms. */
 export const FTS_MIN_QUERY_COVERAGE = 0.25
-/** Search result limits (DESIGN §7). */
+/** Search result limits (docs/http-api.md). */
 export const SEARCH_LIMIT_DEFAULT = 8
 export const SEARCH_LIMIT_MAX = 50
 

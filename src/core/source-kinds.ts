@@ -1,6 +1,6 @@
 /**
- * What kind of task event a captured source is, and how flush treats each kind (DESIGN §6,
- * issue 11 "Task events as sources"): explicit memory entries, task outcomes (a hook's `Stop`),
+ * What kind of task event a captured source is, and how flush treats each kind (docs/sources-and-flush.md,
+ * "Media types and source kinds"): explicit memory entries, task outcomes (a hook's `Stop`),
  * Git changes (`capture git`), user prompts (a hook's `UserPromptSubmit`, recognised by the
  * metadata the hooks and the reference plugins send) and any other content. Pure, no I/O.
  */

@@ -29,7 +29,7 @@ function setHeaders(res: { setHeader(name: string, value: string): unknown }, pa
 }
 
 /**
- * Serves the web console at `/` (DESIGN §7, release 0.2): the built page and its hashed assets,
+ * Serves the web console at `/` (docs/console.md): the built page and its hashed assets,
  * nothing from elsewhere. The files are public — they hold no data; every call the console makes
  * goes through the contract's routes with the tab's bearer token. Without a build, `/` says so.
  */

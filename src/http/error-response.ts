@@ -6,7 +6,7 @@ import {
   reportedError,
 } from '../wire/error-envelope.js'
 
-/** The one status table (STYLE R9): exhaustive over the error codes. */
+/** The one status table: exhaustive over the error codes. */
 export const HTTP_STATUS = {
   invalid_request: 422,
   capability_not_supported: 422,

@@ -20,7 +20,7 @@ export interface RunningServer {
 }
 
 /**
- * Starts the server in the remote RFC's order: open the runtime first (a failure means no listener
+ * Starts the server in this order: open the runtime first (a failure means no listener
  * at all), bind it, then listen. `stop` stops accepting work, marks the runtime unavailable, and
  * closes the runtime last.
  * @throws PowerContextError when the runtime cannot be opened or the port cannot be bound.

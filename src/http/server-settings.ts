@@ -42,7 +42,7 @@ export interface ServerSettings {
   readonly embedding?: EmbeddingSettings | undefined
   /** First delay of the background reindex (default 30 s; it backs off while the model fails). */
   readonly reindexIntervalMs?: number | undefined
-  /** Flush extraction: generation model, poison attempts (DESIGN §6). */
+  /** Flush extraction: generation model, poison attempts (docs/sources-and-flush.md). */
   readonly extraction?: ExtractionOptions | undefined
   /**
    * Backstop: flush scopes with pending sources every N seconds, one scope at a time; default

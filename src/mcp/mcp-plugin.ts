@@ -83,7 +83,7 @@ function messagesOf(body: unknown): JSONRPCMessage[] | { code: number; message: 
  * 202 for a POST without requests; every other method answers 405. One SDK server serves every POST
  * through an `ExchangeTransport`, so a request costs no server construction. The app's
  * `onRequest` hook applies, so `/mcp` needs the same bearer token as the API and every response
- * carries the request id. Tool failures are tool results with `isError` (STYLE R11).
+ * carries the request id. Tool failures are tool results with `isError`.
  */
 export function mcpPlugin(app: FastifyInstance, slot: RuntimeSlot): void {
   const { server, transport } = createMcpServer(slot, new ContractValidator())

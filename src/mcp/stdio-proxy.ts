@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline'
 import type { Readable, Writable } from 'node:stream'
 
-// Types only: the forwarder loads neither the MCP SDK nor zod (DESIGN §7, start-up budget).
+// Types only: the forwarder loads neither the MCP SDK nor zod (the CLI's start-up budget, docs/development.md).
 import type {
   CallToolRequest,
   CallToolResult,

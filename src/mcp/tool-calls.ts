@@ -16,7 +16,7 @@ export interface ToolCallContext {
 }
 
 /**
- * A failure as an MCP tool result (STYLE R11): `isError`, `<code>: <message>` as text, and the
+ * A failure as an MCP tool result: `isError`, `<code>: <message>` as text, and the
  * contract's error envelope as `structuredContent`. Anything but a `PowerContextError` is our bug:
  * it is logged with its stack and reported as `internal_error` without internals.
  */

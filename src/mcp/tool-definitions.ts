@@ -93,7 +93,7 @@ export function toolInputSchema(schemaName: string): Tool['inputSchema'] {
 }
 
 /**
- * Tool hints. Reads change nothing. Every write is idempotent by DESIGN §3 ("a repeated request
+ * Tool hints. Reads change nothing. Every write is idempotent (docs/memory-model.md: "a repeated request
  * whose effect already holds is a no-op"; a stale base fails with `revision_conflict` and changes
  * nothing). Writes keep the default `destructiveHint` (forget and restore change what search
  * shows). No tool reaches outside the memory store.
@@ -126,7 +126,7 @@ function bindings(): readonly McpToolBinding[] {
 }
 
 /**
- * The MCP allow-list (DESIGN §7): exactly the contract operations marked `x-mcp-tool`, in contract
+ * The MCP allow-list (docs/http-api.md): exactly the contract operations marked `x-mcp-tool`, in contract
  * order. Name and input schema come from the contract; the description is the operation summary
  * followed by the tool's guide for a model (`TOOL_GUIDES`).
  */

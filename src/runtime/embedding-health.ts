@@ -4,7 +4,7 @@ import type { MemoryBackend, ReindexReport } from '../storage/spi/memory-backend
 
 /** How long a probe may take before it counts as `timeout`. */
 const PROBE_TIMEOUT_MS = 2_000
-/** Cache lifetimes of a probe result (reference §6): settled results longer, failures shorter. */
+/** Cache lifetimes of a probe result, as the Python reference keeps them: settled results longer, failures shorter. */
 const READY_TTL_MS = 300_000
 const FAILED_TTL_MS = 30_000
 
@@ -92,7 +92,7 @@ export interface ReindexLoopOptions {
 export const PROGRESS_EVERY_MS = 5_000
 
 /**
- * Re-embeds missing vectors in the background while the server runs (DESIGN §4): at start, and
+ * Re-embeds missing vectors in the background while the server runs (docs/storage.md): at start, and
  * whenever the backend reports a backlog (unknown at open; writes during a model outage), it runs
  * `reindex`, reporting progress; a failing model doubles the delay up to the maximum, a success
  * resets it.

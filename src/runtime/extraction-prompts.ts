@@ -1,11 +1,11 @@
 /**
- * The prompts and output schemas of model-driven flush (docs/sources-and-flush.md, atomic-memory
- * spec "先检索，再由模型决定"): one call proposes candidates from all the window's free sources,
+ * The prompts and output schemas of model-driven flush (docs/sources-and-flush.md: retrieve
+ * first, then the model decides): one call proposes candidates from all the window's free sources,
  * kinds together, each kind read with its own guidance (Git change, user prompt, task outcome,
  * other content); then one call decides `create | update | merge | noop` for every candidate at
  * once against the related memories retrieved for each. More calls only when the sources or the
- * related memories do not fit one prompt. The admission rules of the memory-family spec
- * ("记忆准入规则") are stated here; the ones code can check (evidence, text limits, secrets, time
+ * related memories do not fit one prompt. The admission rules
+ * are stated here; the ones code can check (evidence, text limits, secrets, time
  * order) are also enforced in code.
  */
 import type { SourceKind } from '../core/source-kinds.js'

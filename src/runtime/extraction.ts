@@ -1,5 +1,5 @@
 /**
- * The extraction side of the runtime (DESIGN §6): which planner flush uses (structured candidates
+ * The extraction side of the runtime (docs/sources-and-flush.md): which planner flush uses (structured candidates
  * without a model, retrieve-then-decide with one), the flusher, the generation model's readiness
  * probe, the optional scheduler, and what capabilities report about all of it.
  */

@@ -1,5 +1,5 @@
 /**
- * Planning of a flush window outside any transaction (DESIGN §6). Without a generation model the
+ * Planning of a flush window outside any transaction (docs/sources-and-flush.md). Without a generation model the
  * {@link StructuredPlanner} turns explicit structured sources into candidates and a task outcome
  * into one mechanical `working_note`; every other source is a no-op for memory, reported as such.
  * It never derives a fact, decision or constraint from free text. Each candidate becomes a

@@ -42,7 +42,7 @@ export interface RuntimeOptions {
   readonly embedder?: Embedder | undefined
   /** An OpenAI-compatible embeddings endpoint to build the embedder from (server, CLI). */
   readonly embedding?: EmbeddingSettings | undefined
-  /** Flush and extraction: generation model, poison attempts (DESIGN §6). */
+  /** Flush and extraction: generation model, poison attempts (docs/sources-and-flush.md). */
   readonly extraction?: ExtractionOptions | undefined
   /**
    * Embedded SQLite only: approximate vector search for large scopes (docs/search.md), settings
@@ -160,7 +160,7 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
     return this.#counters.search(this.#backend.search(cmd))
   }
   /**
-   * Prepared context for an agent hook (DESIGN §5; docs/agents.md): the cited, bounded block of
+   * Prepared context for an agent hook (docs/agents.md): the cited, bounded block of
    * memories relevant to `query`, or the session-start brief without one. Read-only, no write lock.
    * @throws PowerContextError `invalid_request`, and the codes of `search`.
    */
@@ -168,7 +168,7 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
     return prepareContext(this.#backend, cmd)
   }
   /**
-   * Processes one window of the scope's captured sources (DESIGN §6); see `docs/sources-and-flush.md`.
+   * Processes one window of the scope's captured sources; see `docs/sources-and-flush.md`.
    * @throws PowerContextError `invalid_request`, `revision_conflict` (cursor kept moving),
    *   `inference_timeout`, `inference_unavailable`, `invalid_inference_output`.
    */
@@ -318,7 +318,7 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
    */
   async readiness(): Promise<Readiness> {
     if (this.#closed) return { status: 'not_ready', checks: { runtime: 'closed' } }
-    // Live storage state first (a Galera node that is not Synced must get no work, issue 14).
+    // Live storage state first (a Galera node that is not Synced must get no work).
     const live = await this.#backend.storageHealth?.()
     if (live?.ready === false) {
       return { status: 'not_ready', checks: { runtime: 'ready', ...live.checks } }

@@ -1,6 +1,6 @@
 /**
- * Retrieve-then-decide planning with a generation model (docs/sources-and-flush.md, atomic-memory
- * spec "先检索，再由模型决定如何写入"): (1) the model proposes candidates from all the window's free
+ * Retrieve-then-decide planning with a generation model (docs/sources-and-flush.md,
+ * "Extraction with a generation model"): (1) the model proposes candidates from all the window's free
  * sources at once, read whole ({@link proposeCandidates}; structured sources give their entries
  * directly); (2) for each candidate the runtime retrieves every active memory of the scope that
  * passes the search's relevance admission, paging until the search is exhausted; (3) one call

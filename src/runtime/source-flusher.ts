@@ -1,5 +1,5 @@
 /**
- * `flush(scope)` (DESIGN §6, remote-access spec "Source capture 和显式 flush"): read the window
+ * `flush(scope)` (docs/sources-and-flush.md): read the window
  * after the cursor (read transaction), plan it (structured candidates or a model; no transaction
  * and no lock held, so captures and searches never wait for inference), then apply the decisions
  * and advance the cursor in one write transaction with a compare-and-set on the cursor. If the
@@ -33,7 +33,7 @@ export interface FlushCommand {
   readonly until?: number | undefined
 }
 
-/** What one flush did (DESIGN §7). */
+/** What one flush did (docs/http-api.md). */
 export interface FlushResult {
   /** `processed` when the cursor moved, else `idle`. */
   readonly status: 'idle' | 'processed'

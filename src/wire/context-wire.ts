@@ -1,5 +1,5 @@
 /**
- * Domain ↔ wire conversion of prepared context (STYLE R13): `POST /v1/context/prepare`. The
+ * Domain ↔ wire conversion of prepared context: `POST /v1/context/prepare`. The
  * response is the v1 envelope with exactly its four fields: the Python reference's plugins reject
  * any other field, so nothing may be added here.
  */

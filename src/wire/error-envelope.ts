@@ -6,11 +6,11 @@ export interface ErrorLog {
   error(obj: Record<string, unknown>, msg: string): void
 }
 
-/** The error envelope body of DESIGN §7, as every surface sends it. */
+/** The error envelope body (docs/http-api.md), as every surface sends it. */
 export type ErrorEnvelope = ReturnType<typeof toWireError>
 
 /**
- * The error a surface reports for anything thrown (STYLE R9, R11). A `PowerContextError` keeps its
+ * The error a surface reports for anything thrown. A `PowerContextError` keeps its
  * code; anything else is our bug: logged once with its stack and reported as `internal_error`. An
  * `internal_error` is logged with its cause and reported without its message.
  */

@@ -1,5 +1,5 @@
 /**
- * Domain ↔ wire conversion of flush (STYLE R13): the request bodies of `POST /v1/memory/flush` and
+ * Domain ↔ wire conversion of flush: the request bodies of `POST /v1/memory/flush` and
  * `POST /v1/memory/flush/records`, their responses, and the `extraction` part of capabilities.
  */
 import type { components } from '../contract/powercontext-types.js'

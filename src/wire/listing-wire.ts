@@ -1,5 +1,5 @@
 /**
- * Domain ↔ wire conversion of the browsing reads (STYLE R13): `POST /v1/scopes/list`,
+ * Domain ↔ wire conversion of the browsing reads: `POST /v1/scopes/list`,
  * `POST /v1/sources/get` and `POST /v1/sources/list`, their requests and responses.
  */
 import type { components } from '../contract/powercontext-types.js'

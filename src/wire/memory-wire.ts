@@ -27,8 +27,8 @@ import {
 import { fromWireSkipped, toWireSkipped } from './skipped-wire.js'
 
 /**
- * Domain ↔ wire conversion for memory resources (STYLE R13): domain code is camelCase, the wire is
- * snake_case as DESIGN §7 lists. Every surface (CLI `--json`, HTTP, MCP) uses these mappers.
+ * Domain ↔ wire conversion for memory resources: domain code is camelCase, the wire is
+ * snake_case as docs/http-api.md lists. Every surface (CLI `--json`, HTTP, MCP) uses these mappers.
  */
 export const toWireArtifactRef = (r: ArtifactRef) => ({
   artifact_id: r.artifactId,
@@ -148,7 +148,7 @@ export const toWireChanges = (r: ChangesResult) => ({
   redactions: (r.redactions ?? []).map(toWireRedactionEntry),
 })
 
-/** The error envelope body of DESIGN §7. */
+/** The error envelope body (docs/http-api.md). */
 export const toWireError = (
   e: { code: string; message: string; details?: Readonly<Record<string, unknown>> | undefined },
   requestId: string | null,
@@ -162,7 +162,7 @@ type Wire = components['schemas']
 /*
  * Wire → domain conversion of response bodies (the inverse of the mappers above), for surfaces
  * that reach a runtime through the HTTP client (CLI `--server-url`). Records come back frozen,
- * as the runtime's own are (STYLE R12).
+ * as the runtime's own are (results are immutable).
  */
 
 /** An exact reference `{artifact_id, revision}` as a domain `ArtifactRef`. */

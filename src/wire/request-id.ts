@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 
-/** Header carrying the request id on every response (DESIGN §7). */
+/** Header carrying the request id on every response (docs/http-api.md). */
 export const REQUEST_ID_HEADER = 'x-powercontext-request-id'
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/

@@ -3,7 +3,7 @@ import type { ArtifactRef, SourceRef } from '../core/memory-model.js'
 import type * as Spi from '../storage/spi/memory-backend.js'
 
 /**
- * Wire → domain conversion of request bodies (STYLE R13), typed from the contract: each mapper
+ * Wire → domain conversion of request bodies, typed from the contract: each mapper
  * takes the contract's request schema and returns the SPI command. Bodies have already passed the
  * contract's schema (the CLI's `--file` entries have not: the backend checks every domain rule).
  * An absent optional field stays `undefined` (keeps), a `null` stays `null` (clears).

@@ -4,7 +4,7 @@ import type { MemoryRuntime } from '../runtime/memory-runtime.js'
 import type { ContractValidator } from './contract-validator.js'
 import { OPERATION_HANDLERS, type RuntimeOperationId } from './operation-handlers.js'
 
-/** Holds the runtime the surfaces serve; unbound until the runtime is open (remote RFC assembly). */
+/** Holds the runtime the surfaces serve; unbound until the runtime is open. */
 export interface RuntimeSlot {
   current: MemoryRuntime | undefined
 }

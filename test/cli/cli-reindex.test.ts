@@ -50,7 +50,7 @@ describe('powercontext admin reindex', () => {
     expect(JSON.parse(first.out)).toEqual({ scanned: 2, embedded: 2, remaining: 0, error: null })
     const again = await cli('admin', 'reindex', ...flags)
     expect(again.out).toBe('reindexed: 0 vectors embedded, 0 missing, 2 active memories\n')
-    // Progress goes to stderr, after each page of heads (issue 12 item 17).
+    // Progress goes to stderr, after each page of heads.
     expect(again.err).toBe('reindex: 2 active memories scanned, 0 embedded, 0 missing\n')
     const verify = await cli('--json', 'admin', 'verify')
     expect(JSON.parse(verify.out).counts).toMatchObject({ vectors: 2, missingVectors: 0 })
@@ -68,7 +68,7 @@ describe('powercontext admin reindex', () => {
     embeddings.down = false
   })
 
-  it('the local CLI searches vector and hybrid with the server embedding flags or environment (issue 12 item 17)', async () => {
+  it('the local CLI searches vector and hybrid with the server embedding flags or environment', async () => {
     const scope = 'cli:local-vec'
     for (const text of ['Otters swim in the river', 'Tax forms are due in April']) {
       expect((await cli('remember', '--scope', scope, '--kind', 'fact', text)).code).toBe(0)

@@ -1,5 +1,5 @@
 /**
- * What the built CLI loads (issue 12 item 19): `--version`, `--help` and every command run with
+ * What the built CLI loads: `--version`, `--help` and every command run with
  * `--server-url` load no database driver and no server framework. Each run is a child process of
  * the built binary with a module hook (node:module `register`) that records every resolved module;
  * a local command is run the same way to show that the record does see a driver when one loads.

@@ -321,7 +321,7 @@ describe('powercontext CLI on a data directory', () => {
   })
 })
 
-describe('powercontext changes pages the log (issue 12 item 14)', () => {
+describe('powercontext changes pages the log', () => {
   it('one page says where the next starts; --all follows next_since over 1,000+ changes', async () => {
     const scope = 'cli:paged'
     const file = join(dataDir, 'entries.json')

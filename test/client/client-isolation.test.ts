@@ -1,5 +1,5 @@
 /**
- * STYLE R1/R16: `powercontext/client` depends only on the generated contract and openapi-fetch.
+ * `powercontext/client` depends only on the generated contract and openapi-fetch.
  * Checked twice: statically over the source import graph, and at run time in a fresh Node process
  * that records every module the loader resolves and every native addon it opens.
  */

@@ -13,7 +13,7 @@ import { OPERATIONS } from '../../src/contract/operations.js'
 // The client's methods are built from the generated table (src/contract/client-operations.ts).
 // These checks are types: `npm run static` (tsc over test/) fails when one does not hold.
 
-/** The client's signatures as they were written by hand before the table (issue 13). */
+/** The client's signatures as they were written by hand before the table. */
 interface HandWrittenClient {
   live(options?: CallOptions): Promise<Wire.LiveResponse>
   ready(options?: CallOptions): Promise<Wire.ReadinessResponse>

@@ -1,6 +1,6 @@
 /*
  * Three `powercontext server run` processes, one per node of a 3-node MariaDB Galera cluster
- * started by this file on loopback (issue 14), driven over HTTP as a team behind a load balancer
+ * started by this file on loopback, driven over HTTP as a team behind a load balancer
  * would: read-your-writes across nodes, same-base update races, overlapping merges from two
  * nodes, captures and flushes from all three, `verify` on every node; then a node is killed with
  * SIGKILL during writes and rejoins. Needs the build (`npm test` runs it first). Skipped with the
@@ -257,7 +257,7 @@ describe.skipIf(unavailable !== null)(
       cluster.nodes[2]!.spawn()
       await cluster.nodes[2]!.waitReady(180_000)
       // Back in the cluster: readiness stops saying not_ready. Until a write commits again it may
-      // say `degraded` (`storage`: the connection failures it saw, issue 12.4); one write clears it.
+      // say `degraded` (`storage`: the connection failures it saw); one write clears it.
       const back = await waitFor(async () => {
         const r = await clients[2]!.ready()
         return r.status !== 'not_ready' && r.checks['cluster'] === 'ready'

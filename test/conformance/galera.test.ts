@@ -1,6 +1,6 @@
 /*
  * The conformance suite, unchanged, against a node of a 3-node MariaDB Galera cluster started by
- * this file on loopback (issue 14): every database is created and used on the second node, so
+ * this file on loopback: every database is created and used on the second node, so
  * every write is certified by the cluster and every statement runs with causal reads. Skipped
  * with the reason where galera-4 (or mariadb-server, rsync) is missing; `.ci/run` installs them.
  */

@@ -1,5 +1,5 @@
 /*
- * The machinery of the backend conformance suite (STYLE R5): named areas that each open one
+ * The machinery of the backend conformance suite (one conformance suite for every backend): named areas that each open one
  * backend, tests addressed by their path ('remember > …') so that a backend can skip one with a
  * reason, and the small helpers every area uses. Never collected on its own.
  */
@@ -121,7 +121,7 @@ export class ConformanceSuite {
         opened = undefined
       })
       body(area)
-      // DESIGN §4: every invariant must still hold after whatever mix of operations the area ran.
+      // every invariant must still hold after whatever mix of operations the area ran.
       this.#test('verify finds no problem after the area', async () => {
         const report = await area.backend.verify()
         expect(report.problems).toEqual([])

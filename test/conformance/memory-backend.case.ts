@@ -1,5 +1,5 @@
 /*
- * The shared backend conformance suite (DESIGN §4, STYLE R5): every rule of DESIGN §2–§5 that the
+ * The shared backend conformance suite (one suite for every backend): every rule of docs/memory-model.md, storage.md and search.md that the
  * storage SPI exposes, tested through the SPI only. Each adapter runs it with a few lines:
  *
  *   describeMemoryBackend({ name: 'sqlite', open: () => openSqliteBackend({ database: ':memory:' }) })

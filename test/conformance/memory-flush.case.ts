@@ -1,5 +1,5 @@
 /*
- * Conformance: the source journal and cursor of flush (DESIGN §6), through the SPI's `journal`:
+ * Conformance: the source journal and cursor of flush (docs/sources-and-flush.md), through the SPI's `journal`:
  * windows after the cursor, decisions applied with the cursor advance in one transaction, replay
  * after a failure, cursor CAS between concurrent flushes, poison sources skipped and reported by
  * the change feed, decision records.

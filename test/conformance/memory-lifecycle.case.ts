@@ -1,4 +1,4 @@
-/* Conformance: forget / restore, get and history (DESIGN §2 states, §3 operations). */
+/* Conformance: forget / restore, get and history (docs/memory-model.md: states, operations). */
 import { expect } from 'vitest'
 
 import { contentHash } from '../../src/core/content-hash.js'

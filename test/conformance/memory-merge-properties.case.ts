@@ -1,7 +1,7 @@
 /*
  * Conformance, property-based: random sequences of remember, update (current or stale revision),
  * forget, restore (with or without a version; without a token, with a fresh one or an earlier one)
- * and merges of 1–3 memories (valid or not). After every step the state invariants of DESIGN §2–§3
+ * and merges of 1–3 memories (valid or not). After every step the state invariants of docs/memory-model.md
  * must hold; a request that breaks a rule must fail with its typed error; a failure must leave the
  * scope exactly as it was. Fixed seed, so a failure reproduces.
  */

@@ -1,6 +1,6 @@
 /*
- * Conformance: restore of merged and merge-result memories (DESIGN §3; atomic RFC "纠正内容与撤销合并",
- * "回滚预览与直接调用"). Restoring an input undoes every effective merge above it in one operation:
+ * Conformance: restore of merged and merge-result memories (docs/memory-model.md, docs/merges.md:
+ * preview, then restore). Restoring an input undoes every effective merge above it in one operation:
  * inputs come back at their frozen versions, results are retired with all their versions; a
  * forgotten result comes back alone; `toRevision` undoes only the merges above the target.
  */
@@ -11,7 +11,7 @@ import type { ConformanceSuite } from './harness.case.js'
 import { expectCode } from './harness.case.js'
 import { rowsOf, Scene, scopeState } from './merge-scene.case.js'
 
-/** A, B → C; C, D → E (the spec's chain), with A and D at version 2. */
+/** A, B → C; C, D → E (a chain of two merges), with A and D at version 2. */
 export async function chainScene(backend: MemoryBackend): Promise<Scene> {
   const s = new Scene(backend)
   await s.addAll('A aardvark', 'B bison', 'D dingo')
@@ -286,7 +286,7 @@ export function restorePreviewArea(suite: ConformanceSuite): void {
       expect([g.restore, g.retire, g.leavingSearch, g.newVersion]).toEqual([[], [], [], null])
       const g1 = await plan('G', 1)
       expect([g1.restore, g1.retire]).toEqual([[], []])
-      // G stays active, but its current text leaves search for version 1's (issue 12 item 16).
+      // G stays active, but its current text leaves search for version 1's.
       expect(s.refs(g1.leavingSearch)).toEqual(['G@2'])
       expect(g1.newVersion).toEqual({ memoryId: s.id('G'), fromRevision: 1, version: 3 })
       expect(await scopeState(t.backend, scopeId)).toEqual(before)
@@ -314,7 +314,7 @@ export function restorePreviewArea(suite: ConformanceSuite): void {
         'forget of E': (s) => s.backend.forget({ scopeId: s.scopeId, memoryId: s.id('E') }),
         'another merge': (s) => s.merge('G', ['E', 'F'], 'gannet'),
         'a restore of A': (s) => s.backend.restore({ scopeId: s.scopeId, memoryId: s.id('A') }),
-        // Back to the same version and state: only the state version tells (issue 12 item 16).
+        // Back to the same version and state: only the state version tells.
         'a forget and restore of E': async (s) => {
           await s.backend.forget({ scopeId: s.scopeId, memoryId: s.id('E') })
           await s.backend.restore({ scopeId: s.scopeId, memoryId: s.id('E') })

@@ -1,5 +1,5 @@
 /*
- * Conformance: merge (DESIGN §2–§3; atomic RFC "合并产生新的记忆", "四种状态"). A merge creates a new
+ * Conformance: merge (docs/memory-model.md, docs/merges.md). A merge creates a new
  * memory C at version 1 citing its inputs' exact versions, with the union of their evidence; the
  * inputs become `merged` (frozen, unsearchable, readable). Every failure is typed and writes nothing.
  */
@@ -71,7 +71,7 @@ export function mergeArea(suite: ConformanceSuite): void {
         expect(h.merges).toMatchObject([record])
         expect(s.refs(h.merges[0]!.inputs)).toEqual(['A@2', 'B@1', 'D@1'])
       }
-      // DESIGN §2: `merge` for the result (to active) and for each input (to merged), one operation.
+      // `merge` for the result (to active) and for each input (to merged), one operation.
       const rows = await s.rowsSince(since)
       expect(rows.every((r) => r.reason === 'same fact')).toBe(true)
       expect(rowsOf(rows)).toEqual(
@@ -288,7 +288,7 @@ export function mergeArea(suite: ConformanceSuite): void {
       await t.backend.restore({ scopeId, memoryId: s.id('A') })
       await s.merge('C', ['A', 'B'], 'cicada')
       await t.backend.restore({ scopeId, memoryId: s.id('B') }) // undoes C
-      // DESIGN §3: A and B may be merged again; the new merge creates a new identity.
+      // A and B may be merged again; the new merge creates a new identity.
       const again = await s.merge('F', ['B', 'A'], 'firefly')
       expect(again.memory.memoryRef.artifactId).not.toBe(s.id('C'))
       await s.expectStates('A:merged@1 B:merged@1 C:retired@1 F:active@1')

@@ -135,7 +135,7 @@ export function changesArea(suite: ConformanceSuite): void {
       expect(exact).toMatchObject({ headSeq: 4, hasMore: false, nextSince: 4 })
     })
 
-    t.test('since beyond the head is invalid_request naming since (issue 12 item 14)', async () => {
+    t.test('since beyond the head is invalid_request naming since', async () => {
       const scopeId = newScope()
       await rememberOne(t.backend, scopeId, { kind: 'fact', text: 'head one' })
       const err = await expectCode(t.backend.changes({ scopeId, since: 2 }), 'invalid_request')

@@ -1,4 +1,4 @@
-/* Conformance: `remember` (DESIGN §2 memory versions, §3 remember). */
+/* Conformance: `remember` (docs/memory-model.md: versions, remember). */
 import { expect } from 'vitest'
 
 import { contentHash } from '../../src/core/content-hash.js'

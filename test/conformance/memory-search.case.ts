@@ -1,4 +1,4 @@
-/* Conformance: full-text search (DESIGN §5: Analyzer v1, admission, pool, RRF, active only). */
+/* Conformance: full-text search (docs/search.md: Analyzer v1, admission, pool, RRF, active only). */
 import { expect } from 'vitest'
 
 import type { Memory } from '../../src/core/memory-model.js'
@@ -112,7 +112,7 @@ export function searchArea(suite: ConformanceSuite): void {
       t.test(
         'a 594-word and a 1,600-word query run and find the memory they are about',
         async () => {
-          // Issue 12 item 9: MariaDB ran one MATCH per planned term and overran its thread stack
+          // MariaDB once ran one MATCH per planned term and overran its thread stack
           // near 600 of them. The plan keeps the 32 most valuable terms on every backend.
           const scopeId = newScope()
           const subject = 'pgbouncer pooling staging replicas failover timeouts retries handshake'
@@ -132,7 +132,7 @@ export function searchArea(suite: ConformanceSuite): void {
       )
 
       t.test('a short memory sharing only a common word ranks below the answer', async () => {
-        // Issue 17, in a database of its own (statistics are the index's). SQLite's FTS5 order
+        // BM25 order, in a database of its own (statistics are the index's). SQLite's FTS5 order
         // (k1 1.2, b 0.75) puts the short one above the answer
         // (test/storage/sqlite-bm25.test.ts); BM25 with k1 0.9, b 0.4 does not.
         const backend = await t.open()

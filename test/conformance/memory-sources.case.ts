@@ -1,4 +1,4 @@
-/* Conformance: source capture (DESIGN §2 Source), scope ids, verify and rebuild (DESIGN §4). */
+/* Conformance: source capture (docs/memory-model.md), scope ids, verify and rebuild (docs/storage.md). */
 import { createHash } from 'node:crypto'
 
 import { expect } from 'vitest'

@@ -1,4 +1,4 @@
-/* Conformance: `update` (DESIGN §3: CAS on the exact revision, evidence union, no-op repeats). */
+/* Conformance: `update` (docs/memory-model.md: CAS on the exact revision, evidence union, no-op repeats). */
 import { expect } from 'vitest'
 
 import type { UpdateCommand } from '../../src/storage/spi/memory-backend.js'

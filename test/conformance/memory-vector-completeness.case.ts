@@ -1,4 +1,4 @@
-/* Conformance: vector completeness compares every head's vector row, not a count (issue 12 item 12). */
+/* Conformance: vector completeness compares every head's vector row, not a count. */
 import { expect } from 'vitest'
 
 import { DeterministicEmbedder } from '../../src/runtime/embedder.js'

@@ -1,4 +1,4 @@
-/* Conformance: vector, hybrid and auto search; profiles, outages, completeness and reindex (DESIGN §4–§5). */
+/* Conformance: vector, hybrid and auto search; profiles, outages, completeness and reindex (docs/storage.md). */
 import { expect } from 'vitest'
 
 import type { Embedder, EmbeddingProfile } from '../../src/core/embedding.js'

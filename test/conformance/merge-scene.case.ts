@@ -201,7 +201,7 @@ export class Scene {
 }
 
 /**
- * The state invariants of DESIGN §2–§3 over a whole scope whose memories are the keys of `words`,
+ * The state invariants of docs/memory-model.md over a whole scope whose memories are the keys of `words`,
  * each searchable by its word: every memory in exactly one state and `list` by state partitioning
  * the scope; active ⇔ found by its word (at its current version); `merged_into` set ⇔ merged, as
  * an input of exactly one effective merge (at its frozen version), chains acyclic and ending at a

@@ -1,5 +1,5 @@
 /*
- * The conformance suite's options for the MySQL-protocol adapter (STYLE R5/R6): the same suite,
+ * The conformance suite's options for the MySQL-protocol adapter: the same suite,
  * per-backend expectations in one record keyed by backend (kysely's `PerSQLDialect<T>`).
  */
 import { afterAll } from 'vitest'

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { BM25_B, BM25_K1, bm25Idf, bm25Order, bm25Score } from '../../src/core/bm25.js'
 import type { PlannedTerm } from '../../src/core/query-plan.js'
 
-// Expected values computed by hand (python3: math.log, the formula of issue 17).
+// Expected values computed by hand (python3: math.log, the formula of docs/search.md).
 describe('bm25', () => {
   it('uses the documented short-text constants', () => {
     expect([BM25_K1, BM25_B]).toEqual([0.9, 0.4])

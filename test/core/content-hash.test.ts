@@ -1,5 +1,5 @@
 /**
- * Content hashes (core/content-hash.ts, DESIGN §3): the wire form of refs, refs in one canonical
+ * Content hashes (core/content-hash.ts, docs/memory-model.md): the wire form of refs, refs in one canonical
  * order without duplicates, the canonical bytes of a version's content, and its domain-separated
  * SHA-256 pinned to a golden value (changing it is a migration).
  */

@@ -1,5 +1,5 @@
 /**
- * The domain error (core/errors.ts, DESIGN §7): its codes are the contract's, `invalid_request`
+ * The domain error (core/errors.ts, docs/http-api.md): its codes are the contract's, `invalid_request`
  * names the field in the message and in `details.errors`, and anything unknown becomes
  * `internal_error` keeping the original as `cause`.
  */

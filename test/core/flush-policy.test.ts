@@ -1,5 +1,5 @@
 /**
- * The flush window policy (core/flush-policy.ts, DESIGN §6): window bounds, what follows a
+ * The flush window policy (core/flush-policy.ts, docs/sources-and-flush.md): window bounds, what follows a
  * failed attempt (count, isolate, skip a poison source), and which failures count.
  */
 import { describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Identifiers (core/ids.ts, DESIGN §3): new ids are a prefix and a time-ordered ULID; scope,
+ * Identifiers (core/ids.ts, docs/memory-model.md): new ids are a prefix and a time-ordered ULID; scope,
  * source and memory ids are printable ASCII of 1–128 characters; a revision is an integer ≥ 1.
  */
 import { describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * The memory state machine (core/memory-state.ts, DESIGN §2): the transitions every writer takes,
+ * The memory state machine (core/memory-state.ts, docs/memory-model.md): the transitions every writer takes,
  * that anything else is refused, and that no storage or runtime file compares a state literal.
  */
 import { readdirSync, readFileSync } from 'node:fs'
@@ -31,7 +31,7 @@ const ALLOWED: Record<StateChangeOp, Partial<Record<MemoryState, MemoryState>>> 
 }
 
 describe('memory state machine', () => {
-  it('allows exactly the transitions of DESIGN §2', () => {
+  it('allows exactly the transitions of docs/memory-model.md', () => {
     for (const op of Object.keys(STATE_TRANSITIONS) as StateChangeOp[]) {
       for (const from of MEMORY_STATES) {
         const to = ALLOWED[op][from]

@@ -1,4 +1,4 @@
-/* Query planning for the full-text channel (DESIGN §5, docs/search.md "How the query is planned"). */
+/* Query planning for the full-text channel (docs/search.md "How the query is planned"). */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 
@@ -121,7 +121,7 @@ describe('planQuery', () => {
     ])
   })
 
-  it('requires the DESIGN §5 share of the planned terms', () => {
+  it('requires the admission share of the planned terms', () => {
     expect(plan('!!! ...').terms).toEqual([])
     expect(plan('!!! ...').requiredShared).toBe(Number.POSITIVE_INFINITY)
     expect(plan('the red kiwi').requiredShared).toBe(1)
@@ -212,7 +212,7 @@ describe('admission under a plan', () => {
     expect(admits(plan('...'), ['anything'])).toBe(false)
   })
 
-  it('is the DESIGN §5 rule when no term has a prefix', () => {
+  it('is the admission rule of docs/search.md when no term has a prefix', () => {
     const exact = fc.stringMatching(/^(?:[0-9]{1,3}|[a-z]{1,3})$/)
     fc.assert(
       fc.property(

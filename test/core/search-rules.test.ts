@@ -1,5 +1,5 @@
 /**
- * Search rules (core/search-rules.ts, reference §1.3–§1.4): the candidate pool, the FTS admission
+ * Search rules (core/search-rules.ts, the Python reference's values): the candidate pool, the FTS admission
  * threshold at each step, admission counting distinct shared terms, and reciprocal-rank fusion —
  * exact scores, a duplicate's rank, the channel order of `matched_by`, ties and the limit.
  */

@@ -1,5 +1,5 @@
 /**
- * Text rules (core/text-rules.ts, DESIGN §3): memory text, kind, reason and `observed_at` —
+ * Text rules (core/text-rules.ts, docs/memory-model.md): memory text, kind, reason and `observed_at` —
  * normalisation (NFC, trimmed), the size caps at their exact bounds, unstorable strings, and
  * timestamps that are real dates in a zone, normalised to UTC.
  */

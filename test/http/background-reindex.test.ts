@@ -1,5 +1,5 @@
 /*
- * Background reindex and completeness across processes (issue 12 item 17): `powercontext server
+ * Background reindex and completeness across processes: `powercontext server
  * run` starts filling missing vectors when it starts and logs its progress; a process that found
  * a scope incomplete sees another process's reindex fill it, even one that died before its epoch
  * bump. Uses the build (`npm test` runs it first) and the loopback embeddings server.
@@ -41,7 +41,7 @@ async function seedWithoutVectors(database: string, scopeId: string, count: numb
   await backend.close()
 }
 
-describe('background reindex (issue 12 item 17)', () => {
+describe('background reindex', () => {
   it('starts when the server starts and logs its start, progress and end', async () => {
     const dataDir = join(dir, 'server')
     await seedWithoutVectors(join(dataDir, 'powercontext.db'), 'bg:s', 3)

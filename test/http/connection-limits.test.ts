@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 8: slow request bodies are timed out and connections are limited, on a real
+ * Slow request bodies are timed out and connections are limited, on a real
  * server on loopback. Before, 100 connections trickling a byte every 2 s stayed open past 100 s
  * and 300 of them starved the process of file descriptors.
  */

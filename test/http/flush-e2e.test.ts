@@ -1,5 +1,5 @@
 /**
- * Capture and flush end to end over real servers on loopback (DESIGN §6–§7): capture contract
+ * Capture and flush end to end over real servers on loopback (docs/sources-and-flush.md): capture contract
  * (idempotency on the canonical payload, conflicts, generated ids, size limit, concurrency),
  * capture → flush until the position → search finds the memory citing its source, concurrent
  * flushes, captures and searches not blocked by a model call in flight, typed model errors and

@@ -1,5 +1,5 @@
 /*
- * A `__proto__` key in capture metadata over HTTP (issue 12 item 6): kept as a key, so the same
+ * A `__proto__` key in capture metadata over HTTP: kept as a key, so the same
  * source id with `{}` afterwards is `source_conflict`, and reading the source returns it.
  */
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -1,5 +1,5 @@
 /**
- * The Python reference's own Claude Code and Codex plugins against this server (DESIGN §5, §8):
+ * The Python reference's own Claude Code and Codex plugins against this server (docs/agents.md, docs/upgrade.md):
  * the requests they send, recorded from the real hook scripts (test/fixtures/
  * reference-plugin-requests.json), replayed over loopback against a real server, and every answer
  * checked the way the plugins check it — the prepare envelope strictly (exactly four fields, the

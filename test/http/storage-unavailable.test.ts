@@ -1,5 +1,5 @@
 /*
- * The database cannot take a request (issue 12 item 4): a full disk (SQLite on a small tmpfs this
+ * The database cannot take a request: a full disk (SQLite on a small tmpfs this
  * test mounts itself) and a MariaDB that went away (a TCP relay on a private port in front of the
  * machine's MariaDB, closed mid-run) answer `storage_unavailable` (503, `details.reason`), never
  * `500 internal_error`; readiness says so while it lasts, and both recover.

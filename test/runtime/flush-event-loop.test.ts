@@ -1,5 +1,5 @@
 /**
- * A flush of a large window yields to the event loop (issue 12 item 7): the planning, the checks
+ * A flush of a large window yields to the event loop: the planning, the checks
  * and the writes of a window run in slices, so callbacks queued meanwhile (liveness, other
  * requests, timers) run while it works. Nothing here is timed: the proof is that `setImmediate`
  * callbacks scheduled during the flush run before it ends (none did before: the whole flush was

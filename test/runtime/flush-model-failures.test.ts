@@ -1,5 +1,5 @@
 /**
- * Failures of flush with a generation model (DESIGN §6), driven by a scripted OpenAI-compatible
+ * Failures of flush with a generation model (docs/sources-and-flush.md), driven by a scripted OpenAI-compatible
  * chat server on loopback: invalid output fails the whole window (replayed; a poison source is
  * skipped after the attempts), invalid decisions, timeouts and provider errors.
  */

@@ -1,5 +1,5 @@
 /**
- * Flush with a generation model (DESIGN §6, atomic-memory spec "先检索，再由模型决定"), driven by a
+ * Flush with a generation model (docs/sources-and-flush.md: retrieve first, then the model decides), driven by a
  * scripted OpenAI-compatible chat server on loopback: create / update / merge / noop, time order
  * of conflicting facts, retrieval in pages, planned items seen by later candidates, invalid
  * output (whole window fails, replayed, poison source skipped), timeouts and provider errors.

@@ -1,5 +1,5 @@
 /**
- * Flush without a generation model (DESIGN §6, memory-family spec "无模型降级"): structured
+ * Flush without a generation model (docs/sources-and-flush.md: the fallback without a model): structured
  * sources become memories, a task outcome one mechanical working_note, free text nothing; exact
  * duplicates are no-ops; secrets are refused; a failure injected between the memory writes and
  * the cursor advance is replayed; the scheduler flushes pending scopes.

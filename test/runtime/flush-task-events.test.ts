@@ -1,5 +1,5 @@
 /**
- * Task events as sources (issue 11): Git changes, user prompts and task outcomes — shaped exactly
+ * Task events as sources: Git changes, user prompts and task outcomes — shaped exactly
  * as `capture git` and the hooks capture them — go through retrieve-then-decide with a proposing
  * prompt of their own when a generation model is configured (the scripted chat server on loopback
  * records what reached it), and stay evidence only without one; capabilities say which.

@@ -1,5 +1,5 @@
 /**
- * Prepared context through the runtime on a real SQLite file (DESIGN §5): recall for a query, the
+ * Prepared context through the runtime on a real SQLite file (docs/agents.md): recall for a query, the
  * session-start brief, several scopes ranked together and de-duplicated, validation, and that a
  * flush waiting on a slow generation model does not delay it (no write lock).
  */

@@ -1,5 +1,5 @@
 /**
- * First run (issue 12 item 18): set-up is `npm ci` (which also builds, through `prepare`) and
+ * First run: set-up is `npm ci` (which also builds, through `prepare`) and
  * `npm start` (which serves); `npm test` passes on a machine without MariaDB, whose suites then
  * skip naming why, unless CI or POWERCONTEXT_TEST_MARIADB_URL require them (then they fail).
  * Each is run for real: `npm start` and vitest as child processes.

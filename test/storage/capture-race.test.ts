@@ -1,5 +1,5 @@
 /*
- * Capture and flush racing across processes on one SQLite file (DESIGN §2 Source, §6): distinct
+ * Capture and flush racing across processes on one SQLite file (docs/sources-and-flush.md): distinct
  * captures get contiguous positions without gaps, identical captures one position, and flushes
  * of one scope from several processes never process a source twice (cursor compare-and-set).
  * Children import the build (`npm run build` first; `npm test` does it).

@@ -1,5 +1,5 @@
 /*
- * Crash safety on MariaDB (issue 12.1): a private mariadbd (its own port and data directory,
+ * Crash safety on MariaDB: a private mariadbd (its own port and data directory,
  * started by this test) is killed with SIGKILL while six writers remember and update; after each
  * restart the first open must have full-text search, `verify` must pass, and search must find
  * every acknowledged memory (at its acknowledged version, or at the version of a write that was in
@@ -156,7 +156,7 @@ describe.skipIf(unavailable !== null)(
           await reopened.close()
         }
       }
-      // The figures of docs/benchmarks.md (issue 12, "MariaDB crash test").
+      // The figures of docs/benchmarks.md, "MariaDB crash test".
       console.log(
         `mariadb crash: ${KILLS} kills, ${acknowledged} acknowledged writes, ${expected.size} memories all found by search, ${rewrittenAtOpen} index rows rewritten at reopen`,
       )

@@ -1,7 +1,7 @@
 /*
- * Merges and restores racing across processes on one SQLite file (DESIGN §3: "one active memory can
- * never be absorbed by two effective merges (the state check is inside the transaction)"; atomic
- * RFC "检索与并发"). Child processes import the build (`npm run build` first; `npm test` does it),
+ * Merges and restores racing across processes on one SQLite file (docs/memory-model.md: one
+ * active memory can never be absorbed by two effective merges, the state check is inside the
+ * transaction). Child processes import the build (`npm run build` first; `npm test` does it),
  * stay up for every round, and run each command at one shared monotonic instant.
  */
 import type { ChildProcess } from 'node:child_process'

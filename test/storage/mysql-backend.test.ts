@@ -262,7 +262,7 @@ describeWithMariadb('startup probes and capabilities', () => {
     expect((await backend.verify()).problems).toEqual([])
   })
 
-  it('a failed full-text probe lists no fts/auto mode and refuses every mode it cannot run (issue 12 item 13)', async () => {
+  it('a failed full-text probe lists no fts/auto mode and refuses every mode it cannot run', async () => {
     const { backend } = await fresh('nofts-modes', {
       rewriteSql: (sql) => sql.replace('AND probe_id = ?', "AND probe_id = CONCAT(?, '-')"),
     })

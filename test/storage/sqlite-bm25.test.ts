@@ -1,4 +1,4 @@
-/* SQLite BM25 re-rank (issue 17): index statistics from FTS5's own records, their invalidation
+/* SQLite BM25 re-rank: index statistics from FTS5's own records, their invalidation
  * by any connection's writes, FTS5's native order it replaces, and an unchanged candidate set. */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1,5 +1,5 @@
 /*
- * Which files the embedded backend opens (issue 12 items 3 and 5): only a missing file creates a
+ * Which files the embedded backend opens: only a missing file creates a
  * database; an empty, foreign or newer file is refused with a clear message and left untouched.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'

@@ -1,5 +1,5 @@
 /*
- * A damaged SQLite file (issue 12 item 2): one index page of a real database file overwritten.
+ * A damaged SQLite file: one index page of a real database file overwritten.
  * Opening refuses it with a clear error; `admin verify` runs SQLite's full integrity check and
  * reports it; writes that hit the damage are a typed
  * `storage_unavailable` (`corrupt`), never `internal_error`.

@@ -141,7 +141,7 @@ describe('sqlite vector projection integrity', () => {
     const keep = await remember(backend, 's', 'badger sett woodland')
     const tampered = await remember(backend, 's', 'heron pond')
     // Hybrid is known complete before the tampering (a new process would find the scope
-    // incomplete and refuse hybrid, issue 12 item 12): the per-hit re-check must drop it.
+    // incomplete and refuse hybrid): the per-hit re-check must drop it.
     expect((await backend.search({ scopeId: 's', query: 'badger', mode: 'hybrid' })).mode).toBe(
       'hybrid',
     )

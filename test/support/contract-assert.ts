@@ -102,7 +102,7 @@ export const CONTRACT_ERROR_CODES: readonly string[] = at(
 ) as readonly string[]
 
 /**
- * Throws unless `body` is the error envelope of DESIGN §7 — `{error: {code, message, request_id,
+ * Throws unless `body` is the error envelope of docs/http-api.md — `{error: {code, message, request_id,
  * details}}` with a contract code, and `request_id` equal to the response's request id header.
  */
 export function assertErrorEnvelope(body: unknown, requestIdHeader: string | null): void {

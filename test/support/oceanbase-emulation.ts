@@ -1,6 +1,6 @@
 /*
  * Runs the adapter's OceanBase dialect against MariaDB by rewriting the few constructs only
- * OceanBase parses (STYLE: tested honestly — this proves the OceanBase code path and the rest of
+ * OceanBase parses (tested honestly — this proves the OceanBase code path and the rest of
  * each statement, not OceanBase's own parser; docs/oceanbase.md lists what ran where):
  *
  *   VECTOR(n)                      → LONGTEXT COMMENT 'vector(n)' (JSON array text)

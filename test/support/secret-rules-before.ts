@@ -1,5 +1,5 @@
 /**
- * The secret rules as they were before issue 12 item 7, kept as the oracle: the rewritten rules
+ * The secret rules as they were before their linear-time rewrite, kept as the oracle: the rewritten rules
  * must match exactly what these matched (test/core/secret-rules-linear.test.ts), and
  * `npm run bench:secrets` times both. Two of them (`url_credentials`, `jwt`) take quadratic time
  * on adversarial input; never use them outside tests and benchmarks.

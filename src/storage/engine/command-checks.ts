@@ -1,5 +1,5 @@
 /**
- * Validation of the commands (STYLE R2: every rule once, in the base backend): each check returns
+ * Validation of the commands (every rule once, in the base backend): each check returns
  * the normalized command its operation runs on, or throws `invalid_request`.
  */
 import {

@@ -64,14 +64,14 @@ export interface DatabaseBackendOptions {
   /** Clock for `created_at`/`at` stamps; default `() => new Date()`. */
   readonly now?: () => Date
   /**
-   * Embedding model for the vector projection (DESIGN §4–§5). Its profile is fixed in the database
+   * Embedding model for the vector projection (docs/storage.md). Its profile is fixed in the database
    * when first configured; a different profile later leaves the backend without vectors.
    */
   readonly embedder?: Embedder | undefined
 }
 
 /**
- * The abstract base of every database backend (DESIGN §4, STYLE R2): it validates every command,
+ * The abstract base of every database backend (docs/storage.md; every domain rule lives here once): it validates every command,
  * owns canonical bytes, hashes, the state machine, CAS decisions, evidence checks and hit
  * re-checks. Adapters implement only transactions and the row verbs of {@link DialectTx}.
  */
@@ -84,7 +84,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     write: (work) => this.inWriteTransaction(work),
   }
 
-  /** The source journal (DESIGN §6): flush windows, cursor CAS, failures, decision records. */
+  /** The source journal (docs/sources-and-flush.md): flush windows, cursor CAS, failures, decision records. */
   readonly journal: SourceJournal
 
   constructor(options: DatabaseBackendOptions = {}) {
@@ -100,7 +100,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
 
   /**
    * Why full-text search cannot run (the adapter's startup probe failed), or null; adapters with
-   * such a probe override it (STYLE R3).
+   * such a probe override it.
    */
   protected get fullTextProblem(): string | null {
     return null
@@ -177,7 +177,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
   }
 
   /**
-   * Restores a memory (DESIGN §3): a forgotten one comes back; a merged one comes back by undoing
+   * Restores a memory (docs/memory-model.md): a forgotten one comes back; a merged one comes back by undoing
    * every effective merge above it, in one transaction; `toRevision` then writes a new version with
    * that version's content. With `previewToken`, fails with `preview_stale` if anything moved.
    * @throws PowerContextError `memory_not_found`, `state_conflict` (retired), `preview_stale`.
@@ -250,7 +250,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
   }
 
   /**
-   * Searches active memories (DESIGN §5). `auto` is hybrid when the embedding profile is ready and
+   * Searches active memories (docs/search.md). `auto` is hybrid when the embedding profile is ready and
    * the scope's vector projection is complete, else fts; an explicit `vector`/`hybrid` that cannot
    * run fails with `capability_not_supported`, never an empty result. See {@link searchInMode}.
    */
@@ -292,7 +292,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     return Promise.resolve(NO_ERASE_STEP)
   }
 
-  /** One keyset page of scopes with memory counts per state (DESIGN §7, the console). */
+  /** One keyset page of scopes with memory counts per state (the console's scope list). */
   async listScopes(cmd: L.ListScopesCommand = {}): Promise<L.ListScopesResult> {
     const q = listing.checkListScopes(cmd)
     return this.inReadTransaction((tx) => listing.listScopesInTx(tx, q))

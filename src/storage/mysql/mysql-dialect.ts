@@ -1,5 +1,5 @@
 /*
- * The MySQL-family dialect of the shared SQL verbs (issue 13): mysql2's `IN (?)` lists and
+ * The MySQL-family dialect of the shared SQL verbs: mysql2's `IN (?)` lists and
  * `VALUES ?` rows, `ON DUPLICATE KEY UPDATE` upserts, counters read `FOR UPDATE`, InnoDB/OceanBase
  * FULLTEXT over an encoded column as the full-text dialect, and (OceanBase) the vector in the head
  * row as the vector dialect. What differs between OceanBase and MariaDB is in `MYSQL_DIALECTS`.

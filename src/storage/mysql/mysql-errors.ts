@@ -1,5 +1,5 @@
 /*
- * Driver errors translated before they leave the adapter (STYLE R8): nothing above
+ * Driver errors translated before they leave the adapter: nothing above
  * `storage/mysql/` knows mysql2's error shapes, and no message or cause carries the password.
  */
 import { PowerContextError } from '../../core/errors.js'

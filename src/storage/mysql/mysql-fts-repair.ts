@@ -1,5 +1,5 @@
 /*
- * Repair of the FULLTEXT index after a database crash (issue 12.1). InnoDB keeps FULLTEXT entries
+ * Repair of the FULLTEXT index after a database crash. InnoDB keeps FULLTEXT entries
  * of recent commits in a memory cache and, after a crash, re-reads only rows whose document id is
  * above the last synced id. A transaction gets its document id at its statement but enters the
  * cache at its commit, so a sync between the two records the id as synced while its words are in

@@ -1,5 +1,5 @@
 /*
- * MariaDB Galera cluster support (issue 14). A Galera node applies the write sets other nodes
+ * MariaDB Galera cluster support. A Galera node applies the write sets other nodes
  * certified asynchronously, so without causal reads a client behind a load balancer may not read
  * its own writes on another node (observed: 81 of 300 reads right after a write on another node
  * missed it). Every session of a backend on a Galera node therefore waits for causality

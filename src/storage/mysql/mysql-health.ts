@@ -1,5 +1,5 @@
 /*
- * Live health of the database a MySQL-family backend runs on, for readiness (issue 14): a Galera
+ * Live health of the database a MySQL-family backend runs on, for readiness: a Galera
  * node's membership and sync state, and whether the server restarted since the last look (then
  * the FULLTEXT index is checked again, see mysql-fts-repair.ts). Each check uses its own short
  * connection with default session settings: no causal wait, so it answers on a node that is not

@@ -87,7 +87,7 @@ export interface MysqlStorageStatus {
 }
 
 /**
- * The MySQL-protocol backend on a mysql2 pool (DESIGN §4): OceanBase ≥ 4.3.5 in MySQL mode, or
+ * The MySQL-protocol backend on a mysql2 pool (docs/storage.md): OceanBase ≥ 4.3.5 in MySQL mode, or
  * MariaDB (FTS only). It adds no domain rule. Write transactions run SERIALIZABLE (SQLite's
  * serialised writers, across every replica sharing the database), with the `UPDATE … WHERE` head
  * CAS; deadlocks and lock timeouts roll back and rerun the whole transaction a bounded number of

@@ -1,5 +1,5 @@
 /*
- * Startup probes of the MySQL-protocol adapter (memory-family RFC, OceanBase adapter: "verify the
+ * Startup probes of the MySQL-protocol adapter (OceanBase adapter: "verify the
  * MySQL tenant, database version, vector memory, FULLTEXT tokenizer, HNSW distance and embedding
  * dimension at startup"). What is found decides the capabilities; a mismatch makes that capability
  * unavailable with a reason, never a silent empty result. Functional probes (write, search,

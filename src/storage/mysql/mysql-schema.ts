@@ -1,5 +1,5 @@
 /*
- * Schema of the MySQL-protocol adapter (DESIGN §4; the memory-family RFC's OceanBase DDL adapted to
+ * Schema of the MySQL-protocol adapter (docs/storage.md, docs/oceanbase.md; the OceanBase DDL adapted to
  * the atomic tables): identity and hash columns are ASCII with a binary collation (case-variant
  * scope and source ids stay distinct), text columns utf8mb4 with a binary collation, refs canonical
  * JSON text, every key well inside InnoDB's 3072-byte limit. The FULLTEXT and vector indexes are
@@ -63,7 +63,7 @@ export const MYSQL_MIGRATIONS: readonly (readonly ((opts: string) => string)[])[
       FOREIGN KEY (scope_id) REFERENCES scopes (scope_id),
       FOREIGN KEY (merged_into) REFERENCES memories (memory_id)
     ) ${o}`,
-    // The chain rule (previous = version - 1) is a CHECK; the RFC's self-referencing foreign key
+    // The chain rule (previous = version - 1) is a CHECK; a self-referencing foreign key
     // is left out because OceanBase rejects composite self-references (verify checks the chain).
     (o) => `CREATE TABLE IF NOT EXISTS memory_versions (
       memory_id ${ID} NOT NULL,

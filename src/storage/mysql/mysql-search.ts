@@ -1,7 +1,7 @@
 /*
- * The search dialect of the MySQL-protocol adapter (STYLE R2: adapters supply SQL, transactions
+ * The search dialect of the MySQL-protocol adapter (adapters supply SQL, transactions
  * and their search dialect): the FULLTEXT token encoding, the boolean-mode query, and the record
- * of what differs between OceanBase and MariaDB, keyed by dialect (STYLE R6, no `if` chains).
+ * of what differs between OceanBase and MariaDB, keyed by dialect (no `if` chains).
  */
 import type { PlannedTerm } from '../../core/query-plan.js'
 
@@ -38,7 +38,7 @@ export interface VectorDialect {
   readonly searchSql: (withKinds: boolean) => string
 }
 
-/** What differs between the MySQL-protocol products (STYLE R6: one record keyed by dialect). */
+/** What differs between the MySQL-protocol products (one record keyed by dialect). */
 export interface MysqlDialect {
   readonly name: MysqlDialectName
   /** Product name as users know it. */
@@ -193,7 +193,7 @@ export function fulltextIndexSql(dialect: MysqlDialect, table = FULLTEXT_TABLE):
  * Ordered by the number of distinct terms a head matches, then relevance, then memory id: InnoDB
  * relevance is TF-IDF without saturation or length normalisation, so one frequent term could
  * otherwise fill the candidate pool with heads that match too few terms to be admitted
- * (DESIGN §5 admission counts distinct shared terms).
+ * (admission counts distinct shared terms, docs/search.md).
  *
  * The candidates are picked and sorted over ids and scores only (the derived table `c`, with its
  * LIMIT), and the text of the chosen heads is joined afterwards. Sorting rows that carry the TEXT

@@ -26,8 +26,8 @@ export interface VectorColumnState {
 }
 
 /**
- * Vector verbs (SQL only, STYLE R3). OceanBase keeps the vector in the head row itself, as the
- * memory-family RFC's DDL does: `embedding VECTOR(dim)` with an HNSW L2 index, next to the vector
+ * Vector verbs (SQL only, no decision). OceanBase keeps the vector in the head row itself, as the
+ * OceanBase DDL of docs/oceanbase.md does: `embedding VECTOR(dim)` with an HNSW L2 index, next to the vector
  * version, content hash and embedding hash that bind it to one version of one memory. Removing the
  * head removes its vector in the same statement. On a dialect without a vector type the profile is
  * still stored (so the database keeps its fixed profile) and every vector verb is a no-op.

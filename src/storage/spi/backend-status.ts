@@ -28,7 +28,7 @@ export interface RebuildReport {
   readonly vectors?: number
 }
 
-/** What a backend can do; base defaults, adapters override (STYLE R3). */
+/** What a backend can do; base defaults, adapters override. */
 export interface BackendCapabilities {
   /** Full-text search can run (false when the backend's full-text probe failed). */
   readonly fts: boolean
@@ -46,7 +46,7 @@ export interface BackendCapabilities {
   readonly cluster?: ClusterStatus | null
 }
 
-/** A database cluster node as it last reported itself (issue 14: MariaDB Galera). */
+/** A database cluster node (MariaDB Galera) as it last reported itself. */
 export interface ClusterStatus {
   readonly kind: 'galera'
   /** Nodes in this node's component. */

@@ -22,13 +22,13 @@ import type { VectorTx } from './vector-tx.js'
 export type { SourceRow } from './source-row.js'
 
 /**
- * Row-level verbs an adapter offers inside one transaction (STYLE R3). No verb decides a domain
+ * Row-level verbs an adapter offers inside one transaction. No verb decides a domain
  * rule; the base class decides and calls these.
  */
 export interface DialectTx {
   /** The vector projection's verbs; absent when the adapter has no vector support. */
   readonly vectors?: VectorTx | undefined
-  /** The source journal's verbs: cursor, failures, decision records (DESIGN §6). */
+  /** The source journal's verbs: cursor, failures, decision records (docs/sources-and-flush.md). */
   readonly journal: JournalTx
   /** The upgrade tables' verbs (docs/upgrade.md). */
   readonly legacy: LegacyTx
@@ -81,7 +81,7 @@ export interface DialectTx {
   /**
    * The full-text index's BM25 statistics for planned terms (N, mean length, each term's
    * document frequency), read in this transaction; `undefined` when the backend keeps its
-   * native candidate order (issue 17, docs/search.md).
+   * native candidate order (docs/search.md).
    */
   textStatistics(terms: readonly PlannedTerm[]): Promise<Bm25Statistics | undefined>
 

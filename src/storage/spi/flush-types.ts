@@ -1,5 +1,5 @@
 /**
- * The flush side of the storage SPI (DESIGN §6): the source window after a scope's cursor, the
+ * The flush side of the storage SPI (docs/sources-and-flush.md): the source window after a scope's cursor, the
  * decisions a flush applies together with the cursor advance, failures and skipped (poison)
  * sources, and the persisted decision records. The runtime plans (structured candidates or a
  * model, outside any transaction); the backend validates and applies in one transaction.
@@ -167,7 +167,7 @@ export interface FlushFailureResult {
   readonly recordId: string | null
 }
 
-/** A persisted decision record: one per cursor advance (DESIGN §6, auditable and replayable). */
+/** A persisted decision record: one per cursor advance (auditable and replayable; docs/sources-and-flush.md). */
 export interface FlushRecord {
   readonly recordId: string
   readonly scopeId: string

@@ -1,6 +1,6 @@
 /**
  * Row verbs of the source journal (cursor, failures, decision records) an adapter offers inside
- * one transaction (STYLE R3): SQL only, no decision. `DialectTx.journal` carries them.
+ * one transaction: SQL only, no decision. `DialectTx.journal` carries them.
  */
 import type { SourceRow } from './source-row.js'
 

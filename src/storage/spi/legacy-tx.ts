@@ -1,6 +1,6 @@
 /**
  * Row verbs of the upgrade tables (`legacy_upgrades`, `legacy_citations`, `legacy_source_payloads`;
- * docs/upgrade.md), written once over the small session both adapters offer (STYLE R3: SQL only,
+ * docs/upgrade.md), written once over the small session both adapters offer (SQL only,
  * the base class decides). `DialectTx.legacy` carries them.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The browsing reads of the storage SPI (DESIGN §7, release 0.2): the scopes of a database with
+ * The browsing reads of the storage SPI (the console, docs/console.md): the scopes of a database with
  * their memory counts, and the source journal of a scope (evidence content and flush status).
  * They are what a person looking at the memory needs (the web console, `powercontext scopes`).
  */

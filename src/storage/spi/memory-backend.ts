@@ -45,7 +45,7 @@ export interface MemoryBackend extends C.MemoryOperationMethods {
    * index); `close` stops it. Absent when the database needs none. Long-running servers call it.
    */
   startIndexMaintenance?(events?: S.IndexMaintenanceEvents): void
-  /** The source journal: flush windows, cursor, failures, decision records (DESIGN §6). */
+  /** The source journal: flush windows, cursor, failures, decision records (docs/sources-and-flush.md). */
   readonly journal: SourceJournalPort
   /**
    * Every authoritative row as export records, read in one snapshot in pages (`admin export`);

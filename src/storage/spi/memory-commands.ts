@@ -1,5 +1,5 @@
 /**
- * The memory operations of the SPI, declared once (DESIGN §3–§7): their commands and results, batch
+ * The memory operations of the SPI, declared once (docs/memory-model.md): their commands and results, batch
  * and page limits, and {@link MemoryOperationMethods}, from which `MemoryBackend` and the runtime
  * take their methods.
  */
@@ -16,7 +16,7 @@ import type * as L from './listing-types.js'
 import type { RedactionEntry } from './redaction-types.js'
 import type { SearchCommand, SearchResult } from './search-types.js'
 
-/** Batch and page limits (DESIGN §7). */
+/** Batch and page limits (docs/http-api.md). */
 export const REMEMBER_MAX_ENTRIES = 100
 export const LIST_LIMIT_DEFAULT = 100
 export const LIST_LIMIT_MAX = 500
@@ -97,7 +97,7 @@ export interface PlanRef {
   readonly version: number
 }
 
-/** What a restore will change (DESIGN §3), as a preview shows it. */
+/** What a restore will change (docs/memory-model.md), as a preview shows it. */
 export interface RestorePlanView {
   /** Memories that come back to search, at these versions. */
   readonly restore: readonly PlanRef[]

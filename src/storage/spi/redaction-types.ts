@@ -1,6 +1,6 @@
 /*
  * The administrative erase (`admin redact`, docs/storage.md "Redaction"): commands, results and
- * the row verbs an adapter offers for it inside one transaction (STYLE R3: SQL only).
+ * the row verbs an adapter offers for it inside one transaction (SQL only).
  */
 import type { ArtifactRef, SourceType } from '../../core/memory-model.js'
 import type { RedactionTarget } from '../../core/redaction.js'

@@ -22,7 +22,7 @@ export interface VectorHit {
   readonly distance: number | null
 }
 
-/** The order of vector hits (reference §1.4): nearest first, a missing distance last, then memory id. */
+/** The order of vector hits (the Python reference's): nearest first, a missing distance last, then memory id. */
 export function nearestFirst(a: VectorHit, b: VectorHit): number {
   return (
     (a.distance ?? Infinity) - (b.distance ?? Infinity) ||
@@ -47,7 +47,7 @@ export interface StoredEmbeddingProfile {
 }
 
 /**
- * Row verbs of an adapter's vector projection (DESIGN §4, STYLE R3): SQL only, no decision. The
+ * Row verbs of an adapter's vector projection (docs/search.md): SQL only, no decision. The
  * base class decides what to write and re-checks everything it reads. `DialectTx.vectors` is
  * undefined for an adapter without any vector support.
  */

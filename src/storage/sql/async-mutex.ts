@@ -1,5 +1,5 @@
 /**
- * A FIFO mutex for async work: one transaction at a time on a connection (STYLE R4, after kysely's
+ * A FIFO mutex for async work: one transaction at a time on a connection (after kysely's
  * one-connection mutex), so an awaiting transaction can never interleave with another.
  */
 export class AsyncMutex {

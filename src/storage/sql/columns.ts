@@ -1,5 +1,5 @@
 /**
- * Select lists of the logical tables (DESIGN §4), aliased to the row interfaces' field names so
+ * Select lists of the logical tables (docs/storage.md), aliased to the row interfaces' field names so
  * rows map without copying. Plain SQL common to every adapter: the table and column names are the
  * same on SQLite and the MySQL family.
  */

@@ -1,5 +1,5 @@
 /**
- * The hooks of one SQL dialect (issue 13, after kysely's per-dialect compiler overrides): only
+ * The hooks of one SQL dialect (after kysely's per-dialect compiler overrides): only
  * what differs between SQLite and the MySQL family. Every verb in `storage/sql/` is written once
  * over {@link SqlSession} and these hooks; an adapter supplies one {@link SqlDialect} object.
  */

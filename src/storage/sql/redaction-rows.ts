@@ -1,6 +1,6 @@
 /**
  * Row verbs of the administrative erase (docs/storage.md "Redaction"), written once over the
- * session every SQL adapter offers (STYLE R3: SQL only, no decision). `DialectTx.redactions`
+ * session every SQL adapter offers (SQL only, no decision). `DialectTx.redactions`
  * carries them.
  */
 import type { SourceType } from '../../core/memory-model.js'

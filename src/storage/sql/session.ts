@@ -1,5 +1,5 @@
 /**
- * The small session every SQL verb is written over (issue 13): one connection inside one
+ * The small session every SQL verb is written over: one connection inside one
  * transaction, three shapes of statement. Statements use `?` placeholders and bind every value;
  * no value is ever spliced into SQL text. Adapters implement it over their driver.
  */

@@ -13,7 +13,7 @@ const FAILURE_UPSERT = (d: SqlDialect): string =>
   )
 
 /**
- * Journal verbs over one session inside the caller's transaction (SQL only, STYLE R3), written once
+ * Journal verbs over one session inside the caller's transaction (SQL only, no decision), written once
  * for every dialect:
  * `source_cursors` (CAS on generation, so two replicas flushing one scope never both advance it
  * from the same place), `source_failures` and `flush_records`.

@@ -14,7 +14,7 @@ export interface SqlEngine {
 }
 
 /**
- * The base of every SQL adapter (issue 13): transactions come from the one
+ * The base of every SQL adapter: transactions come from the one
  * {@link TransactionRunner} (lock, retry, rollback), and every transaction gets the row verbs
  * written once in `storage/sql/` ({@link SqlRows}) over the adapter's dialect hooks. Adapters add
  * only DDL, driver wiring, error mapping and their {@link SqlDialect}.

@@ -1,5 +1,5 @@
 /*
- * Merge records and their inputs (DESIGN §2), written once for every dialect (SQL only, STYLE R3).
+ * Merge records and their inputs (docs/memory-model.md), written once for every dialect (SQL only, no decision).
  */
 import type { MergeRecord } from '../../core/memory-model.js'
 import { MERGE_COLUMNS } from './columns.js'

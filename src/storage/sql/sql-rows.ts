@@ -56,7 +56,7 @@ const HEAD_BASE_COLUMNS = [
 ] as const
 
 /**
- * The row verbs of one transaction (STYLE R3: SQL only, no decision), written once for every SQL
+ * The row verbs of one transaction (SQL only, no decision), written once for every SQL
  * dialect over a {@link SqlSession} and the dialect's hooks ({@link SqlDialect}: `IN` lists,
  * upserts, counters, multi-row inserts, full-text and vector dialects). One instance per
  * transaction: the scopes it has ensured (and so, on the MySQL family, locked) are remembered.

@@ -9,7 +9,7 @@ import {
 } from './columns.js'
 
 /**
- * Write statements of the logical tables (DESIGN §4) that are plain SQL on every adapter: the text
+ * Write statements of the logical tables (docs/storage.md) that are plain SQL on every adapter: the text
  * and its positional parameters, defined once. Adapters run them with their own driver; statements
  * that differ by dialect (upserts, counters, search) stay in the adapters.
  */
@@ -56,7 +56,7 @@ export const INSERT_VERSION: RowStatement<VersionRow> = {
   ],
 }
 
-/** The head CAS (DESIGN §4): writes `next` only where version and state version are as expected. */
+/** The head CAS (docs/storage.md): writes `next` only where version and state version are as expected. */
 export const CAS_MEMORY: RowStatement<{
   next: MemoryRow
   expected: { version: number; stateVersion: number }

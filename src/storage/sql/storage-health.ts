@@ -1,7 +1,7 @@
 /*
  * Failures of the database itself — disk full, no connection, read-only or damaged file — are not
  * bugs and not the caller's fault: they are `storage_unavailable` (503) with a `details.reason`,
- * and readiness is degraded while they last (issue 12 item 4).
+ * and readiness is degraded while they last.
  */
 import { PowerContextError } from '../../core/errors.js'
 

@@ -1,5 +1,5 @@
 /**
- * The one transaction runner of every SQL adapter (issue 13, STYLE R4; after kysely's runtime
+ * The one transaction runner of every SQL adapter (after kysely's runtime
  * driver owning connection, lock and retry). A unit of work is scoped to a callback: begin, run,
  * commit; or roll back and rethrow. No handle escapes.
  *
@@ -51,7 +51,7 @@ export interface SqlDriver {
    * the server may have committed. Absent: a failed commit never committed (SQLite).
    */
   isCommitOutcomeUnknown?(err: unknown): boolean
-  /** Translates a failure before it leaves the adapter (STYLE R8); `exhausted`: retries ran out. */
+  /** Translates a failure before it leaves the adapter; `exhausted`: retries ran out. */
   toStorageError(err: unknown, exhausted: boolean): PowerContextError
 }
 

@@ -4,7 +4,7 @@
  * made SQLite scan the table for every page).
  *
  * Keyset pages over the authoritative tables (export, import checks, paged rebuild), written once
- * over the small session both adapters offer (STYLE R3: SQL only). `DialectTx.pages` carries
+ * over the small session both adapters offer (SQL only). `DialectTx.pages` carries
  * them. Every page is ordered by the table's key and starts after the last key of the previous
  * one, so a whole table is read in bounded memory.
  */

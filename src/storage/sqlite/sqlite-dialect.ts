@@ -1,5 +1,5 @@
 /*
- * The SQLite dialect of the shared SQL verbs (issue 13): JSON-array `IN` lists, `ON CONFLICT`
+ * The SQLite dialect of the shared SQL verbs: JSON-array `IN` lists, `ON CONFLICT`
  * upserts, `UPDATE … RETURNING` counters, FTS5 as the full-text dialect, sqlite-vec rows in a
  * table beside the heads as the vector dialect.
  */

@@ -42,7 +42,7 @@ export function isBusy(err: unknown): boolean {
   )
 }
 
-/** Translates driver errors before they leave the adapter (STYLE R8). */
+/** Translates driver errors before they leave the adapter. */
 export function toSqliteStorageError(err: unknown): PowerContextError {
   if (err instanceof PowerContextError) return err
   if (isSqliteUniqueViolation(err)) {

@@ -29,7 +29,7 @@ export function refusedFile(
 
 /**
  * Checks an existing file before SQLite touches it: SQLite would treat a 0-byte file as a new
- * empty database and silently start over (issue 12).
+ * empty database and silently start over.
  * @returns false when the file does not exist (the caller creates it).
  * @throws PowerContextError (`details.reason` `empty_file` or `not_a_database`).
  */

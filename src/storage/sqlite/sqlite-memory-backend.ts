@@ -74,7 +74,7 @@ const MMAP_SIZE_DEFAULT = 512 * 1024 * 1024
 
 /**
  * The embedded default backend: one SQLite file (or `:memory:`), WAL, `BEGIN IMMEDIATE` writes,
- * FTS5 full-text index. It adds no domain rule (DESIGN §4); every transaction on the connection is
+ * FTS5 full-text index. It adds no domain rule (docs/storage.md); every transaction on the connection is
  * serialised by a mutex, and other processes are waited for with a busy timeout plus retries.
  */
 export class SqliteMemoryBackend extends SqlMemoryBackend {

@@ -111,7 +111,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     VALUES (new.projection_id, new.scope_key, new.searchable_text);
   END;
   `,
-  // 2: merges (DESIGN §2): a record per merge and its inputs' exact versions.
+  // 2: merges (docs/memory-model.md): a record per merge and its inputs' exact versions.
   `
   CREATE TABLE merges (
     merge_id TEXT PRIMARY KEY,
@@ -134,7 +134,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX merge_inputs_by_memory ON merge_inputs (memory_id);
   `,
-  // 3: vector projection (DESIGN §4): the database's one embedding profile (fixed when first
+  // 3: vector projection (docs/storage.md): the database's one embedding profile (fixed when first
   // configured; vector_epoch is a cache key bumped by reindex/rebuild) and one metadata row per
   // vector, keyed like the head and its index row. The sqlite-vec table itself is created at open,
   // when the extension is loaded and the profile's dimension is known.
@@ -160,7 +160,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX memory_vectors_by_scope ON memory_vectors (scope_id);
   `,
-  // 4: source journal (DESIGN §6): each scope's flush cursor (CAS on generation; isolate_through
+  // 4: source journal (docs/sources-and-flush.md): each scope's flush cursor (CAS on generation; isolate_through
   // retries a failed window one source at a time), failed and skipped (poison) sources — a skip
   // takes a number of the scope's change sequence — and one decision record per cursor advance.
   `

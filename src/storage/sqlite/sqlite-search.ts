@@ -40,7 +40,7 @@ function phrase(term: PlannedTerm): string {
 /**
  * The FTS5 MATCH expression: the scope token AND any of the planned query terms, each quoted (a
  * stem prefix as `"stem" *`). Raw user input never reaches MATCH: terms are Analyzer v1 tokens
- * or their stem prefixes only (DESIGN §5). With `wholeIndex` (every head is in the scope, see
+ * or their stem prefixes only (docs/search.md). With `wholeIndex` (every head is in the scope, see
  * {@link ONE_SCOPE_SQL}) the scope token is left out: it would match every row, and intersecting
  * with it is a good part of the query's cost; the rows and their bm25 scores are the same (the
  * scope column has weight 0, and FTS5 weighs each phrase by the rows of the whole table).

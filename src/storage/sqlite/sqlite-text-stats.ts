@@ -1,5 +1,5 @@
 /*
- * BM25 statistics of the FTS5 index (issue 17), from what FTS5 keeps anyway: its averages
+ * BM25 statistics of the FTS5 index, from what FTS5 keeps anyway: its averages
  * record (rows, tokens per column) and per-term document counts through a connection-private
  * `fts5vocab` table (in `temp`, so nothing is stored in the database). Cached per connection and
  * dropped when any write commits: this connection's (`total_changes()`) or another's

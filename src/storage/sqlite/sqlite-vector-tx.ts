@@ -27,7 +27,7 @@ const VECTOR_JOIN = `LEFT JOIN memory_vectors m
   ON m.projection_id = h.projection_id AND m.memory_id = h.memory_id`
 
 /**
- * Vector verbs over one connection (SQL only, STYLE R3): the `memory_vectors` metadata table
+ * Vector verbs over one connection (SQL only, no decision): the `memory_vectors` metadata table
  * (projection id, memory, version, content hash, embedding hash) and the vector index rows under
  * the same projection id, always changed together inside the caller's transaction.
  */
@@ -232,7 +232,7 @@ export class SqliteVectorTx implements VectorTx {
       .all(...params) as VectorHit[]
   }
 
-  /** Metadata rows of approximate hits, nearest first, then memory id (reference §1.4). */
+  /** Metadata rows of approximate hits, nearest first, then memory id, as the Python reference orders them. */
   #withMetadata(near: { projectionId: number; distance: number }[]): VectorHit[] {
     if (near.length === 0) return []
     const distance = new Map(near.map((n) => [n.projectionId, n.distance]))

@@ -2,8 +2,8 @@ import type Database from 'better-sqlite3'
 import * as sqliteVec from 'sqlite-vec'
 
 /**
- * The SQLite adapter's vector index, behind one small interface (DESIGN §4, STYLE R3) so that the
- * spec's Vec1 extension can replace sqlite-vec later without touching anything else. Rows are
+ * The SQLite adapter's vector index, behind one small interface (SQL only, no decision) so that
+ * SQLite's Vec1 extension can replace sqlite-vec later without touching anything else. Rows are
  * keyed by the head's `projection_id`; distances are L2 between unit vectors. Metadata (memory,
  * version, hashes) lives in a plain table next to it, written by `SqliteVectorTx`.
  */
@@ -130,7 +130,7 @@ class SqliteVecIndex implements SqliteVectorIndex {
 
 /**
  * Loads sqlite-vec into the connection and proves it works with a minimal insert/search/delete
- * probe on a temporary table (the memory-family RFC: never trust that an extension file exists).
+ * probe on a temporary table (never trust that an extension file exists).
  * `path` overrides the extension file; `false` skips loading. Never throws: a failure is returned
  * as the reason the backend has no vector capability.
  */

@@ -1,5 +1,5 @@
 /**
- * The write side of flush (DESIGN §6), inside one transaction each: `applyFlushInTx` applies a
+ * The write side of flush (docs/sources-and-flush.md), inside one transaction each: `applyFlushInTx` applies a
  * window's decisions through the same in-transaction operations as explicit writes
  * (`rememberInTx`, `updateInTx`, `mergeInTx`: evidence checks, CAS, change log, projections) and
  * advances the cursor with a compare-and-set on its generation, so a crash or any failure leaves

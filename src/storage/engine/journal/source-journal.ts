@@ -137,7 +137,7 @@ function toRecord(row: FlushRecordRow): F.FlushRecord {
 }
 
 /**
- * The source journal of a database backend (DESIGN §6, SPI {@link F.SourceJournalPort}): it
+ * The source journal of a database backend (docs/sources-and-flush.md; SPI {@link F.SourceJournalPort}): it
  * validates every command and runs the flush transactions; rules stay here and in `core/`, the
  * adapter supplies only the `DialectTx.journal` verbs.
  */

@@ -1,5 +1,5 @@
 /**
- * The base backend's transfer verbs (DESIGN §8, docs/upgrade.md): the Python reference's upgrade
+ * The base backend's transfer verbs (docs/upgrade.md): the Python reference's upgrade
  * of one scope, and export / import of every authoritative row. Each runs in one transaction of
  * the backend's runner; the base backend exposes them as methods.
  */

@@ -24,7 +24,7 @@ export function toChange(row: ChangeRow): HistoryResult['transitions'][number] {
 }
 
 /**
- * DESIGN §2 changes: one page of rows after `since` (exclusive), oldest first; never loads memory
+ * changes: one page of rows after `since` (exclusive), oldest first; never loads memory
  * text. A full page ends at its last row (`hasMore` when that is before the head, `nextSince` =
  * that row's seq); a short page covers everything up to the head. `since` beyond the head is
  * `invalid_request` (a client that kept a position from another database or scope).

@@ -12,7 +12,7 @@ import { viewOfVersion } from '../redaction/redaction-reads.js'
 import { changeRow, nextRow } from '../row-builders.js'
 import type { WriteContext } from '../write-context.js'
 
-/** DESIGN §3 forget: active → forgotten; already forgotten is a no-op. */
+/** forget: active → forgotten; already forgotten is a no-op. */
 export async function forgetInTx(
   tx: DialectTx,
   ctx: WriteContext,

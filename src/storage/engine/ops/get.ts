@@ -3,7 +3,7 @@ import type { GetResult } from '../../spi/memory-backend.js'
 import { requireMemory, requireVersion } from '../guards.js'
 import { viewOfVersion } from '../redaction/redaction-reads.js'
 
-/** DESIGN §3 get: an exact version (or the current one), hash-verified, under the current state. */
+/** get: an exact version (or the current one), hash-verified, under the current state. */
 export async function getInTx(
   tx: DialectTx,
   cmd: { scopeId: string; memoryId: string; revision: number | undefined },

@@ -4,7 +4,7 @@ import { requireMemory } from '../guards.js'
 import { viewsOf } from '../redaction/redaction-reads.js'
 import { toChange } from './changes.js'
 
-/** DESIGN §3 history: every version and every state transition of one memory. */
+/** history: every version and every state transition of one memory. */
 export async function historyInTx(
   tx: DialectTx,
   cmd: { scopeId: string; memoryId: string },

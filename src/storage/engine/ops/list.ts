@@ -3,7 +3,7 @@ import type { DialectTx } from '../../spi/dialect-tx.js'
 import type { ListResult } from '../../spi/memory-backend.js'
 import { viewOfVersion } from '../redaction/redaction-reads.js'
 
-/** DESIGN §3 list: one keyset page over memory ids, filtered by state and kind. */
+/** list: one keyset page over memory ids, filtered by state and kind. */
 export async function listInTx(
   tx: DialectTx,
   q: {

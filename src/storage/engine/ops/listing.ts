@@ -52,7 +52,7 @@ export function checkListSources(cmd: L.ListSourcesCommand) {
   }
 }
 
-/** DESIGN §7 scopes listing: one keyset page of scopes, counts read in the same snapshot. */
+/** scopes listing: one keyset page of scopes, counts read in the same snapshot. */
 export async function listScopesInTx(
   tx: DialectTx,
   q: { after: string; limit: number },

@@ -35,7 +35,7 @@ function latest(values: readonly (string | null)[]): string | null {
 }
 
 /**
- * DESIGN §3 merge: every input must be active at exactly its current version, in the scope. The
+ * merge: every input must be active at exactly its current version, in the scope. The
  * result C gets version 1 with `artifacts` = the inputs' exact refs, evidence = the union of theirs
  * and `observed_at` = the latest of theirs; inputs become `merged` (frozen) with `merged_into` = C.
  * The state checks run inside the transaction, so one memory can never be absorbed by two merges.

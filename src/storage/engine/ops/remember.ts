@@ -35,7 +35,7 @@ export function checkEntry(entry: unknown, i: number): CheckedEntry {
   }
 }
 
-/** DESIGN §3 remember: each entry is created unless an active memory already has its content. */
+/** remember: each entry is created unless an active memory already has its content. */
 export async function rememberInTx(
   tx: DialectTx,
   ctx: WriteContext,

@@ -17,7 +17,7 @@ import { requireMemory, requireVersion } from '../guards.js'
 import { contentOfRow } from '../version-codec.js'
 
 /**
- * What a restore will do (DESIGN §3): merges to undo (outermost first), memories coming back to
+ * What a restore will do (docs/memory-model.md): merges to undo (outermost first), memories coming back to
  * search, merge results to retire, active memories whose content leaves search, and the new version
  * written for `to_revision`.
  */

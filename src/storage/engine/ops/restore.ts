@@ -77,7 +77,7 @@ async function undoMerge(
 }
 
 /**
- * DESIGN §3 restore, in one transaction: recompute the plan at commit time (and, with a preview
+ * restore, in one transaction: recompute the plan at commit time (and, with a preview
  * token, refuse with `preview_stale` when it differs from what was previewed), undo the merges above
  * the target outermost first, bring a forgotten target back, then write the `to_revision` version.
  */

@@ -41,7 +41,7 @@ export async function writeNextVersion(
   return { row: next, version, change: changeRow('update', row, next, { ...ctx, reason }) }
 }
 
-/** DESIGN §3 update: CAS on the exact revision; evidence union; identical content is a no-op. */
+/** update: CAS on the exact revision; evidence union; identical content is a no-op. */
 export async function updateInTx(
   tx: DialectTx,
   ctx: WriteContext,

@@ -3,7 +3,7 @@ import type { QueryPlan } from '../../../core/query-plan.js'
 import type { DialectTx, TextHit } from '../../spi/dialect-tx.js'
 
 /**
- * Issue 17: admitted full-text candidates re-ranked by textbook BM25 (k1 = 0.9, b = 0.4) over
+ * Admitted full-text candidates re-ranked by textbook BM25 (k1 = 0.9, b = 0.4) over
  * their stored Analyzer v1 tokens with the index's own statistics, ties in the index's order.
  * The candidate set is the index's (only the order moves); fewer than two candidates, or a
  * backend without statistics, keep the index's order. Each candidate comes with its tokens

@@ -34,7 +34,7 @@ export interface FtsCandidates {
 }
 
 /**
- * DESIGN §5 full-text candidates: the query is planned (`planQuery`: stop words dropped, English
+ * full-text candidates: the query is planned (`planQuery`: stop words dropped, English
  * stem prefixes), the adapter returns up to `max(limit * 4, 32)` candidates best bm25 first, each
  * with its head's Analyzer v1 tokens, and admission runs on those tokens, so rejected candidates
  * are never loaded — its share counts only the query words the scope knows ({@link knownShare}); two or more admitted candidates are then ordered by BM25 over their tokens

@@ -35,7 +35,7 @@ function noFullText(mode: SearchMode, problem: string): PowerContextError {
 }
 
 /**
- * DESIGN §5 mode selection. `fts` runs the full-text channel. `vector`/`hybrid` need a ready
+ * mode selection. `fts` runs the full-text channel. `vector`/`hybrid` need a ready
  * profile (model + index + the database's profile) and a complete projection of the scope, and
  * never fall back: otherwise `capability_not_supported` (`details.capability`: the mode, or
  * `embedding-profile` when the model's profile differs); a failing query embedding is reported as

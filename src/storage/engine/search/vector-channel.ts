@@ -11,7 +11,7 @@ import { ftsCandidates } from './fts-channel.js'
 import { recheckFts } from './fts-channel.js'
 
 /**
- * The vector channel's candidates (DESIGN §5): nearest heads of the scope, admitted by cosine
+ * The vector channel's candidates (docs/search.md): nearest heads of the scope, admitted by cosine
  * (from unit L2) ≥ 0.3. Admission needs only the distance, so rejected candidates are never
  * loaded; the rest still need {@link recheckVector}.
  */

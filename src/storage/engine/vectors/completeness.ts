@@ -28,7 +28,7 @@ const sameKey = (a: Key, b: Key): boolean =>
   a.seq === b.seq && a.epoch === b.epoch && a.heads === b.heads && a.vectors === b.vectors
 
 /**
- * DESIGN §5 completeness, per scope: every active head has a vector row of its current version,
+ * completeness, per scope: every active head has a vector row of its current version,
  * content hash and expected embedding hash. Counts come first (fewer vector rows than heads is
  * incomplete at once). With equal counts every head is compared — version, content hash and
  * embedding hash — unless the scope was complete under the same epoch at an earlier change-log

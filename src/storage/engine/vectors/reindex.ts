@@ -12,7 +12,7 @@ export const SCAN_PAGE = 500
 export const REINDEX_BATCH_DEFAULT = 64
 
 /**
- * Fills every missing or stale vector of active memories (DESIGN §4): heads are scanned in keyset
+ * Fills every missing or stale vector of active memories (docs/storage.md): heads are scanned in keyset
  * pages, the texts of those without a valid vector are embedded in bounded batches outside any
  * transaction, and each batch is written in its own write transaction after re-checking that the
  * memory is still active at the same version and content. A model failure stops the run and is

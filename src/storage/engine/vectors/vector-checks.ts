@@ -4,7 +4,7 @@ import type { VerifyReport } from '../../spi/memory-backend.js'
 import { SCAN_PAGE } from './reindex.js'
 
 /**
- * Vector part of `verify` (DESIGN §4): a vector row whose version, content hash or embedding hash
+ * Vector part of `verify` (docs/storage.md): a vector row whose version, content hash or embedding hash
  * (under the database's stored profile) does not match its head is a problem (stale), as is any
  * index-level inconsistency; heads without a vector are only counted (allowed after an outage).
  */

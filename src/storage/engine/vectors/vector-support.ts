@@ -20,7 +20,7 @@ export interface TxRunner {
 /**
  * Vectors embedded before one write transaction, keyed by the exact text they were computed from.
  * Inside the transaction a vector is written only for a version with that very text, under the
- * embedding hash of that version's content hash (DESIGN §4: computed outside, re-checked inside).
+ * embedding hash of that version's content hash (computed outside the transaction, re-checked inside).
  */
 export interface PreparedVectors {
   readonly profile: EmbeddingProfile
@@ -40,7 +40,7 @@ function asInferenceError(err: unknown): PowerContextError {
 }
 
 /**
- * The vector rules of the base class (DESIGN §4–§5), in one place: the database's fixed profile
+ * The vector rules of the base class (docs/storage.md), in one place: the database's fixed profile
  * against the configured model, embedding before writes (a failure never blocks the write; a
  * short cool-down keeps writes fast during an outage), query embedding, and the per-scope
  * completeness check ({@link CompletenessCache}).
@@ -173,7 +173,7 @@ export class VectorSupport {
   /**
    * Embeds the texts a write is about to project, outside its transaction. Never throws: without
    * a ready profile, during a cool-down, or on a model failure it returns undefined and the write
-   * commits without vectors (DESIGN §4: embedding failure never blocks a write).
+   * commits without vectors (an embedding failure never blocks a write).
    */
   async prepare(texts: readonly string[]): Promise<PreparedVectors | undefined> {
     const profile = this.profile
@@ -209,7 +209,7 @@ export class VectorSupport {
   }
 
   /**
-   * DESIGN §5 completeness: every active head of the scope has a vector row of its current
+   * Completeness (docs/search.md): every active head of the scope has a vector row of its current
    * version, content hash and expected embedding hash ({@link CompletenessCache}); false without
    * a ready profile.
    */
