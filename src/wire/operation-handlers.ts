@@ -5,10 +5,10 @@ import { PREPARED_CONTEXT_SCHEMA } from '../core/prepared-context.js'
 import { SEARCH_LIMIT_MAX } from '../core/search-rules.js'
 import { MAX_REASON_CODE_POINTS, MAX_TEXT_BYTES } from '../core/text-rules.js'
 import type { MemoryRuntime } from '../runtime/memory-runtime.js'
-import { MAX_SOURCE_CONTENT_BYTES } from '../storage/engine/ops/capture.js'
 import {
   CHANGES_LIMIT_MAX,
   LIST_LIMIT_MAX,
+  MAX_SOURCE_CONTENT_BYTES,
   REMEMBER_MAX_ENTRIES,
 } from '../storage/spi/memory-backend.js'
 import { fromWirePrepareContext, toWirePreparedContext } from './context-wire.js'

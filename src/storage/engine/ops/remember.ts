@@ -1,6 +1,7 @@
 import { checkSourceRefs } from '../../../core/command-rules.js'
 import { canonicalContent, hashCanonicalContent } from '../../../core/content-hash.js'
 import { invalidRequest } from '../../../core/errors.js'
+import { timeSlicer } from '../../../core/event-loop-slices.js'
 import type { Memory, VersionContent } from '../../../core/memory-model.js'
 import { isActive } from '../../../core/memory-state.js'
 import {
@@ -11,7 +12,6 @@ import {
 } from '../../../core/text-rules.js'
 import type { DialectTx, NewChangeRow } from '../../spi/dialect-tx.js'
 import type { RememberEntry, RememberResult } from '../../spi/memory-backend.js'
-import { timeSlicer } from '../event-loop-slices.js'
 import { requireSources } from '../guards.js'
 import { projectHead } from '../projection.js'
 import { changeRow, firstMemoryRow, newVersionRow } from '../row-builders.js'

@@ -1,5 +1,5 @@
 /**
- * Long CPU work in slices (issue 12 item 7): a flush of a large window plans, checks and writes
+ * Long CPU work in slices: a flush of a large window plans, checks and writes
  * up to a thousand candidates of 8 KB each, seconds of synchronous work that would otherwise hold
  * the event loop (liveness, other requests, timers) for all of it. Loops over such work await a
  * {@link Pause} between items; it yields to the event loop (`setImmediate`) once a slice's budget
