@@ -5,4 +5,4 @@
  * (docs/development.md, "Layering").
  */
 export { parseExportLine } from './maintenance/row-transfer.js'
-export { salvagedRecords,SalvagePlanner } from './maintenance/salvage.js'
+export { salvagedRecords, SalvagePlanner } from './maintenance/salvage.js'

@@ -10,7 +10,7 @@ import { monotonicFactory } from 'ulid'
 
 import { canonicalJsonSliced, type JsonValue } from '../../../core/canonical.js'
 import { normalizeSourceRefs } from '../../../core/content-hash.js'
-import { PowerContextError } from '../../../core/errors.js'
+import { invalidRequest, PowerContextError } from '../../../core/errors.js'
 import { type Pause, timeSlicer } from '../../../core/event-loop-slices.js'
 import { afterFailedAttempt } from '../../../core/flush-policy.js'
 import type { SourceRef } from '../../../core/memory-model.js'
@@ -81,9 +81,7 @@ export async function applyFlushInTx(
   const pause = timeSlicer()
   const cursor = await requireCursor(tx, scopeId, cmd.expected)
   if (cmd.through > (await tx.journal.highWatermark(scopeId)))
-    throw new PowerContextError('invalid_request', 'through: beyond the high watermark', {
-      errors: [{ field: 'through', message: 'beyond the high watermark' }],
-    })
+    throw invalidRequest('through', 'beyond the high watermark')
   const window = await tx.journal.listSources(scopeId, cmd.expected.position, cmd.through)
   const inWindow = new Set(window.map((s) => s.sourceId))
   const seqBefore = await tx.headSeq(scopeId)
