@@ -2,17 +2,48 @@ import js from '@eslint/js'
 import simpleImportSort from 'eslint-plugin-simple-import-sort'
 import tseslint from 'typescript-eslint'
 
-/** Layers that a lower layer must never import (core ← storage ← runtime ← surfaces). */
+/** Layers that a lower layer must never import: core ← storage ← runtime ← wire ← surfaces. */
 const SURFACES = ['http', 'mcp', 'cli']
-const restrict = (group) => ({
+const restrict = (group, more = []) => ({
   'no-restricted-imports': [
     'error',
     {
-      patterns: [{ group, message: 'imports flow core ← storage ← runtime ← surfaces' }],
+      patterns: [
+        {
+          group,
+          message: 'imports flow core ← storage ← runtime ← surfaces (docs/development.md)',
+        },
+        ...more,
+      ],
     },
   ],
 })
 const layer = (dir) => [`**/${dir}/**`, `**/${dir}`, `**/${dir}/*.js`]
+/**
+ * Storage internals: above storage (runtime, wire and the surfaces), code reaches storage through
+ * the SPI (`storage/spi/`), a dialect's entry (`storage/<db>/index.ts`) or the engine's entry
+ * (`storage/engine/index.ts`), never a file of the shared engine or SQL layer.
+ */
+const STORAGE_INTERNALS = {
+  regex: String.raw`(^|/)storage/(sql/|engine/(?!index\.js$))`,
+  message: 'use the SPI (storage/spi/) or storage/engine/index.ts (docs/development.md, Layering)',
+}
+/** No `export *`: every re-export names what it exports. */
+const NO_EXPORT_ALL = { selector: 'ExportAllDeclaration', message: 'no export *: name each export' }
+/** The same boundary for `await import(…)`, which `no-restricted-imports` does not see. */
+const NO_LAZY_STORAGE_INTERNALS = {
+  // esquery's regex literal cannot hold `/`: `[^a-z]` stands for the separator.
+  selector:
+    'ImportExpression > Literal[value=/storage[^a-z](sql[^a-z]|engine[^a-z](?!index[.]js$))/]',
+  message: STORAGE_INTERNALS.message,
+}
+/** Agent-host integrations ship on their own; the one file of core that reads them is listed below. */
+const INTEGRATIONS = ['**/integrations/**']
+/** The secret rule table and its secretlint driver (the exception for `core/secret-rules.ts`). */
+const OTHER_INTEGRATIONS = {
+  regex: String.raw`(^|/)integrations/(?!shared/secret-(rules|scanner)\.mjs$)`,
+  message: 'core imports nothing of integrations/ but the secret rule table (docs/development.md)',
+}
 /** Database drivers and native search addons: only `src/storage/<db>/` may import them. */
 const DRIVERS = ['better-sqlite3', 'mysql2', 'mysql2/*', 'sqlite-vec', 'hnswlib-node']
 
@@ -62,10 +93,7 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
-      'no-restricted-syntax': [
-        'error',
-        { selector: 'ExportAllDeclaration', message: 'no export *: export each name' },
-      ],
+      'no-restricted-syntax': ['error', NO_EXPORT_ALL],
     },
   },
   {
@@ -74,10 +102,29 @@ export default tseslint.config(
       ...layer('storage'),
       ...layer('runtime'),
       ...SURFACES.flatMap(layer),
+      ...INTEGRATIONS,
       'better-sqlite3',
       'mysql2',
       'mysql2/*',
     ]),
+  },
+  // The one exception to core ← integrations: the secret rule table lives in
+  // integrations/shared/secret-rules.mjs (and its secretlint driver beside it), because the hook
+  // scripts ship in the plugin folder and cannot import src/; core/secret-rules.ts is the server's
+  // typed entry to that single source of truth (docs/development.md, Layering).
+  {
+    files: ['src/core/secret-rules.ts'],
+    rules: restrict(
+      [
+        ...layer('storage'),
+        ...layer('runtime'),
+        ...SURFACES.flatMap(layer),
+        'better-sqlite3',
+        'mysql2',
+        'mysql2/*',
+      ],
+      [OTHER_INTEGRATIONS],
+    ),
   },
   {
     files: ['src/storage/**/*.ts'],
@@ -129,34 +176,50 @@ export default tseslint.config(
   },
   {
     files: ['src/runtime/**/*.ts'],
-    rules: restrict([...SURFACES.flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*']),
+    rules: restrict(
+      [...SURFACES.flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*'],
+      [STORAGE_INTERNALS],
+    ),
   },
   // wire (the one surface call path) ← surfaces; no surface imports another's internals: mcp/
   // never imports http/ or cli/; http/ imports mcp/ only in server-run.ts, the composition root
-  // that mounts the MCP plugin (imports flow down only); cli/ composes them all.
+  // that mounts the MCP plugin (STYLE R1); cli/ composes them all.
   {
     files: ['src/wire/**/*.ts'],
-    rules: restrict([...SURFACES.flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*']),
+    rules: restrict(
+      [...SURFACES.flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*'],
+      [STORAGE_INTERNALS],
+    ),
   },
   {
     files: ['src/cli/**/*.ts'],
-    rules: restrict(['better-sqlite3', 'mysql2', 'mysql2/*']),
+    rules: restrict(['better-sqlite3', 'mysql2', 'mysql2/*'], [STORAGE_INTERNALS]),
   },
   {
     files: ['src/http/**/*.ts'],
     ignores: ['src/http/server-run.ts'],
-    rules: restrict([...['mcp', 'cli'].flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*']),
+    rules: restrict(
+      [...['mcp', 'cli'].flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*'],
+      [STORAGE_INTERNALS],
+    ),
   },
   {
     files: ['src/http/server-run.ts'],
-    rules: restrict([...layer('cli'), 'better-sqlite3', 'mysql2', 'mysql2/*']),
+    rules: restrict([...layer('cli'), 'better-sqlite3', 'mysql2', 'mysql2/*'], [STORAGE_INTERNALS]),
   },
   {
     files: ['src/mcp/**/*.ts'],
-    rules: restrict([...['http', 'cli'].flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*']),
+    rules: restrict(
+      [...['http', 'cli'].flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*'],
+      [STORAGE_INTERNALS],
+    ),
   },
   {
-    // The CLI starts light: --help, --version and --server-url commands load no driver or server, so
+    files: ['src/{runtime,wire,cli,http,mcp}/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', NO_EXPORT_ALL, NO_LAZY_STORAGE_INTERNALS] },
+  },
+  {
+    // Issue 12 item 19: --help, --version and --server-url commands load no driver or server, so
     // the CLI imports the runtime, the HTTP server, the stdio proxy and storage only with import().
     files: ['src/cli/**/*.ts'],
     rules: {
@@ -184,7 +247,7 @@ export default tseslint.config(
     },
   },
   {
-    // The client imports only the generated contract (no runtime, no driver).
+    // STYLE R16: the client imports only the generated contract (no runtime, no driver).
     files: ['src/client/**/*.ts'],
     rules: restrict([
       ...['core', 'storage', 'runtime', 'wire', 'http', 'mcp', 'cli'].flatMap(layer),
@@ -193,6 +256,11 @@ export default tseslint.config(
       'mysql2/*',
       'sqlite-vec',
     ]),
+  },
+  {
+    // Files stay small and named by role: at most 400 lines in src (generated src/contract aside).
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    rules: { 'max-lines': ['error', { max: 400 }] },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'harness/**/*.ts'],

@@ -25,10 +25,17 @@ interface Operation {
   operationId: string
   summary?: string
   requestBody?: { content: { 'application/json': { schema: { $ref: string } } } }
-  responses: Record<string, unknown>
+  responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>
   security?: unknown[]
   'x-mcp-tool'?: { name: string; read_only: boolean }
 }
+
+/** The status code of an operation's success response (the first 2xx; 200 when none is listed). */
+const successStatus = (op: Operation): string =>
+  Object.keys(op.responses).find((s) => /^2\d\d$/.test(s)) ?? '200'
+/** The component schema named by a JSON body's `$ref`, or null (no body, or not a JSON body). */
+const schemaName = (body: { schema?: { $ref?: string } } | undefined): string | null =>
+  body?.schema?.$ref?.split('/').at(-1) ?? null
 
 async function generate(): Promise<Record<string, string>> {
   const document = parse(readFileSync(root('openapi/powercontext.yaml'), 'utf8')) as {
@@ -45,9 +52,9 @@ async function generate(): Promise<Record<string, string>> {
       method: method.toUpperCase(),
       path,
       summary: op.summary ?? '',
-      requestSchema:
-        op.requestBody?.content['application/json'].schema.$ref.split('/').at(-1) ?? null,
-      successStatus: Number(Object.keys(op.responses).find((s) => /^2\d\d$/.test(s)) ?? 200),
+      requestSchema: schemaName(op.requestBody?.content['application/json']),
+      successStatus: Number(successStatus(op)),
+      responseSchema: schemaName(op.responses[successStatus(op)]?.content?.['application/json']),
       public: Array.isArray(op.security) && op.security.length === 0,
       mcpTool:
         op['x-mcp-tool'] === undefined
@@ -66,6 +73,8 @@ export interface ContractOperation {
   /** Name of the request body schema in components.schemas, or null for no body. */
   readonly requestSchema: string | null
   readonly successStatus: number
+  /** Name of the success response's JSON schema in components.schemas, or null (not JSON). */
+  readonly responseSchema: string | null
   /** Health routes stay public when a bearer token is configured. */
   readonly public: boolean
   /** Set when the operation is also an MCP tool (the allow-list). */

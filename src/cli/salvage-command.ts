@@ -31,8 +31,7 @@ export function registerSalvageCommand(admin: Command, io: CliIo, run: RunWithRu
           const target = localDatabase({ dataDir: o.toDataDir, database: o.toDatabase })
           if (o.toDataDir === undefined && o.toDatabase === undefined)
             throw new CliUsageError('admin salvage needs --to-data-dir or --to-database')
-          const { SalvagePlanner, salvagedRecords } =
-            await import('../storage/engine/maintenance/salvage.js')
+          const { SalvagePlanner, salvagedRecords } = await import('../storage/engine/index.js')
           const damaged: string[] = []
           const planner = new SalvagePlanner()
           await source.exportRows(

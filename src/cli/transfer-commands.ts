@@ -24,7 +24,7 @@ export function summary(counts: Readonly<Record<string, number>>): string {
 /** The export's records, parsed line by line as the file streams in (never held whole). */
 export async function* readRecords(file: string): AsyncGenerator<ExportRecord> {
   const input = file === '-' ? process.stdin : createReadStream(file, { encoding: 'utf8' })
-  const { parseExportLine } = await import('../storage/engine/maintenance/row-transfer.js')
+  const { parseExportLine } = await import('../storage/engine/index.js')
   let lineNo = 0
   for await (const line of createInterface({ input, crlfDelay: Infinity })) {
     lineNo += 1

@@ -8,6 +8,8 @@ export interface ContractOperation {
   /** Name of the request body schema in components.schemas, or null for no body. */
   readonly requestSchema: string | null
   readonly successStatus: number
+  /** Name of the success response's JSON schema in components.schemas, or null (not JSON). */
+  readonly responseSchema: string | null
   /** Health routes stay public when a bearer token is configured. */
   readonly public: boolean
   /** Set when the operation is also an MCP tool (the allow-list). */
@@ -22,6 +24,7 @@ export const OPERATIONS = [
     "summary": "Liveness — the process is up.",
     "requestSchema": null,
     "successStatus": 200,
+    "responseSchema": "LiveResponse",
     "public": true,
     "mcpTool": null
   },
@@ -32,6 +35,7 @@ export const OPERATIONS = [
     "summary": "Readiness — the runtime is bound and its database answers.",
     "requestSchema": null,
     "successStatus": 200,
+    "responseSchema": "ReadinessResponse",
     "public": true,
     "mcpTool": null
   },
@@ -42,6 +46,7 @@ export const OPERATIONS = [
     "summary": "What the bound runtime can do, and the request limits.",
     "requestSchema": null,
     "successStatus": 200,
+    "responseSchema": "CapabilitiesResponse",
     "public": false,
     "mcpTool": null
   },
@@ -52,6 +57,7 @@ export const OPERATIONS = [
     "summary": "Persist a content source (evidence) in the scope journal. Never creates memory.",
     "requestSchema": "CaptureContentRequest",
     "successStatus": 202,
+    "responseSchema": "CaptureContentResponse",
     "public": false,
     "mcpTool": null
   },
@@ -62,6 +68,7 @@ export const OPERATIONS = [
     "summary": "Add memories; an entry equal to an active memory's content is `unchanged`.",
     "requestSchema": "RememberRequest",
     "successStatus": 200,
+    "responseSchema": "RememberResponse",
     "public": false,
     "mcpTool": {
       "name": "remember_memory",
@@ -75,6 +82,7 @@ export const OPERATIONS = [
     "summary": "Write a new version of an active memory, based on exactly `memory_ref.revision`.",
     "requestSchema": "UpdateRequest",
     "successStatus": 200,
+    "responseSchema": "UpdateResponse",
     "public": false,
     "mcpTool": {
       "name": "update_memory",
@@ -88,6 +96,7 @@ export const OPERATIONS = [
     "summary": "Take an active memory out of search (restorable).",
     "requestSchema": "ForgetRequest",
     "successStatus": 200,
+    "responseSchema": "ForgetResponse",
     "public": false,
     "mcpTool": {
       "name": "forget_memory",
@@ -101,6 +110,7 @@ export const OPERATIONS = [
     "summary": "Bring a forgotten memory back; `to_revision` writes a version with that content.",
     "requestSchema": "RestoreRequest",
     "successStatus": 200,
+    "responseSchema": "RestoreResponse",
     "public": false,
     "mcpTool": {
       "name": "restore_memory",
@@ -114,6 +124,7 @@ export const OPERATIONS = [
     "summary": "The plan a restore would apply now, and a token binding it. Changes nothing.",
     "requestSchema": "RestorePreviewRequest",
     "successStatus": 200,
+    "responseSchema": "RestorePreviewResponse",
     "public": false,
     "mcpTool": {
       "name": "preview_restore",
@@ -127,6 +138,7 @@ export const OPERATIONS = [
     "summary": "Merge two or more active memories into a new one; the inputs become `merged`.",
     "requestSchema": "MergeRequest",
     "successStatus": 200,
+    "responseSchema": "MergeResponse",
     "public": false,
     "mcpTool": {
       "name": "merge_memories",
@@ -140,6 +152,7 @@ export const OPERATIONS = [
     "summary": "Read one version (exact `memory_ref`, the current one by `memory_id`, or by an upgraded `legacy_citation`).",
     "requestSchema": "GetRequest",
     "successStatus": 200,
+    "responseSchema": "GetResponse",
     "public": false,
     "mcpTool": {
       "name": "get_memory",
@@ -153,6 +166,7 @@ export const OPERATIONS = [
     "summary": "Every version and state transition of one memory.",
     "requestSchema": "HistoryRequest",
     "successStatus": 200,
+    "responseSchema": "HistoryResponse",
     "public": false,
     "mcpTool": {
       "name": "memory_history",
@@ -166,6 +180,7 @@ export const OPERATIONS = [
     "summary": "One keyset page of memories, ordered by memory id.",
     "requestSchema": "ListRequest",
     "successStatus": 200,
+    "responseSchema": "ListResponse",
     "public": false,
     "mcpTool": {
       "name": "list_memories",
@@ -179,6 +194,7 @@ export const OPERATIONS = [
     "summary": "Search active memories of a scope.",
     "requestSchema": "SearchRequest",
     "successStatus": 200,
+    "responseSchema": "SearchResponse",
     "public": false,
     "mcpTool": {
       "name": "search_memory",
@@ -192,6 +208,7 @@ export const OPERATIONS = [
     "summary": "The bounded, cited block of memories an agent hook injects (recall or session brief).",
     "requestSchema": "PrepareContextRequest",
     "successStatus": 200,
+    "responseSchema": "PreparedContextResponse",
     "public": false,
     "mcpTool": null
   },
@@ -202,6 +219,7 @@ export const OPERATIONS = [
     "summary": "The scope's change log after `since` (exclusive; 0 = from the start). No text.",
     "requestSchema": "ChangesRequest",
     "successStatus": 200,
+    "responseSchema": "ChangesResponse",
     "public": false,
     "mcpTool": null
   },
@@ -212,6 +230,7 @@ export const OPERATIONS = [
     "summary": "Process one window of captured sources after the scope's cursor into memory.",
     "requestSchema": "FlushRequest",
     "successStatus": 200,
+    "responseSchema": "FlushResponse",
     "public": false,
     "mcpTool": null
   },
@@ -222,6 +241,7 @@ export const OPERATIONS = [
     "summary": "Decision records of a scope's flushes (one per cursor advance), for audit and replay.",
     "requestSchema": "FlushRecordsRequest",
     "successStatus": 200,
+    "responseSchema": "FlushRecordsResponse",
     "public": false,
     "mcpTool": null
   },
@@ -232,6 +252,7 @@ export const OPERATIONS = [
     "summary": "One keyset page of scopes, with memory counts per state and the time of the last change.",
     "requestSchema": "ListScopesRequest",
     "successStatus": 200,
+    "responseSchema": "ListScopesResponse",
     "public": false,
     "mcpTool": null
   },
@@ -242,6 +263,7 @@ export const OPERATIONS = [
     "summary": "Read captured sources (evidence) by id, with content, metadata and flush status.",
     "requestSchema": "GetSourcesRequest",
     "successStatus": 200,
+    "responseSchema": "GetSourcesResponse",
     "public": false,
     "mcpTool": null
   },
@@ -252,6 +274,7 @@ export const OPERATIONS = [
     "summary": "The scope's source journal — cursor, high watermark and a keyset page of sources.",
     "requestSchema": "ListSourcesRequest",
     "successStatus": 200,
+    "responseSchema": "ListSourcesResponse",
     "public": false,
     "mcpTool": null
   },
@@ -262,6 +285,7 @@ export const OPERATIONS = [
     "summary": "Erase the stored text of a source, of one memory version, or of every secret-rule match in a scope.",
     "requestSchema": "RedactRequest",
     "successStatus": 200,
+    "responseSchema": "RedactResponse",
     "public": false,
     "mcpTool": null
   },
@@ -272,6 +296,7 @@ export const OPERATIONS = [
     "summary": "This contract (OpenAPI 3.1) as JSON.",
     "requestSchema": null,
     "successStatus": 200,
+    "responseSchema": "OpenApiDocument",
     "public": true,
     "mcpTool": null
   },
@@ -282,6 +307,7 @@ export const OPERATIONS = [
     "summary": "Prometheus metrics of this server (text exposition format).",
     "requestSchema": null,
     "successStatus": 200,
+    "responseSchema": null,
     "public": false,
     "mcpTool": null
   }

@@ -6,6 +6,7 @@
  * `create` decision; an exact duplicate of an active memory is `unchanged` when applied.
  */
 import type { JsonValue } from '../core/canonical.js'
+import { timeSlicer } from '../core/event-loop-slices.js'
 import type { Candidate, Refusal } from '../core/extraction-rules.js'
 import {
   mediaTypeEssence,
@@ -15,7 +16,6 @@ import {
   taskOutcomeCandidates,
 } from '../core/extraction-rules.js'
 import { sourceKind } from '../core/source-kinds.js'
-import { timeSlicer } from '../storage/engine/event-loop-slices.js'
 import type {
   FlushDecision,
   FlushRecordDraft,

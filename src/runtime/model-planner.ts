@@ -11,8 +11,8 @@
  * Any invalid output fails the whole window with `invalid_inference_output`; nothing runs inside
  * a database transaction here.
  */
+import { timeSlicer } from '../core/event-loop-slices.js'
 import type { Candidate } from '../core/extraction-rules.js'
-import { timeSlicer } from '../storage/engine/event-loop-slices.js'
 import type { SourceJournalPort, SourceWindow, WindowSource } from '../storage/spi/flush-types.js'
 import { PROMPT_VERSION } from './extraction-prompts.js'
 import type { FlushPlan, FlushPlanner } from './flush-planner.js'

@@ -12,13 +12,13 @@ import { PowerContextError } from '../core/errors.js'
 import { failureReaction } from '../core/flush-policy.js'
 import { checkScopeId } from '../core/ids.js'
 import type { MemoryChange } from '../core/memory-model.js'
-import { isCursorConflict } from '../storage/engine/journal/flush-apply.js'
 import type {
   ApplyHooks,
   SkippedSource,
   SourceJournalPort,
   SourceWindow,
 } from '../storage/spi/flush-types.js'
+import { isCursorConflict } from '../storage/spi/flush-types.js'
 import { FLUSH_MAX_ATTEMPTS_DEFAULT } from '../storage/spi/flush-types.js'
 import type { FlushPlanner, SourceOutcome } from './flush-planner.js'
 import { windowJson } from './flush-planner.js'

@@ -34,7 +34,7 @@ export const fromWireFlushRecordsRequest = (
   limit: b.limit,
 })
 
-const toWireOutcome = (o: SourceOutcome) => ({
+const toWireOutcome = (o: SourceOutcome): Wire['SourceOutcome'] => ({
   source: { name: 'content' as const, source_id: o.sourceId },
   position: o.position,
   media_type: o.mediaType,
@@ -45,7 +45,7 @@ const toWireOutcome = (o: SourceOutcome) => ({
 })
 
 /** A flush result on the wire (`FlushResponse`). */
-export const toWireFlush = (r: FlushResult) => ({
+export const toWireFlush = (r: FlushResult): Wire['FlushResponse'] => ({
   status: r.status,
   previous_cursor: r.previousCursor,
   cursor: r.cursor,
@@ -87,7 +87,7 @@ export const fromWireFlush = (r: Wire['FlushResponse']): FlushResult =>
     mode: r.extraction_mode,
   })
 
-const toWireRecord = (r: FlushRecord) => ({
+const toWireRecord = (r: FlushRecord): Wire['FlushRecord'] => ({
   record_id: r.recordId,
   scope_id: r.scopeId,
   from_position: r.fromPosition,
@@ -101,7 +101,7 @@ const toWireRecord = (r: FlushRecord) => ({
 })
 
 /** A page of decision records on the wire (`FlushRecordsResponse`). */
-export const toWireFlushRecords = (r: FlushRecordsResult) => ({
+export const toWireFlushRecords = (r: FlushRecordsResult): Wire['FlushRecordsResponse'] => ({
   records: r.records.map(toWireRecord),
   next_after: r.nextAfter,
 })
@@ -125,7 +125,9 @@ export const fromWireFlushRecords = (r: Wire['FlushRecordsResponse']): FlushReco
   })
 
 /** The `extraction` object of capabilities. */
-export const toWireExtraction = (e: ExtractionCapabilities) => ({
+export const toWireExtraction = (
+  e: ExtractionCapabilities,
+): Wire['CapabilitiesResponse']['extraction'] => ({
   mode: e.mode,
   model: e.model,
   prompt_version: e.promptVersion,

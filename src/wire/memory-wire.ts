@@ -26,17 +26,23 @@ import {
 } from './redaction-wire.js'
 import { fromWireSkipped, toWireSkipped } from './skipped-wire.js'
 
+/** The contract's shapes: each domain → wire mapper returns one, so a renamed field fails `tsc`. */
+type Wire = components['schemas']
+
 /**
  * Domain ↔ wire conversion for memory resources: domain code is camelCase, the wire is
  * snake_case as docs/http-api.md lists. Every surface (CLI `--json`, HTTP, MCP) uses these mappers.
  */
-export const toWireArtifactRef = (r: ArtifactRef) => ({
+export const toWireArtifactRef = (r: ArtifactRef): Wire['ArtifactRef'] => ({
   artifact_id: r.artifactId,
   revision: r.revision,
 })
-export const toWireSourceRef = (r: SourceRef) => ({ name: r.name, source_id: r.sourceId })
+export const toWireSourceRef = (r: SourceRef): Wire['SourceRef'] => ({
+  name: r.name,
+  source_id: r.sourceId,
+})
 
-export const toWireMemory = (m: Memory) => ({
+export const toWireMemory = (m: Memory): Wire['Memory'] => ({
   memory_ref: toWireArtifactRef(m.memoryRef),
   scope_id: m.scopeId,
   state: m.state,
@@ -52,7 +58,7 @@ export const toWireMemory = (m: Memory) => ({
   ...(m.redaction === undefined ? {} : { redaction: m.redaction && toWireRedaction(m.redaction) }),
 })
 
-export const toWireChange = (c: MemoryChange) => ({
+export const toWireChange = (c: MemoryChange): Wire['MemoryChange'] => ({
   seq: c.seq,
   op: c.op,
   memory_id: c.memoryId,
@@ -65,7 +71,7 @@ export const toWireChange = (c: MemoryChange) => ({
   at: c.at,
 })
 
-export const toWireHit = (h: SearchHit) => ({
+export const toWireHit = (h: SearchHit): Wire['SearchHit'] => ({
   memory_ref: toWireArtifactRef(h.memoryRef),
   kind: h.kind,
   text: h.text,
@@ -73,15 +79,18 @@ export const toWireHit = (h: SearchHit) => ({
   matched_by: [...h.matchedBy],
 })
 
-export const toWireSearch = (r: SearchResult) => ({ mode: r.mode, hits: r.hits.map(toWireHit) })
+export const toWireSearch = (r: SearchResult): Wire['SearchResponse'] => ({
+  mode: r.mode,
+  hits: r.hits.map(toWireHit),
+})
 
-export const toWireGet = (r: GetResult) => ({
+export const toWireGet = (r: GetResult): Wire['GetResponse'] => ({
   memory: toWireMemory(r.memory),
   current_revision: r.currentRevision,
   state: r.state,
 })
 
-export const toWireHistory = (r: HistoryResult) => ({
+export const toWireHistory = (r: HistoryResult): Wire['HistoryResponse'] => ({
   memory_id: r.memoryId,
   state: r.state,
   current_revision: r.currentRevision,
@@ -90,14 +99,14 @@ export const toWireHistory = (r: HistoryResult) => ({
   merges: r.merges.map(toWireMergeRelation),
 })
 
-export const toWireRestore = (r: RestoreResult) => ({
+export const toWireRestore = (r: RestoreResult): Wire['RestoreResponse'] => ({
   status: r.status,
   memory: toWireMemory(r.memory),
   restored: r.restored.map(toWireMemory),
   retired: r.retired.map(toWireMemory),
 })
 
-export const toWireMergeRelation = (m: MergeRecord) => ({
+export const toWireMergeRelation = (m: MergeRecord): Wire['MergeRelation'] => ({
   merge_id: m.mergeId,
   state: m.state,
   result_id: m.resultId,
@@ -108,9 +117,12 @@ export const toWireMergeRelation = (m: MergeRecord) => ({
   undone_operation_id: m.undoneOperationId,
 })
 
-export const toWirePlanRef = (r: PlanRef) => ({ memory_id: r.memoryId, version: r.version })
+export const toWirePlanRef = (r: PlanRef): Wire['PlanRef'] => ({
+  memory_id: r.memoryId,
+  version: r.version,
+})
 
-export const toWireRestorePreview = (r: RestorePreviewResult) => ({
+export const toWireRestorePreview = (r: RestorePreviewResult): Wire['RestorePreviewResponse'] => ({
   plan: {
     restore: r.plan.restore.map(toWirePlanRef),
     retire: r.plan.retire.map(toWirePlanRef),
@@ -127,19 +139,19 @@ export const toWireRestorePreview = (r: RestorePreviewResult) => ({
   preview_token: r.previewToken,
 })
 
-export const toWireMerge = (r: MergeResult) => ({
+export const toWireMerge = (r: MergeResult): Wire['MergeResponse'] => ({
   status: r.status,
   merge_id: r.mergeId,
   memory: toWireMemory(r.memory),
   inputs: r.inputs.map(toWireMemory),
 })
 
-export const toWireList = (r: ListResult) => ({
+export const toWireList = (r: ListResult): Wire['ListResponse'] => ({
   memories: r.memories.map(toWireMemory),
   next_after: r.nextAfter,
 })
 
-export const toWireChanges = (r: ChangesResult) => ({
+export const toWireChanges = (r: ChangesResult): Wire['ChangesResponse'] => ({
   changes: r.changes.map(toWireChange),
   head_seq: r.headSeq,
   has_more: r.hasMore,
@@ -155,9 +167,6 @@ export const toWireError = (
 ) => ({
   error: { code: e.code, message: e.message, request_id: requestId, details: e.details ?? null },
 })
-
-/** Contract response shapes the wire → domain mappers below read. */
-type Wire = components['schemas']
 
 /*
  * Wire → domain conversion of response bodies (the inverse of the mappers above), for surfaces

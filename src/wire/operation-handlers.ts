@@ -5,10 +5,10 @@ import { PREPARED_CONTEXT_SCHEMA } from '../core/prepared-context.js'
 import { SEARCH_LIMIT_MAX } from '../core/search-rules.js'
 import { MAX_REASON_CODE_POINTS, MAX_TEXT_BYTES } from '../core/text-rules.js'
 import type { MemoryRuntime } from '../runtime/memory-runtime.js'
-import { MAX_SOURCE_CONTENT_BYTES } from '../storage/engine/ops/capture.js'
 import {
   CHANGES_LIMIT_MAX,
   LIST_LIMIT_MAX,
+  MAX_SOURCE_CONTENT_BYTES,
   REMEMBER_MAX_ENTRIES,
 } from '../storage/spi/memory-backend.js'
 import { fromWirePrepareContext, toWirePreparedContext } from './context-wire.js'
@@ -76,14 +76,20 @@ export type RequestOf<Op extends OperationId> =
     ? Schemas[S]
     : Record<string, never>
 
-/** A runtime-backed operation: its validated contract body in, its wire response out. */
+/** The contract's success response body of an operation (`never` for one that is not JSON). */
+export type ResponseOf<Op extends OperationId> =
+  ContractOperationOf<Op>['responseSchema'] extends infer S extends keyof Schemas
+    ? Schemas[S]
+    : never
+
+/** A runtime-backed operation: its validated contract body in, its contract response out. */
 export type OperationHandler<Op extends OperationId = RuntimeOperationId> = (
   runtime: MemoryRuntime,
   body: RequestOf<Op>,
-) => Promise<unknown>
+) => Promise<ResponseOf<Op>>
 
 /** Capabilities on the wire, derived from the opened runtime. */
-export function wireCapabilities(runtime: MemoryRuntime) {
+export function wireCapabilities(runtime: MemoryRuntime): Schemas['CapabilitiesResponse'] {
   const caps = runtime.capabilities()
   return {
     version: caps.version,

@@ -124,7 +124,7 @@ export function mergeArea(suite: ConformanceSuite): void {
       const a2 = { artifactId: s.id('A'), revision: 2 }
       for (const inputs of [[], [a2]]) {
         const err = await expectCode(merge(inputs), 'invalid_request')
-        expect(err.message).toBe('inputs: a merge needs at least two memories')
+        expect(err.message).toBe('inputs: must hold at least 2 memory refs')
         expect(err.details).toEqual({
           errors: [{ field: 'inputs', message: 'must hold at least 2 memory refs' }],
         })

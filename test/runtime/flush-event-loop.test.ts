@@ -12,9 +12,9 @@ import { join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { timeSlicer } from '../../src/core/event-loop-slices.js'
 import { MEMORY_MEDIA_TYPE } from '../../src/core/extraction-rules.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
-import { timeSlicer } from '../../src/storage/engine/event-loop-slices.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pc-flush-loop-'))
 let rt: MemoryRuntime

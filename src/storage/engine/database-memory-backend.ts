@@ -1,33 +1,12 @@
-import { checkLegacyCitation } from '../../core/command-rules.js'
 import type { Embedder } from '../../core/embedding.js'
-import { invalidRequest } from '../../core/errors.js'
-import {
-  checkMemoryId,
-  checkRevision,
-  checkScopeId,
-  newMemoryId,
-  newOperationId,
-} from '../../core/ids.js'
+import { newMemoryId, newOperationId } from '../../core/ids.js'
 import type { DialectTx } from '../spi/dialect-tx.js'
 import type { ExportRecord, ImportReport } from '../spi/export-types.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from '../spi/legacy-types.js'
 import type * as L from '../spi/listing-types.js'
 import type * as Spi from '../spi/memory-backend.js'
 import type * as R from '../spi/redaction-types.js'
-import {
-  checkChanges,
-  checkForget,
-  checkList,
-  checkMerge,
-  checkRemember,
-  checkRestore,
-  checkRestoreTarget,
-  checkSearch,
-  checkUpdate,
-  optional,
-} from './command-checks.js'
 import { SourceJournal } from './journal/source-journal.js'
-import { getByLegacyCitationInTx } from './legacy/legacy-reads.js'
 import {
   exportRows,
   importLegacyScope,
@@ -38,42 +17,41 @@ import {
 import { rebuildInTx } from './maintenance/rebuild.js'
 import { verifyReport } from './maintenance/verify-report.js'
 import { captureInTx, checkCaptureSliced } from './ops/capture.js'
-import { changesFeedInTx } from './ops/changes-feed.js'
-import { forgetInTx } from './ops/forget.js'
-import { getInTx } from './ops/get.js'
-import { historyInTx } from './ops/history.js'
-import { listInTx } from './ops/list.js'
+import { changes } from './ops/changes-feed.js'
+import { forget } from './ops/forget.js'
+import { get } from './ops/get.js'
+import { history } from './ops/history.js'
+import { list } from './ops/list.js'
 import * as listing from './ops/listing.js'
-import { mergeInTx } from './ops/merge.js'
+import { merge } from './ops/merge.js'
 import { checkRecent, recentInTx } from './ops/recent.js'
-import { rememberInTx } from './ops/remember.js'
-import { restoreInTx } from './ops/restore.js'
-import { planRestore } from './ops/restore-plan.js'
-import { updateInTx } from './ops/update.js'
+import { remember } from './ops/remember.js'
+import { restore } from './ops/restore.js'
+import { restorePreview } from './ops/restore-plan.js'
+import { search } from './ops/search.js'
+import { update } from './ops/update.js'
 import { checkRedact, NO_ERASE_STEP, redact } from './redaction/redact.js'
 import { searchInMode, searchModesOf } from './search/search-modes.js'
 import { reindexVectors } from './vectors/reindex.js'
-import { restoreTexts } from './vectors/texts-to-project.js'
-import { updateTexts } from './vectors/texts-to-project.js'
-import type { TxRunner } from './vectors/vector-support.js'
-import { VectorSupport } from './vectors/vector-support.js'
-import type { WriteContext } from './write-context.js'
+import { type TxRunner, VectorSupport } from './vectors/vector-support.js'
+import type { OpDeps, WriteContext } from './write-context.js'
 
 /** Options every database backend accepts. */
 export interface DatabaseBackendOptions {
   /** Clock for `created_at`/`at` stamps; default `() => new Date()`. */
   readonly now?: () => Date
   /**
-   * Embedding model for the vector projection (docs/storage.md). Its profile is fixed in the database
+   * Embedding model for the vector projection (DESIGN §4–§5). Its profile is fixed in the database
    * when first configured; a different profile later leaves the backend without vectors.
    */
   readonly embedder?: Embedder | undefined
 }
 
 /**
- * The abstract base of every database backend (docs/storage.md; every domain rule lives here once): it validates every command,
- * owns canonical bytes, hashes, the state machine, CAS decisions, evidence checks and hit
- * re-checks. Adapters implement only transactions and the row verbs of {@link DialectTx}.
+ * The abstract base of every database backend: through the operations of `ops/` (one file per
+ * operation, owning its checks and its transaction body) it validates every command, owns
+ * canonical bytes, hashes, the state machine, CAS decisions, evidence checks and hit re-checks.
+ * Adapters implement only transactions and the row verbs of {@link DialectTx}.
  */
 export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
   abstract readonly name: string
@@ -84,7 +62,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     write: (work) => this.inWriteTransaction(work),
   }
 
-  /** The source journal (docs/sources-and-flush.md): flush windows, cursor CAS, failures, decision records. */
+  /** The source journal (DESIGN §6): flush windows, cursor CAS, failures, decision records. */
   readonly journal: SourceJournal
 
   constructor(options: DatabaseBackendOptions = {}) {
@@ -100,7 +78,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
 
   /**
    * Why full-text search cannot run (the adapter's startup probe failed), or null; adapters with
-   * such a probe override it.
+   * such a probe override it (STYLE R3).
    */
   protected get fullTextProblem(): string | null {
     return null
@@ -146,136 +124,53 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     }
   }
 
-  /** Texts a write will project, read in a snapshot; none when vectors are off or it fails. */
-  async #textsToProject(plan: (tx: DialectTx) => Promise<string[]>): Promise<string[]> {
-    if (!this.#vectors.ready) return []
-    return this.inReadTransaction(plan).catch(() => [])
+  /** What the operations of `ops/` take: transactions, the write context, texts to project. */
+  readonly #ops: OpDeps = {
+    run: this.#run,
+    context: (texts) => this.#context(texts),
+    textsToProject: async (plan) =>
+      this.#vectors.ready ? this.inReadTransaction(plan).catch(() => []) : [],
   }
 
-  /** Adds memories; an entry equal to an active memory's current content is `unchanged`. */
-  async remember(cmd: Spi.RememberCommand): Promise<Spi.RememberResult> {
-    const { scopeId, entries } = checkRemember(cmd)
-    const ctx = await this.#context(entries.map((e) => e.content.text))
-    return this.inWriteTransaction((tx) => rememberInTx(tx, ctx, scopeId, entries))
+  // The memory operations: each `ops/<op>.ts` owns its checks and its transaction body.
+  remember(cmd: Spi.RememberCommand): Promise<Spi.RememberResult> {
+    return remember(this.#ops, cmd)
   }
-
-  /** Writes a new version of an active memory at exactly `memoryRef.revision`. */
-  async update(cmd: Spi.UpdateCommand): Promise<Spi.UpdateResult> {
-    const checked = checkUpdate(cmd)
-    const texts = await this.#textsToProject((tx) =>
-      updateTexts(tx, { ...checked, memoryId: checked.memoryRef.artifactId }),
-    )
-    const ctx = await this.#context(texts)
-    return this.inWriteTransaction((tx) => updateInTx(tx, ctx, checked))
+  update(cmd: Spi.UpdateCommand): Promise<Spi.UpdateResult> {
+    return update(this.#ops, cmd)
   }
-
-  /** Moves an active memory to `forgotten`; already forgotten is a no-op. */
-  async forget(cmd: Spi.ForgetCommand): Promise<Spi.ForgetResult> {
-    const checked = checkForget(cmd)
-    const ctx = await this.#context()
-    return this.inWriteTransaction((tx) => forgetInTx(tx, ctx, checked))
+  forget(cmd: Spi.ForgetCommand): Promise<Spi.ForgetResult> {
+    return forget(this.#ops, cmd)
   }
-
-  /**
-   * Restores a memory (docs/memory-model.md): a forgotten one comes back; a merged one comes back by undoing
-   * every effective merge above it, in one transaction; `toRevision` then writes a new version with
-   * that version's content. With `previewToken`, fails with `preview_stale` if anything moved.
-   * @throws PowerContextError `memory_not_found`, `state_conflict` (retired), `preview_stale`.
-   */
-  async restore(cmd: Spi.RestoreCommand): Promise<Spi.RestoreResult> {
-    const checked = checkRestore(cmd)
-    const ctx = await this.#context(await this.#textsToProject((tx) => restoreTexts(tx, checked)))
-    return this.inWriteTransaction((tx) => restoreInTx(tx, ctx, checked))
+  restore(cmd: Spi.RestoreCommand): Promise<Spi.RestoreResult> {
+    return restore(this.#ops, cmd)
   }
-
-  /** The plan `restore` would apply now, and a token binding it; changes nothing. */
-  async restorePreview(cmd: Spi.RestorePreviewCommand): Promise<Spi.RestorePreviewResult> {
-    const checked = checkRestoreTarget(cmd)
-    const plan = await this.inReadTransaction((tx) => planRestore(tx, checked))
-    return {
-      plan: {
-        restore: plan.restore,
-        retire: plan.retire,
-        leavingSearch: plan.leavingSearch,
-        newVersion: plan.newVersion,
-      },
-      previewToken: plan.token,
-    }
+  restorePreview(cmd: Spi.RestorePreviewCommand): Promise<Spi.RestorePreviewResult> {
+    return restorePreview(this.#run, cmd)
   }
-
-  /**
-   * Merges at least two active memories (each at its current version) into a new memory; the
-   * inputs become `merged`.
-   * @throws PowerContextError `invalid_request`, `memory_not_found`, `state_conflict`,
-   *   `revision_conflict`.
-   */
-  async merge(cmd: Spi.MergeCommand): Promise<Spi.MergeResult> {
-    const checked = checkMerge(cmd)
-    const ctx = await this.#context([checked.text])
-    return this.inWriteTransaction((tx) => mergeInTx(tx, ctx, checked))
+  merge(cmd: Spi.MergeCommand): Promise<Spi.MergeResult> {
+    return merge(this.#ops, cmd)
   }
-
-  /**
-   * Reads one version (default: current), verified against its hash; or, by an old entry citation
-   * of the Python reference, the exact version that entry version became (docs/upgrade.md).
-   * @throws PowerContextError `invalid_request`, `memory_not_found`.
-   */
-  async get(cmd: Spi.GetCommand): Promise<Spi.GetResult> {
-    const scopeId = checkScopeId(cmd.scopeId)
-    if (cmd.legacyCitation !== undefined) {
-      if (cmd.memoryId !== undefined || cmd.revision !== undefined) {
-        throw invalidRequest('legacy_citation', 'give either memory_id/revision or legacy_citation')
-      }
-      const citation = checkLegacyCitation(cmd.legacyCitation)
-      return this.inReadTransaction((tx) => getByLegacyCitationInTx(tx, scopeId, citation))
-    }
-    const checked = {
-      scopeId,
-      memoryId: checkMemoryId(cmd.memoryId),
-      revision: optional(cmd.revision, (r) => checkRevision(r)),
-    }
-    return this.inReadTransaction((tx) => getInTx(tx, checked))
+  get(cmd: Spi.GetCommand): Promise<Spi.GetResult> {
+    return get(this.#run, cmd)
   }
-
-  /** All versions and transitions of one memory. */
-  async history(cmd: Spi.HistoryCommand): Promise<Spi.HistoryResult> {
-    const checked = { scopeId: checkScopeId(cmd.scopeId), memoryId: checkMemoryId(cmd.memoryId) }
-    return this.inReadTransaction((tx) => historyInTx(tx, checked))
+  history(cmd: Spi.HistoryCommand): Promise<Spi.HistoryResult> {
+    return history(this.#run, cmd)
   }
-
-  /** One keyset page of memories, oldest id first. */
-  async list(cmd: Spi.ListCommand): Promise<Spi.ListResult> {
-    const checked = checkList(cmd)
-    return this.inReadTransaction((tx) => listInTx(tx, checked))
+  list(cmd: Spi.ListCommand): Promise<Spi.ListResult> {
+    return list(this.#run, cmd)
   }
-
-  /**
-   * Searches active memories (docs/search.md). `auto` is hybrid when the embedding profile is ready and
-   * the scope's vector projection is complete, else fts; an explicit `vector`/`hybrid` that cannot
-   * run fails with `capability_not_supported`, never an empty result. See {@link searchInMode}.
-   */
-  async search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult> {
-    const { mode, ...checked } = checkSearch(cmd)
-    const { mode: used, hits } = await searchInMode(
-      this.#run,
-      this.#vectors,
-      checked,
-      mode,
-      this.fullTextProblem,
-    )
-    return { mode: used, hits }
+  search(cmd: Spi.SearchCommand): Promise<Spi.SearchResult> {
+    return search(this.#run, this.#vectors, cmd, this.fullTextProblem)
+  }
+  changes(cmd: Spi.ChangesCommand): Promise<Spi.ChangesResult> {
+    return changes(this.#run, cmd)
   }
 
   /** Active memories of one or more scopes, newest first, in one snapshot (no write lock). */
   async recent(cmd: Spi.RecentCommand): Promise<Spi.RecentResult> {
     const q = checkRecent(cmd)
     return this.inReadTransaction((tx) => recentInTx(tx, q))
-  }
-
-  /** Change-log rows after `since` (exclusive; 0 = from the start), skips and redactions. */
-  async changes(cmd: Spi.ChangesCommand): Promise<Spi.ChangesResult> {
-    const q = checkChanges(cmd)
-    return this.inReadTransaction((tx) => changesFeedInTx(tx, q))
   }
 
   /** Erases stored text, keeping what proves history; see {@link redact} (docs/storage.md). */
@@ -292,7 +187,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     return Promise.resolve(NO_ERASE_STEP)
   }
 
-  /** One keyset page of scopes with memory counts per state (the console's scope list). */
+  /** One keyset page of scopes with memory counts per state (DESIGN §7, the console). */
   async listScopes(cmd: L.ListScopesCommand = {}): Promise<L.ListScopesResult> {
     const q = listing.checkListScopes(cmd)
     return this.inReadTransaction((tx) => listing.listScopesInTx(tx, q))

@@ -5,8 +5,27 @@
  * model, outside any transaction); the backend validates and applies in one transaction.
  */
 import type { JsonValue } from '../../core/canonical.js'
+import { PowerContextError } from '../../core/errors.js'
 import type { ArtifactRef, Memory, MemoryChange, SourceRef } from '../../core/memory-model.js'
 import type { RankedSearchResult } from './search-types.js'
+
+/** The error a flush sees when another flush (or a failure record) moved the cursor first. */
+export function cursorMoved(scopeId: string): PowerContextError {
+  return new PowerContextError(
+    'revision_conflict',
+    `the source cursor of scope ${scopeId} moved concurrently`,
+    { scope_id: scopeId, conflict: 'source_cursor' },
+  )
+}
+
+/** True for the conflict {@link cursorMoved} raises: the runtime replans the window. */
+export function isCursorConflict(err: unknown): boolean {
+  return (
+    err instanceof PowerContextError &&
+    err.code === 'revision_conflict' &&
+    err.details?.['conflict'] === 'source_cursor'
+  )
+}
 
 /** Default number of sources one flush takes. */
 export const FLUSH_LIMIT_DEFAULT = 100

@@ -26,6 +26,8 @@ export const RECENT_LIMIT_DEFAULT = 16
 export const RECENT_LIMIT_MAX = 100
 /** Most scopes one `recent` read (or one prepared context) covers. */
 export const RECENT_SCOPES_MAX = 9
+/** Largest content source `captureSource` accepts, in UTF-8 bytes. */
+export const MAX_SOURCE_CONTENT_BYTES = 1_000_000
 
 /** One entry of a `remember` batch. */
 export interface RememberEntry {

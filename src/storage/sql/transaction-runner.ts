@@ -20,7 +20,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 
 import type { PowerContextError } from '../../core/errors.js'
-import { timeSlicer } from '../engine/event-loop-slices.js'
+import { timeSlicer } from '../../core/event-loop-slices.js'
 import type { AsyncMutex } from './async-mutex.js'
 import type { SqlSession } from './session.js'
 import { storageUnavailable } from './storage-health.js'

@@ -10,23 +10,24 @@ import { monotonicFactory } from 'ulid'
 
 import { canonicalJsonSliced, type JsonValue } from '../../../core/canonical.js'
 import { normalizeSourceRefs } from '../../../core/content-hash.js'
-import { PowerContextError } from '../../../core/errors.js'
+import { invalidRequest, PowerContextError } from '../../../core/errors.js'
+import { type Pause, timeSlicer } from '../../../core/event-loop-slices.js'
 import { afterFailedAttempt } from '../../../core/flush-policy.js'
 import type { SourceRef } from '../../../core/memory-model.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
-import type {
-  AppliedDecision,
-  ApplyFlushCommand,
-  ApplyFlushResult,
-  ApplyHooks,
-  FlushFailureCommand,
-  FlushFailureResult,
-  FlushRecordDraft,
-  SkippedSource,
+import {
+  type AppliedDecision,
+  type ApplyFlushCommand,
+  type ApplyFlushResult,
+  type ApplyHooks,
+  cursorMoved,
+  type FlushFailureCommand,
+  type FlushFailureResult,
+  type FlushRecordDraft,
+  type SkippedSource,
 } from '../../spi/flush-types.js'
 import type { CursorRow, FailureRow } from '../../spi/journal-tx.js'
 import { CHANGES_LIMIT_MAX } from '../../spi/memory-backend.js'
-import { type Pause, timeSlicer } from '../event-loop-slices.js'
 import { toChange } from '../ops/changes.js'
 import { mergeInTx } from '../ops/merge.js'
 import { rememberInTx } from '../ops/remember.js'
@@ -41,24 +42,6 @@ export const FLUSH_RECORD_ID_PREFIX = 'flr_'
 /** A new decision record id: `flr_` + ULID. */
 export function newFlushRecordId(now: number): string {
   return FLUSH_RECORD_ID_PREFIX + nextUlid(now)
-}
-
-/** The error a flush sees when another flush (or a failure record) moved the cursor first. */
-export function cursorMoved(scopeId: string): PowerContextError {
-  return new PowerContextError(
-    'revision_conflict',
-    `the source cursor of scope ${scopeId} moved concurrently`,
-    { scope_id: scopeId, conflict: 'source_cursor' },
-  )
-}
-
-/** True for the conflict {@link cursorMoved} raises. */
-export function isCursorConflict(err: unknown): boolean {
-  return (
-    err instanceof PowerContextError &&
-    err.code === 'revision_conflict' &&
-    err.details?.['conflict'] === 'source_cursor'
-  )
 }
 
 async function requireCursor(
@@ -98,9 +81,7 @@ export async function applyFlushInTx(
   const pause = timeSlicer()
   const cursor = await requireCursor(tx, scopeId, cmd.expected)
   if (cmd.through > (await tx.journal.highWatermark(scopeId)))
-    throw new PowerContextError('invalid_request', 'through: beyond the high watermark', {
-      errors: [{ field: 'through', message: 'beyond the high watermark' }],
-    })
+    throw invalidRequest('through', 'beyond the high watermark')
   const window = await tx.journal.listSources(scopeId, cmd.expected.position, cmd.through)
   const inWindow = new Set(window.map((s) => s.sourceId))
   const seqBefore = await tx.headSeq(scopeId)

@@ -2,16 +2,18 @@ import { createHash, randomUUID } from 'node:crypto'
 
 import { canonicalJson, canonicalJsonSliced } from '../../../core/canonical.js'
 import { invalidRequest, PowerContextError } from '../../../core/errors.js'
+import { timeSlicer } from '../../../core/event-loop-slices.js'
 import { checkScopeId, checkSourceId } from '../../../core/ids.js'
 import { refuseSourceSecrets } from '../../../core/secret-rules.js'
 import { assertStorableString, normalizeTimestamp, utf8Length } from '../../../core/text-rules.js'
 import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
 import type { WindowSource } from '../../spi/flush-types.js'
-import type { CaptureSourceCommand, CaptureSourceResult } from '../../spi/memory-backend.js'
-import { timeSlicer } from '../event-loop-slices.js'
+import {
+  type CaptureSourceCommand,
+  type CaptureSourceResult,
+  MAX_SOURCE_CONTENT_BYTES,
+} from '../../spi/memory-backend.js'
 
-/** Largest accepted source content, in UTF-8 bytes. */
-export const MAX_SOURCE_CONTENT_BYTES = 1_000_000
 const SOURCE_PAYLOAD_DOMAIN = 'powercontext:source-payload:v1'
 
 /** A validated capture with its canonical payload and hash. */

@@ -1,7 +1,15 @@
+import { checkLimit } from '../../../core/command-rules.js'
+import { checkScopeId } from '../../../core/ids.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
-import type { ChangesResult } from '../../spi/memory-backend.js'
+import {
+  CHANGES_LIMIT_DEFAULT,
+  CHANGES_LIMIT_MAX,
+  type ChangesCommand,
+  type ChangesResult,
+} from '../../spi/memory-backend.js'
 import { toRedactionEntry } from '../../spi/redaction-types.js'
 import { skippedInChangesTx } from '../journal/journal-checks.js'
+import type { TxRunner } from '../vectors/vector-support.js'
 import { changesInTx } from './changes.js'
 
 /**
@@ -22,4 +30,23 @@ export async function changesFeedInTx(
     ...(skipped.length === 0 ? {} : { skippedSources: skipped }),
     ...(redacted.length === 0 ? {} : { redactions: redacted.map(toRedactionEntry) }),
   }
+}
+
+/** Checks changes: `since` (exclusive, default 0) and `limit` (default 1000, at most 10,000). */
+export function checkChanges(cmd: ChangesCommand) {
+  return {
+    scopeId: checkScopeId(cmd.scopeId),
+    since: checkLimit(cmd.since, 'since', { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }),
+    limit: checkLimit(cmd.limit, 'limit', {
+      min: 1,
+      max: CHANGES_LIMIT_MAX,
+      fallback: CHANGES_LIMIT_DEFAULT,
+    }),
+  }
+}
+
+/** Change-log rows after `since` (exclusive; 0 = from the start), skips and redactions. */
+export async function changes(run: TxRunner, cmd: ChangesCommand): Promise<ChangesResult> {
+  const q = checkChanges(cmd)
+  return run.read((tx) => changesFeedInTx(tx, q))
 }

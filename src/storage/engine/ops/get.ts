@@ -1,7 +1,13 @@
+import { checkLegacyCitation } from '../../../core/command-rules.js'
+import { invalidRequest } from '../../../core/errors.js'
+import { checkMemoryId, checkRevision, checkScopeId } from '../../../core/ids.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
-import type { GetResult } from '../../spi/memory-backend.js'
+import type { GetCommand, GetResult } from '../../spi/memory-backend.js'
+import { optional } from '../command-checks.js'
 import { requireMemory, requireVersion } from '../guards.js'
+import { legacyCitationTargetInTx } from '../legacy/legacy-reads.js'
 import { viewOfVersion } from '../redaction/redaction-reads.js'
+import type { TxRunner } from '../vectors/vector-support.js'
 
 /** get: an exact version (or the current one), hash-verified, under the current state. */
 export async function getInTx(
@@ -15,4 +21,35 @@ export async function getInTx(
     currentRevision: row.currentVersion,
     state: row.state,
   }
+}
+
+/**
+ * Checks get: a memory id and an optional revision, or (never both) an old entry citation of the
+ * Python reference. @throws PowerContextError `invalid_request`.
+ */
+export function checkGet(cmd: GetCommand) {
+  const scopeId = checkScopeId(cmd.scopeId)
+  if (cmd.legacyCitation !== undefined) {
+    if (cmd.memoryId !== undefined || cmd.revision !== undefined) {
+      throw invalidRequest('legacy_citation', 'give either memory_id/revision or legacy_citation')
+    }
+    return { scopeId, citation: checkLegacyCitation(cmd.legacyCitation) }
+  }
+  return {
+    scopeId,
+    memoryId: checkMemoryId(cmd.memoryId),
+    revision: optional(cmd.revision, (r) => checkRevision(r)),
+  }
+}
+
+/**
+ * Reads one version (default: current), verified against its hash; or, by an old entry citation
+ * of the Python reference, the exact version that entry version became (docs/upgrade.md).
+ * @throws PowerContextError `invalid_request`, `memory_not_found`.
+ */
+export async function get(run: TxRunner, cmd: GetCommand): Promise<GetResult> {
+  const q = checkGet(cmd)
+  return run.read(async (tx) =>
+    getInTx(tx, 'citation' in q ? await legacyCitationTargetInTx(tx, q.scopeId, q.citation) : q),
+  )
 }

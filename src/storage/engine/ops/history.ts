@@ -1,7 +1,9 @@
+import { checkMemoryId, checkScopeId } from '../../../core/ids.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
-import type { HistoryResult } from '../../spi/memory-backend.js'
+import type { HistoryCommand, HistoryResult } from '../../spi/memory-backend.js'
 import { requireMemory } from '../guards.js'
 import { viewsOf } from '../redaction/redaction-reads.js'
+import type { TxRunner } from '../vectors/vector-support.js'
 import { toChange } from './changes.js'
 
 /** history: every version and every state transition of one memory. */
@@ -21,4 +23,10 @@ export async function historyInTx(
     transitions: transitions.map(toChange),
     merges,
   }
+}
+
+/** All versions and transitions of one memory. @throws PowerContextError `invalid_request`, `memory_not_found`. */
+export async function history(run: TxRunner, cmd: HistoryCommand): Promise<HistoryResult> {
+  const checked = { scopeId: checkScopeId(cmd.scopeId), memoryId: checkMemoryId(cmd.memoryId) }
+  return run.read((tx) => historyInTx(tx, checked))
 }

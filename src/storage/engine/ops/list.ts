@@ -1,7 +1,16 @@
+import { checkKinds, checkLimit, checkStates } from '../../../core/command-rules.js'
+import { checkMemoryId, checkScopeId } from '../../../core/ids.js'
 import type { MemoryState } from '../../../core/memory-model.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
-import type { ListResult } from '../../spi/memory-backend.js'
+import {
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  type ListCommand,
+  type ListResult,
+} from '../../spi/memory-backend.js'
+import { optional } from '../command-checks.js'
 import { viewOfVersion } from '../redaction/redaction-reads.js'
+import type { TxRunner } from '../vectors/vector-support.js'
 
 /** list: one keyset page over memory ids, filtered by state and kind. */
 export async function listInTx(
@@ -25,4 +34,25 @@ export async function listInTx(
   }
   const last = page.at(-1)
   return { memories, nextAfter: rows.length > q.limit && last !== undefined ? last.memoryId : null }
+}
+
+/** Checks list: states, kinds, keyset `after`, `limit` (default 100, at most 500). */
+export function checkList(cmd: ListCommand) {
+  return {
+    scopeId: checkScopeId(cmd.scopeId),
+    states: checkStates(cmd.states),
+    kinds: checkKinds(cmd.kinds),
+    after: optional(cmd.after, (a) => checkMemoryId(a, 'after')),
+    limit: checkLimit(cmd.limit, 'limit', {
+      min: 1,
+      max: LIST_LIMIT_MAX,
+      fallback: LIST_LIMIT_DEFAULT,
+    }),
+  }
+}
+
+/** One keyset page of memories, oldest id first. */
+export async function list(run: TxRunner, cmd: ListCommand): Promise<ListResult> {
+  const checked = checkList(cmd)
+  return run.read((tx) => listInTx(tx, checked))
 }

@@ -1,10 +1,17 @@
+import { checkArtifactRef } from '../../../core/command-rules.js'
 import { normalizeArtifactRefs, normalizeSourceRefs } from '../../../core/content-hash.js'
-import { PowerContextError } from '../../../core/errors.js'
-import { newMergeId } from '../../../core/ids.js'
+import { invalidRequest } from '../../../core/errors.js'
+import { checkScopeId, newMergeId } from '../../../core/ids.js'
 import type { ArtifactRef, Memory, MergeRecord, SourceRef } from '../../../core/memory-model.js'
 import { isMerged, stateAfter } from '../../../core/memory-state.js'
+import { normalizeKind, normalizeReason, normalizeText } from '../../../core/text-rules.js'
 import type { DialectTx, MemoryRow, NewChangeRow, VersionRow } from '../../spi/dialect-tx.js'
-import type { MergeResult } from '../../spi/memory-backend.js'
+import {
+  type MergeCommand,
+  type MergeResult,
+  REMEMBER_MAX_ENTRIES,
+} from '../../spi/memory-backend.js'
+import { refused } from '../command-checks.js'
 import {
   casOrConflict,
   requireActiveAt,
@@ -15,7 +22,7 @@ import {
 import { projectHead } from '../projection.js'
 import { changeRow, firstMemoryRow, newVersionRow, nextRow } from '../row-builders.js'
 import { contentOfRow, viewOf } from '../version-codec.js'
-import type { WriteContext } from '../write-context.js'
+import type { OpDeps, WriteContext } from '../write-context.js'
 
 /** A validated merge request. */
 export interface CheckedMerge {
@@ -145,15 +152,39 @@ async function repeatedMerge(tx: DialectTx, cmd: CheckedMerge): Promise<MergeRes
 /** @throws PowerContextError `invalid_request` for fewer than two or repeated inputs. */
 export function checkMergeInputs(inputs: readonly ArtifactRef[]): void {
   if (inputs.length < 2) {
-    throw new PowerContextError('invalid_request', 'inputs: a merge needs at least two memories', {
-      errors: [{ field: 'inputs', message: 'must hold at least 2 memory refs' }],
-    })
+    throw invalidRequest('inputs', 'must hold at least 2 memory refs')
   }
   const ids = inputs.map((r) => r.artifactId)
   const repeated = ids.find((id, i) => ids.indexOf(id) !== i)
   if (repeated !== undefined) {
-    throw new PowerContextError('invalid_request', `inputs: memory ${repeated} is listed twice`, {
-      errors: [{ field: 'inputs', message: `memory ${repeated} is listed twice` }],
-    })
+    throw invalidRequest('inputs', `memory ${repeated} is listed twice`)
   }
+}
+
+/** Checks merge: 2–100 distinct inputs at exact revisions, the result content. @throws PowerContextError `invalid_request`. */
+export function checkMerge(cmd: MergeCommand): CheckedMerge {
+  if (!Array.isArray(cmd.inputs) || cmd.inputs.length > REMEMBER_MAX_ENTRIES) {
+    throw invalidRequest('inputs', `must be an array of 2–${REMEMBER_MAX_ENTRIES} memory refs`)
+  }
+  const inputs = cmd.inputs.map((r, i) => checkArtifactRef(r, `inputs[${i}]`))
+  checkMergeInputs(inputs)
+  return refused({
+    scopeId: checkScopeId(cmd.scopeId),
+    inputs,
+    kind: normalizeKind(cmd.kind),
+    text: normalizeText(cmd.text),
+    reason: normalizeReason(cmd.reason),
+  })
+}
+
+/**
+ * Merges at least two active memories (each at its current version) into a new memory; the
+ * inputs become `merged`.
+ * @throws PowerContextError `invalid_request`, `memory_not_found`, `state_conflict`,
+ *   `revision_conflict`.
+ */
+export async function merge(deps: OpDeps, cmd: MergeCommand): Promise<MergeResult> {
+  const checked = checkMerge(cmd)
+  const ctx = await deps.context([checked.text])
+  return deps.run.write((tx) => mergeInTx(tx, ctx, checked))
 }

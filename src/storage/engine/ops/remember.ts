@@ -1,8 +1,11 @@
 import { checkSourceRefs } from '../../../core/command-rules.js'
 import { canonicalContent, hashCanonicalContent } from '../../../core/content-hash.js'
 import { invalidRequest } from '../../../core/errors.js'
+import { timeSlicer } from '../../../core/event-loop-slices.js'
+import { checkScopeId } from '../../../core/ids.js'
 import type { Memory, VersionContent } from '../../../core/memory-model.js'
 import { isActive } from '../../../core/memory-state.js'
+import { refuseSecrets } from '../../../core/secret-rules.js'
 import {
   normalizeKind,
   normalizeReason,
@@ -10,13 +13,17 @@ import {
   normalizeTimestamp,
 } from '../../../core/text-rules.js'
 import type { DialectTx, NewChangeRow } from '../../spi/dialect-tx.js'
-import type { RememberEntry, RememberResult } from '../../spi/memory-backend.js'
-import { timeSlicer } from '../event-loop-slices.js'
+import {
+  REMEMBER_MAX_ENTRIES,
+  type RememberCommand,
+  type RememberEntry,
+  type RememberResult,
+} from '../../spi/memory-backend.js'
 import { requireSources } from '../guards.js'
 import { projectHead } from '../projection.js'
 import { changeRow, firstMemoryRow, newVersionRow } from '../row-builders.js'
 import { contentOfRow, viewOf } from '../version-codec.js'
-import type { CheckedEntry, WriteContext } from '../write-context.js'
+import type { CheckedEntry, OpDeps, WriteContext } from '../write-context.js'
 
 /** Validates one `remember` entry (`entries[i]` in error fields). */
 export function checkEntry(entry: unknown, i: number): CheckedEntry {
@@ -104,4 +111,31 @@ async function findActiveDuplicate(
     }
   }
   return undefined
+}
+
+/** Checks remember: 1–100 entries, each checked. @throws PowerContextError `invalid_request`. */
+export function checkRemember(cmd: RememberCommand) {
+  const scopeId = checkScopeId(cmd.scopeId)
+  if (
+    !Array.isArray(cmd.entries) ||
+    cmd.entries.length === 0 ||
+    cmd.entries.length > REMEMBER_MAX_ENTRIES
+  ) {
+    throw invalidRequest('entries', `must hold 1–${REMEMBER_MAX_ENTRIES} entries`)
+  }
+  const entries = cmd.entries.map(checkEntry)
+  entries.forEach((e, i) =>
+    refuseSecrets({
+      [`entries[${i}].text`]: e.content.text,
+      [`entries[${i}].reason`]: e.reason ?? undefined,
+    }),
+  )
+  return { scopeId, entries }
+}
+
+/** Adds memories; an entry equal to an active memory's current content is `unchanged`. */
+export async function remember(deps: OpDeps, cmd: RememberCommand): Promise<RememberResult> {
+  const { scopeId, entries } = checkRemember(cmd)
+  const ctx = await deps.context(entries.map((e) => e.content.text))
+  return deps.run.write((tx) => rememberInTx(tx, ctx, scopeId, entries))
 }

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto'
 import { canonicalJson } from '../../../core/canonical.js'
 import { canonicalContent } from '../../../core/content-hash.js'
 import { PowerContextError } from '../../../core/errors.js'
+import { checkMemoryId, checkRevision, checkScopeId } from '../../../core/ids.js'
 import type { MemoryState, MergeRecord } from '../../../core/memory-model.js'
 import {
   canApply,
@@ -12,8 +13,15 @@ import {
   STATE_TRANSITIONS,
 } from '../../../core/memory-state.js'
 import type { DialectTx, MemoryRow } from '../../spi/dialect-tx.js'
-import type { PlanRef, RestorePlanView } from '../../spi/memory-backend.js'
+import type {
+  PlanRef,
+  RestorePlanView,
+  RestorePreviewCommand,
+  RestorePreviewResult,
+} from '../../spi/memory-backend.js'
+import { optional } from '../command-checks.js'
 import { requireMemory, requireVersion } from '../guards.js'
+import type { TxRunner } from '../vectors/vector-support.js'
 import { contentOfRow } from '../version-codec.js'
 
 /**
@@ -163,4 +171,31 @@ function planToken(plan: Omit<RestorePlan, 'token'>, rows: readonly MemoryRow[])
     'plan',
   )
   return createHash('sha256').update(body).digest('base64url')
+}
+
+/** Checks restore and its preview: the memory and an optional `to_revision`. @throws PowerContextError `invalid_request`. */
+export function checkRestoreTarget(cmd: RestorePreviewCommand) {
+  return {
+    scopeId: checkScopeId(cmd.scopeId),
+    memoryId: checkMemoryId(cmd.memoryId),
+    toRevision: optional(cmd.toRevision, (r) => checkRevision(r, 'to_revision')),
+  }
+}
+
+/** The plan `restore` would apply now, and a token binding it; changes nothing. */
+export async function restorePreview(
+  run: TxRunner,
+  cmd: RestorePreviewCommand,
+): Promise<RestorePreviewResult> {
+  const checked = checkRestoreTarget(cmd)
+  const plan = await run.read((tx) => planRestore(tx, checked))
+  return {
+    plan: {
+      restore: plan.restore,
+      retire: plan.retire,
+      leavingSearch: plan.leavingSearch,
+      newVersion: plan.newVersion,
+    },
+    previewToken: plan.token,
+  }
 }

@@ -2,14 +2,17 @@ import { invalidRequest, PowerContextError } from '../../../core/errors.js'
 import type { Memory } from '../../../core/memory-model.js'
 import { isMerged, stateAfter } from '../../../core/memory-state.js'
 import { secretFree } from '../../../core/secret-rules.js'
+import { normalizeReason } from '../../../core/text-rules.js'
 import type { DialectTx, MemoryRow, NewChangeRow } from '../../spi/dialect-tx.js'
-import type { RestoreResult } from '../../spi/memory-backend.js'
+import type { RestoreCommand, RestoreResult } from '../../spi/memory-backend.js'
+import { optional, refused } from '../command-checks.js'
 import { casOrConflict, requireVersion } from '../guards.js'
 import { projectHead } from '../projection.js'
 import { changeRow, nextRow } from '../row-builders.js'
+import { restoreTexts } from '../vectors/texts-to-project.js'
 import { contentOfRow, isRedactedVersionRow, viewOf } from '../version-codec.js'
-import type { WriteContext } from '../write-context.js'
-import { planRestore, type RestorePlan } from './restore-plan.js'
+import type { OpDeps, WriteContext } from '../write-context.js'
+import { checkRestoreTarget, planRestore, type RestorePlan } from './restore-plan.js'
 import { writeNextVersion } from './update.js'
 
 /** A validated restore request. */
@@ -126,4 +129,33 @@ export async function restoreInTx(
     restored: await Promise.all(plan.restore.map((r) => view(r.memoryId))),
     retired: await Promise.all(plan.retire.map((r) => view(r.memoryId))),
   }
+}
+
+/** A restore preview token, as returned by restore preview. */
+function checkToken(value: unknown): string {
+  if (typeof value !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(value)) {
+    throw invalidRequest('preview_token', 'must be a token returned by restore preview')
+  }
+  return value
+}
+
+/** Checks restore: the target and an optional preview token. @throws PowerContextError `invalid_request`. */
+export function checkRestore(cmd: RestoreCommand): CheckedRestore {
+  return refused({
+    ...checkRestoreTarget(cmd),
+    previewToken: optional(cmd.previewToken, (t) => checkToken(t)),
+    reason: normalizeReason(cmd.reason),
+  })
+}
+
+/**
+ * Restores a memory: a forgotten one comes back; a merged one comes back by undoing every
+ * effective merge above it, in one transaction; `toRevision` then writes a new version with that
+ * version's content. With `previewToken`, fails with `preview_stale` if anything moved.
+ * @throws PowerContextError `memory_not_found`, `state_conflict` (retired), `preview_stale`.
+ */
+export async function restore(deps: OpDeps, cmd: RestoreCommand): Promise<RestoreResult> {
+  const checked = checkRestore(cmd)
+  const ctx = await deps.context(await deps.textsToProject((tx) => restoreTexts(tx, checked)))
+  return deps.run.write((tx) => restoreInTx(tx, ctx, checked))
 }
