@@ -183,7 +183,7 @@ export default tseslint.config(
   },
   // wire (the one surface call path) ← surfaces; no surface imports another's internals: mcp/
   // never imports http/ or cli/; http/ imports mcp/ only in server-run.ts, the composition root
-  // that mounts the MCP plugin (STYLE R1); cli/ composes them all.
+  // that mounts the MCP plugin (imports flow down only); cli/ composes them all.
   {
     files: ['src/wire/**/*.ts'],
     rules: restrict(
@@ -219,7 +219,7 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', NO_EXPORT_ALL, NO_LAZY_STORAGE_INTERNALS] },
   },
   {
-    // Issue 12 item 19: --help, --version and --server-url commands load no driver or server, so
+    // The CLI starts light: --help, --version and --server-url commands load no driver or server, so
     // the CLI imports the runtime, the HTTP server, the stdio proxy and storage only with import().
     files: ['src/cli/**/*.ts'],
     rules: {
@@ -247,7 +247,7 @@ export default tseslint.config(
     },
   },
   {
-    // STYLE R16: the client imports only the generated contract (no runtime, no driver).
+    // The client imports only the generated contract (no runtime, no driver).
     files: ['src/client/**/*.ts'],
     rules: restrict([
       ...['core', 'storage', 'runtime', 'wire', 'http', 'mcp', 'cli'].flatMap(layer),

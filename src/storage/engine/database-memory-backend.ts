@@ -41,7 +41,7 @@ export interface DatabaseBackendOptions {
   /** Clock for `created_at`/`at` stamps; default `() => new Date()`. */
   readonly now?: () => Date
   /**
-   * Embedding model for the vector projection (DESIGN §4–§5). Its profile is fixed in the database
+   * Embedding model for the vector projection (docs/storage.md). Its profile is fixed in the database
    * when first configured; a different profile later leaves the backend without vectors.
    */
   readonly embedder?: Embedder | undefined
@@ -62,7 +62,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     write: (work) => this.inWriteTransaction(work),
   }
 
-  /** The source journal (DESIGN §6): flush windows, cursor CAS, failures, decision records. */
+  /** The source journal (docs/sources-and-flush.md): flush windows, cursor CAS, failures, decision records. */
   readonly journal: SourceJournal
 
   constructor(options: DatabaseBackendOptions = {}) {
@@ -78,7 +78,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
 
   /**
    * Why full-text search cannot run (the adapter's startup probe failed), or null; adapters with
-   * such a probe override it (STYLE R3).
+   * such a probe override it.
    */
   protected get fullTextProblem(): string | null {
     return null
@@ -187,7 +187,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     return Promise.resolve(NO_ERASE_STEP)
   }
 
-  /** One keyset page of scopes with memory counts per state (DESIGN §7, the console). */
+  /** One keyset page of scopes with memory counts per state (the console's scope list). */
   async listScopes(cmd: L.ListScopesCommand = {}): Promise<L.ListScopesResult> {
     const q = listing.checkListScopes(cmd)
     return this.inReadTransaction((tx) => listing.listScopesInTx(tx, q))
