@@ -17,6 +17,7 @@ const TABLES = [
   'memory_changes',
   'memory_heads',
   'memory_fts',
+  'flush_records',
 ] as const
 
 /** What stays readable after the rebuild, in the report. */

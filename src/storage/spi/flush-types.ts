@@ -6,6 +6,7 @@
  */
 import type { JsonValue } from '../../core/canonical.js'
 import type { ArtifactRef, Memory, MemoryChange, SourceRef } from '../../core/memory-model.js'
+import type { RedactionInfo } from '../../core/redaction.js'
 import type { RankedSearchResult } from './search-types.js'
 
 /** Default number of sources one flush takes. */
@@ -180,6 +181,8 @@ export interface FlushRecord {
   readonly operationId: string
   readonly createdAt: string
   readonly details: Readonly<Record<string, JsonValue>>
+  /** Set when an administrator erased the record's details (docs/storage.md "Redaction"). */
+  readonly redaction?: RedactionInfo
 }
 
 /** Which decision records to read. */
