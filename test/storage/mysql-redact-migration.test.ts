@@ -1,0 +1,82 @@
+/*
+ * Schema 5 on the MySQL family: a database written by schema 4, whose `redactions.target` accepts
+ * only `source` and `version`, is altered at open (column `record_id`, the target's CHECK, a key
+ * per record) keeping its rows, and can then erase decision records (docs/storage.md
+ * "Redaction"). The statements can run again unchanged (a migration interrupted half way is run
+ * again). On the machine's MariaDB.
+ */
+import { afterAll, expect, it } from 'vitest'
+
+import type { MysqlMemoryBackend } from '../../src/storage/mysql/index.js'
+import { openMysqlBackend } from '../../src/storage/mysql/index.js'
+import { MYSQL_SCHEMA_VERSION, migrationStatements } from '../../src/storage/mysql/mysql-schema.js'
+import { MYSQL_DIALECTS } from '../../src/storage/mysql/mysql-search.js'
+import { describeWithMariadb, MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
+
+const databases = new TestDatabases(MARIADB_TEST_URL)
+const opened: MysqlMemoryBackend[] = []
+afterAll(async () => {
+  for (const b of opened) await b.close()
+  await databases.dropAll()
+})
+
+describeWithMariadb('MySQL schema 5: decision records as a redaction target', () => {
+  it('a schema 4 database keeps its redactions and can then erase a decision record', async () => {
+    expect(MYSQL_SCHEMA_VERSION).toBe(5)
+    const url = await databases.create('redact-migration')
+    const name = new URL(url).pathname.slice(1)
+    const scopeId = 'project:acme/api'
+    const before = await openMysqlBackend({ url })
+    await before.captureSource({ scopeId, sourceId: 'first', content: 'ports are 80 and 443' })
+    const w = await before.journal.window({ scopeId })
+    const res = await before.journal.apply({
+      scopeId,
+      expected: w.cursor,
+      through: 1,
+      decisions: [],
+      record: {
+        mode: 'structured',
+        model: null,
+        promptVersion: null,
+        details: { candidates: [{ text: 'ports are 80 and 443' }] },
+      },
+    })
+    await before.captureSource({ scopeId, sourceId: 'card', content: 'Dana +1 415 555 0199' })
+    await before.redact({ scopeId, target: { sourceId: 'card' }, reason: 'pii' })
+    const feed = await before.changes({ scopeId, since: 0 })
+    await before.close()
+
+    // Back to schema 4's table, rows kept.
+    await databases.admin(async (c) => {
+      await c.query(`ALTER TABLE \`${name}\`.redactions DROP INDEX redactions_by_record`)
+      await c.query(`ALTER TABLE \`${name}\`.redactions DROP COLUMN record_id`)
+      await c.query(`ALTER TABLE \`${name}\`.redactions MODIFY COLUMN target
+        VARCHAR(32) CHARACTER SET ascii COLLATE ascii_bin NOT NULL
+        CHECK (target IN ('source', 'version'))`)
+      await c.query(`UPDATE \`${name}\`.schema_version SET version = 4`)
+      // The check is real: schema 4 refuses the new target.
+      await expect(
+        c.query(
+          `INSERT INTO \`${name}\`.redactions (scope_id, seq, target, reason, redacted_at,
+             operation_id) VALUES (?, 99, 'record', 'x', 'x', 'x')`,
+          [scopeId],
+        ),
+      ).rejects.toThrow(/CONSTRAINT/)
+    })
+
+    const after = await openMysqlBackend({ url })
+    opened.push(after)
+    expect((await after.changes({ scopeId, since: 0 })).redactions).toEqual(feed.redactions)
+    // Run again, the statements change nothing and fail nothing.
+    await databases.admin(async (c) => {
+      await c.query(`USE \`${name}\``)
+      for (const sql of migrationStatements(MYSQL_DIALECTS.mariadb, 4)) await c.query(sql)
+    })
+    const r = await after.redact({ scopeId, target: { recordId: res.recordId } })
+    expect(r.items).toEqual([expect.objectContaining({ target: 'record', status: 'redacted' })])
+    const [rec] = (await after.journal.records({ scopeId, recordId: res.recordId })).records
+    expect(rec?.redaction).toMatchObject({ reason: 'redacted by an administrator' })
+    expect(JSON.stringify(rec)).not.toContain('ports are 80')
+    expect((await after.verify()).problems).toEqual([])
+  })
+})
