@@ -170,6 +170,44 @@ export function redactRecordArea(suite: ConformanceSuite): void {
       expect((await b.verify()).problems).toEqual([])
     })
 
+    t.test('a skipped source: its error message and its skip record go with it', async () => {
+      const b = t.backend
+      const scopeId = newScope()
+      await b.captureSource({ scopeId, sourceId: 'bad', content: `{"phone": "${PHONE}"` })
+      const w = await b.journal.window({ scopeId })
+      const failed = await b.journal.fail({
+        scopeId,
+        expected: w.cursor,
+        through: 1,
+        error: { code: 'invalid_request', message: `cannot parse {"phone": "${PHONE}"` },
+        maxAttempts: 1,
+        record: draft({ failure: { message: `cannot parse ${PHONE}` } }),
+      })
+      expect(failed.skipped).not.toBeNull()
+      const r = await b.redact({ scopeId, target: { sourceId: 'bad' } })
+      expect(r.items.map((i) => [i.target, i.sourceId ?? i.recordId])).toEqual([
+        ['source', 'bad'],
+        ['record', failed.recordId],
+      ])
+      const feed = await b.changes({ scopeId, since: 0 })
+      expect(feed.skippedSources?.[0]?.error).toEqual({
+        code: 'invalid_request',
+        message: REDACTED_TEXT,
+      })
+      expect(JSON.stringify(feed)).not.toContain(PHONE)
+      const rec = await recordOf(b, scopeId, failed.recordId!)
+      expect(rec.details['skipped']).toEqual([
+        {
+          source_id: 'bad',
+          position: 1,
+          attempts: 1,
+          error: { code: 'invalid_request', message: REDACTED_TEXT },
+        },
+      ])
+      expect(JSON.stringify(rec)).not.toContain(PHONE)
+      expect((await b.verify()).problems).toEqual([])
+    })
+
     t.test('a version: the record of the flush that wrote it is erased with it', async () => {
       const b = t.backend
       const scopeId = newScope()

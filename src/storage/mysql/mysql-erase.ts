@@ -18,6 +18,7 @@ const TABLES = [
   'memory_heads',
   'memory_fts',
   'flush_records',
+  'source_failures',
 ] as const
 
 /** What stays readable after the rebuild, in the report. */

@@ -114,7 +114,10 @@ export interface RedactionTx {
     operationId: string,
     marker: string,
   ): Promise<void>
-  /** Replaces a source's payload; drops its upgraded original payload. */
+  /**
+   * Replaces a source's payload and its failed attempts' error messages; drops its upgraded
+   * original payload.
+   */
   eraseSource(
     scopeId: string,
     sourceType: SourceType,

@@ -4,6 +4,7 @@
  * carries them.
  */
 import type { SourceType } from '../../core/memory-model.js'
+import { REDACTED_TEXT } from '../../core/redaction.js'
 import type { VersionRow } from '../spi/dialect-tx.js'
 import type { FlushRecordRow } from '../spi/journal-tx.js'
 import type { RedactionRow, RedactionTx } from '../spi/redaction-types.js'
@@ -159,6 +160,11 @@ export class RedactionRows implements RedactionTx {
     await this.#s.run(
       'UPDATE sources SET payload = ? WHERE scope_id = ? AND source_type = ? AND source_id = ?',
       [payload, scopeId, sourceType, sourceId],
+    )
+    // A failed flush attempt's message may quote the source (a parse error, model output).
+    await this.#s.run(
+      'UPDATE source_failures SET error_message = ? WHERE scope_id = ? AND source_id = ?',
+      [REDACTED_TEXT, scopeId, sourceId],
     )
   }
 
