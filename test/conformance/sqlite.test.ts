@@ -8,8 +8,8 @@ import { afterAll } from 'vitest'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
 import type { BackendUnderTest } from './memory-backend.case.js'
 import { describeMemoryBackend } from './memory-backend.case.js'
-import { PLANTED_RECORD_TESTS } from './memory-redact-record.case.js'
 import { PLANTED_ROW_TESTS } from './memory-redact.case.js'
+import { PLANTED_RECORD_TESTS } from './memory-redact-record.case.js'
 import { ALTER_HASH_TESTS, REOPEN_TESTS } from './memory-vector.case.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'powercontext-conformance-'))

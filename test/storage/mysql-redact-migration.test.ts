@@ -9,7 +9,7 @@ import { afterAll, expect, it } from 'vitest'
 
 import type { MysqlMemoryBackend } from '../../src/storage/mysql/index.js'
 import { openMysqlBackend } from '../../src/storage/mysql/index.js'
-import { MYSQL_SCHEMA_VERSION, migrationStatements } from '../../src/storage/mysql/mysql-schema.js'
+import { migrationStatements, MYSQL_SCHEMA_VERSION } from '../../src/storage/mysql/mysql-schema.js'
 import { MYSQL_DIALECTS } from '../../src/storage/mysql/mysql-search.js'
 import { describeWithMariadb, MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 
