@@ -9,8 +9,9 @@ import { expect } from 'vitest'
 import { REDACTED_TEXT } from '../../src/core/redaction.js'
 import { findSecret } from '../../src/core/secret-rules.js'
 import type { ExportRecord } from '../../src/storage/spi/export-types.js'
-import type { FlushDecision, FlushRecordDraft } from '../../src/storage/spi/flush-types.js'
+import type { FlushRecordDraft } from '../../src/storage/spi/flush-types.js'
 import type { MemoryBackend } from '../../src/storage/spi/memory-backend.js'
+import { createDecision, flushWindow } from '../support/flush-window.js'
 import { plantSourceContent } from '../support/planted-secrets.js'
 import type { ConformanceSuite } from './harness.case.js'
 import { expectCode, newScope, unsafe } from './harness.case.js'
@@ -34,33 +35,6 @@ const draft = (details: Record<string, unknown>): FlushRecordDraft => ({
   details: details as FlushRecordDraft['details'],
 })
 
-const create = (text: string, ...sources: string[]): FlushDecision => ({
-  op: 'create',
-  kind: 'fact',
-  text,
-  sources,
-  observedAt: null,
-  reason: null,
-})
-
-/** Applies a flush of the window up to `through` with the given decisions and record details. */
-async function flush(
-  b: MemoryBackend,
-  scopeId: string,
-  through: number,
-  details: Record<string, unknown>,
-  decisions: FlushDecision[] = [],
-) {
-  const w = await b.journal.window({ scopeId })
-  return b.journal.apply({
-    scopeId,
-    expected: w.cursor,
-    through,
-    decisions,
-    record: draft({ ...details, window: { source_ids: w.sources.map((s) => s.sourceId) } }),
-  })
-}
-
 async function recordOf(b: MemoryBackend, scopeId: string, recordId: string) {
   const [r] = (await b.journal.records({ scopeId, recordId })).records
   if (r === undefined) throw new Error(`no record ${recordId}`)
@@ -80,8 +54,8 @@ export function redactRecordArea(suite: ConformanceSuite): void {
       const b = t.backend
       const scopeId = newScope()
       await b.captureSource({ scopeId, sourceId: 'card', content: 'contact card pasted' })
-      const res = await flush(b, scopeId, 1, { candidates: [{ text: `Dana ${PHONE}` }] }, [
-        create('a contact card was pasted', 'card'),
+      const res = await flushWindow(b, scopeId, 1, { candidates: [{ text: `Dana ${PHONE}` }] }, [
+        createDecision('a contact card was pasted', 'card'),
       ])
       const recordId = res.recordId
       const before = await b.changes({ scopeId, since: 0 })
@@ -141,9 +115,9 @@ export function redactRecordArea(suite: ConformanceSuite): void {
       const scopeId = newScope()
       await b.captureSource({ scopeId, sourceId: 'card', content: `Dana, mobile ${PHONE}` })
       await b.captureSource({ scopeId, sourceId: 'note', content: 'deploys go through CI' })
-      const first = await flush(b, scopeId, 2, { candidates: [{ text: `Dana ${PHONE}` }] })
+      const first = await flushWindow(b, scopeId, 2, { candidates: [{ text: `Dana ${PHONE}` }] })
       await b.captureSource({ scopeId, sourceId: 'later', content: 'port is 8080' })
-      const second = await flush(b, scopeId, 3, { candidates: [{ text: 'port is 8080' }] })
+      const second = await flushWindow(b, scopeId, 3, { candidates: [{ text: 'port is 8080' }] })
       const head = (await b.changes({ scopeId, since: 0 })).headSeq
       const dry = await b.redact({ scopeId, target: { sourceId: 'card' }, dryRun: true })
       expect(dry.items.map((i) => [i.target, i.sourceId ?? i.recordId, i.status])).toEqual([
@@ -212,9 +186,13 @@ export function redactRecordArea(suite: ConformanceSuite): void {
       const b = t.backend
       const scopeId = newScope()
       await b.captureSource({ scopeId, sourceId: 'call', content: 'call notes' })
-      const res = await flush(b, scopeId, 1, { candidates: [{ text: `call Dana on ${PHONE}` }] }, [
-        create(`call Dana on ${PHONE}`, 'call'),
-      ])
+      const res = await flushWindow(
+        b,
+        scopeId,
+        1,
+        { candidates: [{ text: `call Dana on ${PHONE}` }] },
+        [createDecision(`call Dana on ${PHONE}`, 'call')],
+      )
       const ref = res.applied[0]!.memory.memoryRef
       const r = await b.redact({ scopeId, target: { memoryRef: ref } })
       expect(r.items.map((i) => [i.target, i.memoryRef ?? i.recordId, i.status])).toEqual([
@@ -234,7 +212,7 @@ export function redactRecordArea(suite: ConformanceSuite): void {
       const b = t.backend
       const scopeId = newScope()
       await b.captureSource({ scopeId, sourceId: 'card', content: `mobile ${PHONE}` })
-      const res = await flush(b, scopeId, 1, { candidates: [{ text: `mobile ${PHONE}` }] })
+      const res = await flushWindow(b, scopeId, 1, { candidates: [{ text: `mobile ${PHONE}` }] })
       const original = JSON.stringify((await recordOf(b, scopeId, res.recordId)).details)
       await b.redact({ scopeId, target: { sourceId: 'card' } })
       // As an older build left it: the source erased, its window's record not.
@@ -261,11 +239,13 @@ export function redactRecordArea(suite: ConformanceSuite): void {
       const b = t.backend
       const scopeId = newScope()
       await b.captureSource({ scopeId, sourceId: 'leak', content: 'placeholder' })
-      const first = await flush(b, scopeId, 1, { candidates: [{ text: 'placeholder' }] })
+      const first = await flushWindow(b, scopeId, 1, { candidates: [{ text: 'placeholder' }] })
       await b.captureSource({ scopeId, sourceId: 'clean', content: 'we keep keys in vault' })
-      const second = await flush(b, scopeId, 2, { candidates: [{ text: 'placeholder' }] })
+      const second = await flushWindow(b, scopeId, 2, { candidates: [{ text: 'placeholder' }] })
       await b.captureSource({ scopeId, sourceId: 'fine', content: 'ports are 80 and 443' })
-      const third = await flush(b, scopeId, 3, { candidates: [{ text: 'ports are 80 and 443' }] })
+      const third = await flushWindow(b, scopeId, 3, {
+        candidates: [{ text: 'ports are 80 and 443' }],
+      })
       const leakText = `AWS key ${AWS_KEY}`
       const quoted = `token ${GITHUB_TOKEN}`
       // Stored by an older build, before the server refused credentials.
@@ -318,7 +298,7 @@ export function redactRecordArea(suite: ConformanceSuite): void {
       const b = t.backend
       const scopeId = newScope()
       await b.captureSource({ scopeId, sourceId: 's', content: 'fine' })
-      const res = await flush(b, scopeId, 1, {})
+      const res = await flushWindow(b, scopeId, 1, {})
       const head = (await b.changes({ scopeId, since: 0 })).headSeq
       await expectCode(b.redact({ scopeId, target: { recordId: 'flr_nope' } }), 'invalid_request')
       await expectCode(
@@ -342,7 +322,7 @@ export function redactRecordArea(suite: ConformanceSuite): void {
       const b = t.backend
       const scopeId = newScope()
       await b.captureSource({ scopeId, sourceId: 'card', content: `phone ${PHONE}` })
-      const res = await flush(b, scopeId, 1, { candidates: [{ text: `phone ${PHONE}` }] })
+      const res = await flushWindow(b, scopeId, 1, { candidates: [{ text: `phone ${PHONE}` }] })
       await b.redact({ scopeId, target: { sourceId: 'card' }, reason: 'personal data' })
       const rows: ExportRecord[] = []
       await b.exportRows((r) => void rows.push(r))

@@ -11,6 +11,7 @@ import type { MysqlMemoryBackend } from '../../src/storage/mysql/index.js'
 import { openMysqlBackend } from '../../src/storage/mysql/index.js'
 import { migrationStatements, MYSQL_SCHEMA_VERSION } from '../../src/storage/mysql/mysql-schema.js'
 import { MYSQL_DIALECTS } from '../../src/storage/mysql/mysql-search.js'
+import { expectRecordErased, flushWindow } from '../support/flush-window.js'
 import { describeWithMariadb, MARIADB_TEST_URL, TestDatabases } from '../support/mysql-databases.js'
 
 const databases = new TestDatabases(MARIADB_TEST_URL)
@@ -28,18 +29,8 @@ describeWithMariadb('MySQL schema 5: decision records as a redaction target', ()
     const scopeId = 'project:acme/api'
     const before = await openMysqlBackend({ url })
     await before.captureSource({ scopeId, sourceId: 'first', content: 'ports are 80 and 443' })
-    const w = await before.journal.window({ scopeId })
-    const res = await before.journal.apply({
-      scopeId,
-      expected: w.cursor,
-      through: 1,
-      decisions: [],
-      record: {
-        mode: 'structured',
-        model: null,
-        promptVersion: null,
-        details: { candidates: [{ text: 'ports are 80 and 443' }] },
-      },
+    const res = await flushWindow(before, scopeId, 1, {
+      candidates: [{ text: 'ports are 80 and 443' }],
     })
     await before.captureSource({ scopeId, sourceId: 'card', content: 'Dana +1 415 555 0199' })
     await before.redact({ scopeId, target: { sourceId: 'card' }, reason: 'pii' })
@@ -72,11 +63,6 @@ describeWithMariadb('MySQL schema 5: decision records as a redaction target', ()
       await c.query(`USE \`${name}\``)
       for (const sql of migrationStatements(MYSQL_DIALECTS.mariadb, 4)) await c.query(sql)
     })
-    const r = await after.redact({ scopeId, target: { recordId: res.recordId } })
-    expect(r.items).toEqual([expect.objectContaining({ target: 'record', status: 'redacted' })])
-    const [rec] = (await after.journal.records({ scopeId, recordId: res.recordId })).records
-    expect(rec?.redaction).toMatchObject({ reason: 'redacted by an administrator' })
-    expect(JSON.stringify(rec)).not.toContain('ports are 80')
-    expect((await after.verify()).problems).toEqual([])
+    await expectRecordErased(after, scopeId, res.recordId, 'ports are 80')
   })
 })

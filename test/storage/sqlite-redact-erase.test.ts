@@ -18,6 +18,7 @@ import { REDACTED_TEXT } from '../../src/core/redaction.js'
 import { findSecret } from '../../src/core/secret-rules.js'
 import type { SqliteMemoryBackend } from '../../src/storage/sqlite/index.js'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
+import { flushWindow } from '../support/flush-window.js'
 import { plantSourceContent, plantVersionText } from '../support/planted-secrets.js'
 
 /** Synthetic credentials (never real), each unique to this file. */
@@ -152,21 +153,8 @@ describe('admin redact on SQLite: no erased byte stays in the files', () => {
     const backend = await openSqliteBackend({ database: file })
     open = backend
     const scopeId = 'project:acme/api'
-    const flushThrough = async (through: number, text: string) => {
-      const w = await backend.journal.window({ scopeId })
-      return backend.journal.apply({
-        scopeId,
-        expected: w.cursor,
-        through,
-        decisions: [],
-        record: {
-          mode: 'model',
-          model: 'm',
-          promptVersion: 'p',
-          details: { candidates: [{ text }], proposals: { raw: text } },
-        },
-      })
-    }
+    const flushThrough = (through: number, text: string) =>
+      flushWindow(backend, scopeId, through, { candidates: [{ text }], proposals: { raw: text } })
     await backend.captureSource({ scopeId, sourceId: 'env-paste', content: 'placeholder' })
     const quoting = await flushThrough(1, 'placeholder')
     await backend.captureSource({ scopeId, sourceId: 'notes', content: 'ports are 80 and 443' })

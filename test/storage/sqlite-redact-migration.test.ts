@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { REDACTED_TEXT } from '../../src/core/redaction.js'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from '../../src/storage/sqlite/sqlite-schema.js'
+import { expectRecordErased, flushWindow } from '../support/flush-window.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'powercontext-redact-migration-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -46,26 +47,9 @@ describe('SQLite schema 9: decision records as a redaction target', () => {
     const before = await openSqliteBackend({ database: file })
     await before.captureSource({ scopeId, sourceId: 'first', content: 'deploys go through CI' })
     await before.captureSource({ scopeId, sourceId: 'later', content: 'ports are 80 and 443' })
-    const window = await before.journal.window({ scopeId, limit: 1 })
-    await before.journal.apply({
-      scopeId,
-      expected: window.cursor,
-      through: 1,
-      decisions: [],
-      record: { mode: 'structured', model: null, promptVersion: null, details: {} },
-    })
-    const flushed = await before.journal.window({ scopeId })
-    const res = await before.journal.apply({
-      scopeId,
-      expected: flushed.cursor,
-      through: 2,
-      decisions: [],
-      record: {
-        mode: 'structured',
-        model: null,
-        promptVersion: null,
-        details: { candidates: [{ text: 'ports are 80 and 443' }] },
-      },
+    await flushWindow(before, scopeId, 1)
+    const res = await flushWindow(before, scopeId, 2, {
+      candidates: [{ text: 'ports are 80 and 443' }],
     })
     const { results } = await before.remember({
       scopeId,
@@ -109,12 +93,7 @@ describe('SQLite schema 9: decision records as a redaction target', () => {
       expect((await after.get({ scopeId, memoryId: ref.artifactId })).memory.text).toBe(
         REDACTED_TEXT,
       )
-      const r = await after.redact({ scopeId, target: { recordId: res.recordId } })
-      expect(r.items).toEqual([expect.objectContaining({ target: 'record', status: 'redacted' })])
-      const [rec] = (await after.journal.records({ scopeId, recordId: res.recordId })).records
-      expect(rec?.redaction).toMatchObject({ reason: 'redacted by an administrator' })
-      expect(JSON.stringify(rec)).not.toContain('ports are 80')
-      expect((await after.verify()).problems).toEqual([])
+      await expectRecordErased(after, scopeId, res.recordId, 'ports are 80')
     } finally {
       await after.close()
     }

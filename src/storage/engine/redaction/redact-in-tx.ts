@@ -141,27 +141,42 @@ export async function redactOneInTx(
   return items
 }
 
-function recordRow(
+type Where = Partial<
+  Pick<RedactionRow, 'sourceType' | 'sourceId' | 'memoryId' | 'version' | 'recordId'>
+> &
+  Pick<RedactionRow, 'target'>
+
+/**
+ * Erases once: a target with an earlier redaction record is `unchanged`; else `erase` runs and a
+ * record takes the scope's next change seq.
+ */
+async function eraseOnce(
+  tx: DialectTx,
   ctx: RedactContext,
   p: Planned,
-  seq: number,
-  where: Pick<
-    RedactionRow,
-    'target' | 'sourceType' | 'sourceId' | 'memoryId' | 'version' | 'recordId'
-  >,
-): RedactionRow {
-  return {
+  earlier: RedactionRow | undefined,
+  where: Where,
+  erase: () => Promise<void>,
+): Promise<RedactedItem> {
+  if (earlier !== undefined) return itemOf(p, 'unchanged', earlier.seq)
+  const seq = await tx.journal.allocateSeq(ctx.scopeId)
+  await erase()
+  await tx.redactions.insert({
     scopeId: ctx.scopeId,
     seq,
+    sourceType: null,
+    sourceId: null,
+    memoryId: null,
+    version: null,
+    recordId: null,
+    ...where,
     rule: p.rule,
     reason: ctx.reason,
     redactedAt: ctx.at,
     operationId: ctx.operationId,
-    ...where,
-  }
+  })
+  return itemOf(p, 'redacted', seq)
 }
-
-const NOWHERE = { sourceType: null, sourceId: null, memoryId: null, version: null, recordId: null }
 
 async function eraseRecord(
   tx: DialectTx,
@@ -170,13 +185,10 @@ async function eraseRecord(
   row: FlushRecordRow,
 ): Promise<RedactedItem> {
   const earlier = await tx.redactions.ofRecord(ctx.scopeId, row.recordId)
-  if (earlier !== undefined) return itemOf(p, 'unchanged', earlier.seq)
-  const seq = await tx.journal.allocateSeq(ctx.scopeId)
-  await tx.redactions.eraseRecord(ctx.scopeId, row.recordId, redactedRecordDetails(row.detailsJson))
-  await tx.redactions.insert(
-    recordRow(ctx, p, seq, { ...NOWHERE, target: 'record', recordId: row.recordId }),
+  const details = redactedRecordDetails(row.detailsJson)
+  return eraseOnce(tx, ctx, p, earlier, { target: 'record', recordId: row.recordId }, () =>
+    tx.redactions.eraseRecord(ctx.scopeId, row.recordId, details),
   )
-  return itemOf(p, 'redacted', seq)
 }
 
 async function eraseFound(
@@ -190,43 +202,31 @@ async function eraseFound(
   if ('source' in found) {
     const s = found.source
     const earlier = await tx.redactions.ofSource(scopeId, s.sourceType, s.sourceId)
-    if (earlier !== undefined) return itemOf(p, 'unchanged', earlier.seq)
-    const seq = await tx.journal.allocateSeq(scopeId)
-    const payload = redactedSourcePayload(s.payload)
-    await tx.redactions.eraseSource(scopeId, s.sourceType, s.sourceId, payload)
-    await tx.redactions.insert(
-      recordRow(ctx, p, seq, {
-        ...NOWHERE,
-        target: 'source',
-        sourceType: s.sourceType,
-        sourceId: s.sourceId,
-      }),
+    const where = { target: 'source' as const, sourceType: s.sourceType, sourceId: s.sourceId }
+    return eraseOnce(tx, ctx, p, earlier, where, () =>
+      tx.redactions.eraseSource(
+        scopeId,
+        s.sourceType,
+        s.sourceId,
+        redactedSourcePayload(s.payload),
+      ),
     )
-    return itemOf(p, 'redacted', seq)
   }
   const { memory, version } = found
   const earlier = (await tx.redactions.ofMemory(memory.memoryId)).find(
     (r) => r.version === version.version,
   )
-  if (earlier !== undefined) return itemOf(p, 'unchanged', earlier.seq)
-  const seq = await tx.journal.allocateSeq(scopeId)
-  await tx.redactions.eraseVersion(
-    memory.memoryId,
-    version.version,
-    version.operationId,
-    REDACTED_TEXT,
-  )
-  // The head, its full-text row and its vector row carry the current text: they leave with it.
-  if (isActive(memory.state) && memory.currentVersion === version.version) {
-    await tx.deleteHead(memory.memoryId)
-  }
-  await tx.redactions.insert(
-    recordRow(ctx, p, seq, {
-      ...NOWHERE,
-      target: 'version',
-      memoryId: memory.memoryId,
-      version: version.version,
-    }),
-  )
-  return itemOf(p, 'redacted', seq)
+  const where = { target: 'version' as const, memoryId: memory.memoryId, version: version.version }
+  return eraseOnce(tx, ctx, p, earlier, where, async () => {
+    await tx.redactions.eraseVersion(
+      memory.memoryId,
+      version.version,
+      version.operationId,
+      REDACTED_TEXT,
+    )
+    // The head, its full-text row and its vector row carry the current text: they leave with it.
+    if (isActive(memory.state) && memory.currentVersion === version.version) {
+      await tx.deleteHead(memory.memoryId)
+    }
+  })
 }
