@@ -69,7 +69,9 @@ export function formatRedaction(r: RedactionEntry): string {
   const what =
     r.target === 'source'
       ? `source ${r.sourceId ?? ''}`
-      : `${r.memoryRef?.artifactId ?? ''}@${r.memoryRef?.revision ?? ''}`
+      : r.target === 'record'
+        ? `decision record ${r.recordId ?? ''}`
+        : `${r.memoryRef?.artifactId ?? ''}@${r.memoryRef?.revision ?? ''}`
   return `#${r.seq} ${r.redactedAt} redact ${what} (${r.operationId})  "${r.reason}"`
 }
 

@@ -10,6 +10,7 @@ interface RedactFlags {
   source?: string
   memory?: string
   revision?: number
+  record?: string
   scan?: boolean
   reason?: string
   dryRun?: boolean
@@ -17,9 +18,12 @@ interface RedactFlags {
 
 /** The one target the flags name. @throws CliUsageError unless exactly one is given. */
 function targetOf(o: RedactFlags): RedactCommand['target'] {
-  const given = [o.source, o.memory, o.scan].filter((x) => x !== undefined).length
-  if (given !== 1) throw new CliUsageError('give exactly one of --source, --memory or --scan')
+  const given = [o.source, o.memory, o.record, o.scan].filter((x) => x !== undefined).length
+  if (given !== 1) {
+    throw new CliUsageError('give exactly one of --source, --memory, --record or --scan')
+  }
   if (o.source !== undefined) return { sourceId: o.source }
+  if (o.record !== undefined) return { recordId: o.record }
   if (o.memory !== undefined) {
     if (o.revision === undefined) throw new CliUsageError('--memory needs --revision <n>')
     return { memoryRef: { artifactId: o.memory, revision: o.revision } }
@@ -33,8 +37,11 @@ export function redactLines(r: RedactResult): string[] {
     const what =
       i.target === 'source'
         ? `source ${i.sourceId ?? ''}`
-        : `version ${i.memoryRef?.artifactId ?? ''}@${i.memoryRef?.revision ?? ''}`
-    const found = i.rule === null ? '' : ` (${i.rule} in ${i.fields.join(', ')})`
+        : i.target === 'record'
+          ? `decision record ${i.recordId ?? ''}`
+          : `version ${i.memoryRef?.artifactId ?? ''}@${i.memoryRef?.revision ?? ''}`
+    const fields = i.fields.length === 0 ? '' : ` in ${i.fields.join(', ')}`
+    const found = i.rule === null ? '' : ` (${i.rule}${fields})`
     const seq = i.seq === null ? '' : ` seq ${i.seq}`
     return `${i.status.replace('_', ' ')}: ${what}${found}${seq}`
   })
@@ -58,12 +65,13 @@ export function registerRedactCommand(admin: Command, io: CliIo, run: RunWithMem
   admin
     .command('redact')
     .description(
-      'erase stored text (a source, one memory version, or every secret-rule match with --scan), keeping ids, versions, hashes and the change feed',
+      'erase stored text (a source, one memory version, one flush decision record, or every secret-rule match with --scan), keeping ids, versions, hashes and the change feed; decision records quoting an erased source or version are erased with it',
     )
     .requiredOption('--scope <id>', 'scope id')
     .option('--source <id>', 'erase this source (content and metadata)')
     .option('--memory <id>', 'erase one version of this memory (with --revision)')
     .option('--revision <n>', 'the version to erase', parseInteger)
+    .option('--record <id>', 'erase this flush decision record (its details)')
     .option('--scan', 'erase every stored text the secret rules match')
     .option('--reason <text>', 'recorded with the redaction')
     .option('--dry-run', 'list what would be erased (ids and rules, never text); change nothing')

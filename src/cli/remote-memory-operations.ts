@@ -237,12 +237,18 @@ export class RemoteMemoryOperations implements MemoryOperations {
   }
 
   async redact(cmd: RedactCommand): Promise<RedactResult> {
-    const t = cmd.target as { sourceId?: string; memoryRef?: ArtifactRef; scan?: true }
+    const t = cmd.target as {
+      sourceId?: string
+      memoryRef?: ArtifactRef
+      recordId?: string
+      scan?: true
+    }
     const r = await this.#client.redact(
       {
         scope_id: cmd.scopeId,
         ...opt('source_id', t.sourceId),
         ...opt('memory_ref', t.memoryRef && toWireArtifactRef(t.memoryRef)),
+        ...opt('record_id', t.recordId),
         ...opt('scan', t.scan),
         ...opt('reason', cmd.reason),
         ...opt('dry_run', cmd.dryRun),

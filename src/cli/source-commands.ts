@@ -135,7 +135,7 @@ export function registerSourceCommands(program: Command, io: CliIo, run: RunWith
         return print(json, toWireFlushRecords(r), () => [
           ...r.records.map(
             (x) =>
-              `${x.recordId} (${x.fromPosition}..${x.toPosition}] ${x.mode}${x.model === null ? '' : ` ${x.model}`} ${x.createdAt}`,
+              `${x.recordId} (${x.fromPosition}..${x.toPosition}] ${x.mode}${x.model === null ? '' : ` ${x.model}`} ${x.createdAt}${x.redaction === undefined ? '' : `  (redacted ${x.redaction.redactedAt}: ${x.redaction.reason})`}`,
           ),
           ...(r.nextAfter === null ? [] : [`next page: --after ${r.nextAfter}`]),
         ])

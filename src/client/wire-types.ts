@@ -135,7 +135,7 @@ export type ListSourcesRequest = WithOptional<Schemas['ListSourcesRequest'], 'af
 export type ListSourcesResponse = Omit<Schemas['ListSourcesResponse'], 'sources'> & {
   readonly sources: readonly SourceView[]
 }
-/** `POST /v1/admin/redact` request: one target (`source_id`, `memory_ref` or `scan`); `dry_run` defaults to false. */
+/** `POST /v1/admin/redact` request: one target (`source_id`, `memory_ref`, `record_id` or `scan`); `dry_run` defaults to false. */
 export type RedactRequest = WithOptional<Schemas['RedactRequest'], 'dry_run'>
 /** `POST /v1/admin/redact` response: what was erased and what the database did with the bytes. */
 export type RedactResponse = Schemas['RedactResponse']

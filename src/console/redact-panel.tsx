@@ -16,8 +16,15 @@ export function RedactedNote({ redaction }: { redaction: Redaction }) {
   )
 }
 
-/** The erase target: one source, or one memory version. */
-export type RedactTarget = { sourceId: string } | { memoryRef: ArtifactRef }
+/** The erase target: one source, one memory version, or one flush decision record. */
+export type RedactTarget = { sourceId: string } | { memoryRef: ArtifactRef } | { recordId: string }
+
+const wireTarget = (t: RedactTarget) =>
+  'sourceId' in t
+    ? { source_id: t.sourceId }
+    : 'recordId' in t
+      ? { record_id: t.recordId }
+      : { memory_ref: t.memoryRef }
 
 /**
  * Erases a stored text through `POST /v1/admin/redact`, in two steps: a reason, then a
@@ -41,7 +48,7 @@ export function RedactPanel(props: {
     const r = await action.run(() =>
       client.redact({
         scope_id: props.scope,
-        ...('sourceId' in t ? { source_id: t.sourceId } : { memory_ref: t.memoryRef }),
+        ...wireTarget(t),
         ...(reason.trim() === '' ? {} : { reason }),
       }),
     )

@@ -124,6 +124,8 @@ export function SourcesView({ scope }: { scope: string }) {
                   onDone={() => {
                     setRedacting(undefined)
                     journal.reload()
+                    // The decision records quoting the source were erased with it.
+                    records.reload()
                   }}
                 />
               )}
@@ -143,7 +145,7 @@ export function SourcesView({ scope }: { scope: string }) {
         {records.data?.records.length === 0 && <p class="muted">No flush has run in this scope.</p>}
         <ol class="plain records">
           {(records.data?.records ?? []).map((r) => (
-            <Record key={r.record_id} scope={scope} record={r} />
+            <Record key={r.record_id} scope={scope} record={r} onChanged={records.reload} />
           ))}
         </ol>
       </Section>
@@ -159,9 +161,30 @@ type Details = {
   refused?: { source_id?: string; reason?: string }[]
 }
 
-/** One decision record: its window, what was decided for each candidate, per-source outcomes. */
-function Record({ scope, record }: { scope: string; record: FlushRecord }) {
+/**
+ * One decision record: its window, what was decided for each candidate, per-source outcomes; an
+ * erased one shows when and why instead.
+ */
+function Record(props: { scope: string; record: FlushRecord; onChanged: () => void }) {
+  const { scope, record } = props
   const d = record.details as Details
+  const [redacting, setRedacting] = useState(false)
+  const redact = redacting ? (
+    <RedactPanel
+      scope={scope}
+      target={{ recordId: record.record_id }}
+      label={`decision record ${record.record_id}`}
+      onCancel={() => setRedacting(false)}
+      onDone={() => {
+        setRedacting(false)
+        props.onChanged()
+      }}
+    />
+  ) : (
+    <button type="button" class="quiet small" onClick={() => setRedacting(true)}>
+      Redact…
+    </button>
+  )
   return (
     <li class="record">
       <p>
@@ -172,6 +195,7 @@ function Record({ scope, record }: { scope: string; record: FlushRecord }) {
         {record.model === null ? '' : ` (${record.model})`} · <Time at={record.created_at} /> ·{' '}
         <code>{record.record_id}</code>
       </p>
+      {record.redaction ? <RedactedNote redaction={record.redaction} /> : redact}
       {d.failure !== undefined && (
         <p class="skip-reason">
           Skipped a source: <code>{d.failure.code}</code> {d.failure.message}

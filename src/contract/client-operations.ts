@@ -67,7 +67,7 @@ export const CLIENT_OPERATIONS = {
   getSources: {"operationId":"getSources","method":"POST","path":"/v1/sources/get","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":"GetSourcesRequest","responseType":"GetSourcesResponse","responseFormat":"json"},
   /** `POST /v1/sources/list`: The scope's source journal — cursor, high watermark and a keyset page of sources. */
   listSources: {"operationId":"listSources","method":"POST","path":"/v1/sources/list","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":"ListSourcesRequest","responseType":"ListSourcesResponse","responseFormat":"json"},
-  /** `POST /v1/admin/redact`: Erase the stored text of a source, of one memory version, or of every secret-rule match in a scope. */
+  /** `POST /v1/admin/redact`: Erase the stored text of a source, of one memory version, of one flush decision record, or of every secret-rule match in a scope. */
   redact: {"operationId":"redact","method":"POST","path":"/v1/admin/redact","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":"RedactRequest","responseType":"RedactResponse","responseFormat":"json"},
   /** `GET /openapi.json`: This contract (OpenAPI 3.1) as JSON. */
   openapi: {"operationId":"openapiDocument","method":"GET","path":"/openapi.json","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":null,"responseType":"OpenApiDocument","responseFormat":"json"},

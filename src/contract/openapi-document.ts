@@ -983,8 +983,8 @@ export const OPENAPI_DOCUMENT = {
         "tags": [
           "admin"
         ],
-        "summary": "Erase the stored text of a source, of one memory version, or of every secret-rule match in a scope.",
-        "description": "An administrative erase for credentials and personal data (docs/storage.md \"Redaction\"):\nthe stored bytes are replaced by the marker `[redacted]` and removed from every projection\nand index; ids, versions, hashes, positions and the change feed stay, and each redaction is\nitself recorded in the change feed (`redactions`). Give exactly one of `source_id`,\n`memory_ref` or `scan: true`; `dry_run` lists what would be erased (ids and rules, never\ntext) and changes nothing. One transaction per erased item; afterwards the database lets\ngo of the erased bytes in its files (`erasure`). Behind the server's bearer token like every\nother route; not an MCP tool. Unknown targets: `source_not_found`, `memory_not_found`.\n",
+        "summary": "Erase the stored text of a source, of one memory version, of one flush decision record, or of every secret-rule match in a scope.",
+        "description": "An administrative erase for credentials and personal data (docs/storage.md \"Redaction\"):\nthe stored bytes are replaced by the marker `[redacted]` and removed from every projection\nand index; ids, versions, hashes, positions and the change feed stay, and each redaction is\nitself recorded in the change feed (`redactions`). Give exactly one of `source_id`,\n`memory_ref`, `record_id` or `scan: true`; `dry_run` lists what would be erased (ids and\nrules, never text) and changes nothing. The flush decision records that quote an erased\nsource (their window holds it) or an erased version (the flush that wrote it) are erased\nwith it, in the same transaction, and listed as items of target `record`. One transaction\nper erased item; afterwards the database lets go of the erased bytes in its files\n(`erasure`). Behind the server's bearer token like every other route; not an MCP tool.\nUnknown targets: `source_not_found`, `memory_not_found`; an unknown decision record\n`invalid_request` (`record_id`).\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/RequestId"
@@ -2853,6 +2853,7 @@ export const OPENAPI_DOCUMENT = {
           "target",
           "source_id",
           "memory_ref",
+          "record_id",
           "rule",
           "reason",
           "redacted_at",
@@ -2867,7 +2868,8 @@ export const OPENAPI_DOCUMENT = {
             "type": "string",
             "enum": [
               "source",
-              "version"
+              "version",
+              "record"
             ]
           },
           "source_id": {
@@ -2885,6 +2887,13 @@ export const OPENAPI_DOCUMENT = {
                 "$ref": "#/components/schemas/ArtifactRef"
               }
             ]
+          },
+          "record_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The erased decision record (target `record`)."
           },
           "rule": {
             "type": [
@@ -2920,9 +2929,13 @@ export const OPENAPI_DOCUMENT = {
           "memory_ref": {
             "$ref": "#/components/schemas/ArtifactRef"
           },
+          "record_id": {
+            "type": "string",
+            "description": "Erase this flush decision record's details (ids, positions and counts stay)."
+          },
           "scan": {
             "type": "boolean",
-            "description": "Erase every stored text of the scope the secret rules match (sources' content and metadata, versions' text and reason)."
+            "description": "Erase every stored text of the scope the secret rules match (sources' content and metadata, versions' text and reason, decision records' details)."
           },
           "reason": {
             "type": [
@@ -2944,6 +2957,7 @@ export const OPENAPI_DOCUMENT = {
           "target",
           "source_id",
           "memory_ref",
+          "record_id",
           "rule",
           "fields",
           "status",
@@ -2954,7 +2968,8 @@ export const OPENAPI_DOCUMENT = {
             "type": "string",
             "enum": [
               "source",
-              "version"
+              "version",
+              "record"
             ]
           },
           "source_id": {
@@ -2971,6 +2986,12 @@ export const OPENAPI_DOCUMENT = {
               {
                 "$ref": "#/components/schemas/ArtifactRef"
               }
+            ]
+          },
+          "record_id": {
+            "type": [
+              "string",
+              "null"
             ]
           },
           "rule": {
@@ -3358,6 +3379,17 @@ export const OPENAPI_DOCUMENT = {
             "description": "Window, candidates, retrieved memory ids, decisions, applied changes, per-source outcomes.",
             "type": "object",
             "additionalProperties": true
+          },
+          "redaction": {
+            "description": "Set when an administrator erased this record (`details` then keeps only the window's positions and source ids, the applied changes, change seqs, skipped sources without their messages and `redacted`).",
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/components/schemas/Redaction"
+              }
+            ]
           }
         }
       },

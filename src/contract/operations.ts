@@ -282,7 +282,7 @@ export const OPERATIONS = [
     "operationId": "redact",
     "method": "POST",
     "path": "/v1/admin/redact",
-    "summary": "Erase the stored text of a source, of one memory version, or of every secret-rule match in a scope.",
+    "summary": "Erase the stored text of a source, of one memory version, of one flush decision record, or of every secret-rule match in a scope.",
     "requestSchema": "RedactRequest",
     "successStatus": 200,
     "responseSchema": "RedactResponse",

@@ -86,15 +86,19 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Erase the stored text of a source, of one memory version, or of every secret-rule match in a scope.
+         * Erase the stored text of a source, of one memory version, of one flush decision record, or of every secret-rule match in a scope.
          * @description An administrative erase for credentials and personal data (docs/storage.md "Redaction"):
          *     the stored bytes are replaced by the marker `[redacted]` and removed from every projection
          *     and index; ids, versions, hashes, positions and the change feed stay, and each redaction is
          *     itself recorded in the change feed (`redactions`). Give exactly one of `source_id`,
-         *     `memory_ref` or `scan: true`; `dry_run` lists what would be erased (ids and rules, never
-         *     text) and changes nothing. One transaction per erased item; afterwards the database lets
-         *     go of the erased bytes in its files (`erasure`). Behind the server's bearer token like every
-         *     other route; not an MCP tool. Unknown targets: `source_not_found`, `memory_not_found`.
+         *     `memory_ref`, `record_id` or `scan: true`; `dry_run` lists what would be erased (ids and
+         *     rules, never text) and changes nothing. The flush decision records that quote an erased
+         *     source (their window holds it) or an erased version (the flush that wrote it) are erased
+         *     with it, in the same transaction, and listed as items of target `record`. One transaction
+         *     per erased item; afterwards the database lets go of the erased bytes in its files
+         *     (`erasure`). Behind the server's bearer token like every other route; not an MCP tool.
+         *     Unknown targets: `source_not_found`, `memory_not_found`; an unknown decision record
+         *     `invalid_request` (`record_id`).
          */
         post: operations["redact"];
         delete?: never;
@@ -626,6 +630,8 @@ export interface components {
             operation_id: string;
             prompt_version: string | null;
             record_id: string;
+            /** @description Set when an administrator erased this record (`details` then keeps only the window's positions and source ids, the applied changes, change seqs, skipped sources without their messages and `redacted`). */
+            redaction?: null | components["schemas"]["Redaction"];
             scope_id: string;
             to_position: number;
         };
@@ -916,13 +922,14 @@ export interface components {
         RedactedItem: {
             fields: string[];
             memory_ref: null | components["schemas"]["ArtifactRef"];
+            record_id: string | null;
             rule: string | null;
             seq: number | null;
             source_id: string | null;
             /** @enum {string} */
             status: "redacted" | "unchanged" | "would_redact";
             /** @enum {string} */
-            target: "source" | "version";
+            target: "source" | "version" | "record";
         };
         Redaction: {
             reason: string;
@@ -934,12 +941,14 @@ export interface components {
             memory_ref: null | components["schemas"]["ArtifactRef"];
             operation_id: string;
             reason: string;
+            /** @description The erased decision record (target `record`). */
+            record_id: string | null;
             redacted_at: string;
             rule: string | null;
             seq: number;
             source_id: string | null;
             /** @enum {string} */
-            target: "source" | "version";
+            target: "source" | "version" | "record";
         };
         RedactRequest: {
             /**
@@ -950,7 +959,9 @@ export interface components {
             memory_ref?: components["schemas"]["ArtifactRef"];
             /** @description Recorded with the redaction (≤ 512 characters). */
             reason?: string | null;
-            /** @description Erase every stored text of the scope the secret rules match (sources' content and metadata, versions' text and reason). */
+            /** @description Erase this flush decision record's details (ids, positions and counts stay). */
+            record_id?: string;
+            /** @description Erase every stored text of the scope the secret rules match (sources' content and metadata, versions' text and reason, decision records' details). */
             scan?: boolean;
             scope_id: components["schemas"]["ScopeId"];
             /** @description Erase this source's content and metadata. */

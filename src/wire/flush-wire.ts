@@ -13,6 +13,7 @@ import type {
   FlushRecordsResult,
 } from '../storage/spi/flush-types.js'
 import { fromWireChange, toWireChange } from './memory-wire.js'
+import { fromWireRedaction, toWireRedaction } from './redaction-wire.js'
 import { fromWireSkipped, toWireSkipped } from './skipped-wire.js'
 
 type Wire = components['schemas']
@@ -98,6 +99,7 @@ const toWireRecord = (r: FlushRecord): Wire['FlushRecord'] => ({
   operation_id: r.operationId,
   created_at: r.createdAt,
   details: r.details,
+  ...(r.redaction === undefined ? {} : { redaction: toWireRedaction(r.redaction) }),
 })
 
 /** A page of decision records on the wire (`FlushRecordsResponse`). */
@@ -120,6 +122,9 @@ export const fromWireFlushRecords = (r: Wire['FlushRecordsResponse']): FlushReco
       operationId: x.operation_id,
       createdAt: x.created_at,
       details: x.details as Record<string, JsonValue>,
+      ...(x.redaction === undefined || x.redaction === null
+        ? {}
+        : { redaction: fromWireRedaction(x.redaction) }),
     })),
     nextAfter: r.next_after,
   })

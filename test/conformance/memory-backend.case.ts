@@ -23,6 +23,7 @@ import { mergeRestoreArea, restorePreviewArea } from './memory-merge-restore.cas
 import { changesArea, listArea } from './memory-reads.case.js'
 import { recentArea } from './memory-recent.case.js'
 import { redactArea } from './memory-redact.case.js'
+import { redactRecordArea } from './memory-redact-record.case.js'
 import { relatedArea } from './memory-related.case.js'
 import { rememberArea } from './memory-remember.case.js'
 import { searchArea } from './memory-search.case.js'
@@ -61,6 +62,7 @@ export function describeMemoryBackend(options: ConformanceOptions): void {
     flushArea(suite)
     relatedArea(suite)
     redactArea(suite)
+    redactRecordArea(suite)
 
     it('skip entries name existing tests and give a reason', () => {
       expect(suite.skipProblems()).toEqual([])

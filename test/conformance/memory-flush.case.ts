@@ -8,6 +8,7 @@ import { expect } from 'vitest'
 
 import type { FlushDecision, FlushRecordDraft } from '../../src/storage/spi/flush-types.js'
 import type { MemoryBackend } from '../../src/storage/spi/memory-backend.js'
+import { createDecision as create } from '../support/flush-window.js'
 import type { ConformanceSuite } from './harness.case.js'
 import { ALL_STATES, expectCode, newScope, rememberOne, src } from './harness.case.js'
 
@@ -21,15 +22,6 @@ const DRAFT: FlushRecordDraft = {
 async function capture(backend: MemoryBackend, scopeId: string, ...ids: string[]): Promise<void> {
   for (const id of ids) await backend.captureSource({ scopeId, sourceId: id, content: `c ${id}` })
 }
-
-const create = (text: string, ...sources: string[]): FlushDecision => ({
-  op: 'create',
-  kind: 'fact',
-  text,
-  sources,
-  observedAt: null,
-  reason: null,
-})
 
 async function state(backend: MemoryBackend, scopeId: string) {
   return {

@@ -55,6 +55,7 @@ export function redactArea(suite: ConformanceSuite): void {
           target: 'version',
           sourceId: null,
           memoryRef: m.memoryRef,
+          recordId: null,
           rule: null,
           fields: [],
           status: 'redacted',

@@ -9,6 +9,7 @@ import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
 import type { BackendUnderTest } from './memory-backend.case.js'
 import { describeMemoryBackend } from './memory-backend.case.js'
 import { PLANTED_ROW_TESTS } from './memory-redact.case.js'
+import { PLANTED_RECORD_TESTS } from './memory-redact-record.case.js'
 import { ALTER_HASH_TESTS, REOPEN_TESTS } from './memory-vector.case.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'powercontext-conformance-'))
@@ -54,7 +55,7 @@ describeMemoryBackend({
   skip: [
     {
       reason: 'a :memory: database cannot be reopened or reached by another connection',
-      tests: [...REOPEN_TESTS, ...ALTER_HASH_TESTS, ...PLANTED_ROW_TESTS],
+      tests: [...REOPEN_TESTS, ...ALTER_HASH_TESTS, ...PLANTED_ROW_TESTS, ...PLANTED_RECORD_TESTS],
     },
   ],
 })

@@ -1,6 +1,6 @@
 /**
- * Redaction in the web console (docs/console.md): a version and a source are erased through the
- * public API after a confirmation step, and then show as redacted — never their text. Real
+ * Redaction in the web console (docs/console.md): a version, a source and a flush decision record
+ * are erased through the public API after a confirmation step, and then show as redacted — never their text. Real
  * headless Chromium against a real server with a token; screenshots go to artifacts/console/.
  */
 import { mkdirSync } from 'node:fs'
@@ -112,5 +112,30 @@ describe('redaction in the web console', () => {
       expect(await source.textContent()).toContain('redacted by an administrator')
       await page.screenshot({ path: join(ARTIFACTS, 'e2e-redacted-source.png'), fullPage: true })
     })
+  })
+
+  it('erases a flush decision record from the sources view', async () => {
+    const scope = 'project:acme/records'
+    await pc.captureContent({
+      scope_id: scope,
+      source_id: 'notes',
+      media_type: 'application/vnd.powercontext.memory+json',
+      content: JSON.stringify({ entries: [{ kind: 'fact', text: `Dana's mobile is ${PHONE}` }] }),
+    })
+    const flushed = await pc.flush({ scope_id: scope })
+    await withPage(async (page) => {
+      await page.goto(`${temp.server.url}/#/scope/${encodeURIComponent(scope)}/sources`)
+      const record = page.locator('li.record', { hasText: flushed.record_id! })
+      await record.waitFor()
+      expect(await record.textContent()).toContain(PHONE)
+      await record.locator('text=Redact…').click()
+      await page.click('[data-testid="redact-panel"] button[type="submit"]')
+      await page.click('text=Yes, erase it')
+      await record.locator('[data-testid="redacted-note"]').waitFor()
+      expect(await record.textContent()).not.toContain(PHONE)
+      expect(await record.textContent()).toContain('redacted by an administrator')
+    })
+    const got = await pc.flushRecords({ scope_id: scope, record_id: flushed.record_id! })
+    expect(got.records[0]?.redaction).toMatchObject({ reason: 'redacted by an administrator' })
   })
 })

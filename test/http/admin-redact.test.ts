@@ -79,6 +79,72 @@ describe('POST /v1/admin/redact', () => {
     expect((both as PowerContextClientError).code).toBe('invalid_request')
   })
 
+  it('erases a decision record, and with a source the records quoting it (client and CLI)', async () => {
+    const pc = createPowerContextClient({ baseUrl: temp.server.url, token: TOKEN })
+    const scope = 'http:records'
+    await pc.captureContent({ scope_id: scope, source_id: 'one', content: 'placeholder one' })
+    const first = await pc.flush({ scope_id: scope })
+    await pc.captureContent({ scope_id: scope, source_id: 'two', content: 'placeholder two' })
+    const second = await pc.flush({ scope_id: scope })
+    const firstId = first.record_id!
+    const secondId = second.record_id!
+    // As an older build's flush wrote them: each record quotes a credential.
+    await plantRows(async (exec) => {
+      for (const id of [firstId, secondId]) {
+        await exec('UPDATE flush_records SET details_json = ? WHERE record_id = ?', [
+          JSON.stringify({ candidates: [{ text: `key ${AWS_KEY}` }] }),
+          id,
+        ])
+      }
+    })
+    const dry = await pc.redact({ scope_id: scope, scan: true, dry_run: true })
+    expect(dry.items.map((i) => [i.target, i.record_id, i.fields])).toEqual([
+      ['record', firstId, ['details.candidates']],
+      ['record', secondId, ['details.candidates']],
+    ])
+    const r = await pc.redact({ scope_id: scope, record_id: firstId, reason: 'leaked' })
+    expect(r.items).toEqual([
+      expect.objectContaining({ target: 'record', record_id: firstId, source_id: null }),
+    ])
+    const records = await pc.flushRecords({ scope_id: scope, record_id: firstId })
+    expect(records.records[0]?.redaction).toMatchObject({ reason: 'leaked', rule: null })
+    expect(records.records[0]?.details['redacted']).toBe('[redacted]')
+    expect(JSON.stringify(records)).not.toContain(AWS_KEY)
+    const feed = await pc.changes({ scope_id: scope })
+    expect(feed.redactions).toEqual([
+      expect.objectContaining({ target: 'record', record_id: firstId, memory_ref: null }),
+    ])
+    const unknown = await pc
+      .redact({ scope_id: scope, record_id: 'flr_unknown' })
+      .catch((e: unknown) => e)
+    expect((unknown as PowerContextClientError).code).toBe('invalid_request')
+
+    const url = ['--server-url', temp.server.url, '--token', TOKEN]
+    const cli = await runCli(...url, 'admin', 'redact', '--scope', scope, '--source', 'two')
+    expect(cli.code).toBe(0)
+    expect(cli.out).toMatch(/^redacted: source two seq \d+$/m)
+    expect(cli.out).toMatch(new RegExp(`^redacted: decision record ${secondId} seq \\d+$`, 'm'))
+    const again = await runCli(...url, 'admin', 'redact', '--scope', scope, '--record', firstId)
+    expect(again.out).toMatch(new RegExp(`^unchanged: decision record ${firstId} seq \\d+$`, 'm'))
+    const listed = await runCli(...url, 'flush-records', '--scope', scope)
+    expect(listed.out).toMatch(
+      new RegExp(`^${secondId} .* \\(redacted \\S+: redacted by an administrator\\)$`, 'm'),
+    )
+    expect(listed.out).not.toContain(AWS_KEY)
+    const both = await runCli(
+      ...url,
+      'admin',
+      'redact',
+      '--scope',
+      scope,
+      '--record',
+      firstId,
+      '--scan',
+    )
+    expect(both.code).not.toBe(0)
+    expect((await pc.redact({ scope_id: scope, scan: true, dry_run: true })).items).toEqual([])
+  })
+
   it('is not an MCP tool', async () => {
     const res = await fetch(`${temp.server.url}/mcp`, {
       method: 'POST',

@@ -602,13 +602,24 @@ describe('HTTP contract, end to end', () => {
     const unknown = await call('flushRecords', { scope_id, verbose: true })
     expect(errorOf(expectContract('flushRecords', unknown, 422)).code).toBe('invalid_request')
 
-    // redact: the source erased (the response never carries its text); no target is 422.
-    const redacted = expectContract<{ items: { status: string }[] }>(
+    // redact: the source erased with the decision record whose window held it (the response
+    // never carries their text); the record then reads as redacted; no target is 422.
+    const redacted = expectContract<{ items: { target: string; status: string }[] }>(
       'redact',
       await call('redact', { scope_id, source_id: 'notes', reason: 'contract test' }),
       200,
     )
-    expect(redacted.items.map((i) => i.status)).toEqual(['redacted'])
+    expect(redacted.items.map((i) => [i.target, i.status])).toEqual([
+      ['source', 'redacted'],
+      ['record', 'redacted'],
+    ])
+    const erased = expectContract<{ records: { redaction?: { reason: string } }[] }>(
+      'flushRecords',
+      await call('flushRecords', { scope_id, record_id: flushed.record_id }),
+      200,
+    )
+    expect(erased.records[0]?.redaction?.reason).toBe('contract test')
+    expect(JSON.stringify(erased)).not.toContain('Tabs, not spaces')
     const none = await call('redact', { scope_id })
     expect(errorOf(expectContract('redact', none, 422)).code).toBe('invalid_request')
   })

@@ -2,8 +2,9 @@
  * Redaction on SQLite leaves no byte of the erased text in the database files (docs/storage.md
  * "Redaction"): secrets stored the way an older build stored them — in versions, a reason, a
  * source, the head projection and the FTS5 index, then moved by an update and a forget so that
- * copies also sit in freed space and old index segments — are found by the scan and erased; the
- * raw bytes of the .db, -wal and -shm files (and any saved vector graph) are then read back.
+ * copies also sit in freed space and old index segments — are found by the scan and erased; a
+ * source's secret quoted by a flush decision record leaves with the source; the raw bytes of the
+ * .db, -wal and -shm files (and any saved vector graph) are then read back.
  */
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -17,6 +18,7 @@ import { REDACTED_TEXT } from '../../src/core/redaction.js'
 import { findSecret } from '../../src/core/secret-rules.js'
 import type { SqliteMemoryBackend } from '../../src/storage/sqlite/index.js'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
+import { flushWindow } from '../support/flush-window.js'
 import { plantSourceContent, plantVersionText } from '../support/planted-secrets.js'
 
 /** Synthetic credentials (never real), each unique to this file. */
@@ -143,6 +145,55 @@ describe('admin redact on SQLite: no erased byte stays in the files', () => {
     await backend.close()
     open = undefined
     // Still clean after the last connection closed (nothing was parked in memory to write back).
+    expect(bytesFound(file)).toEqual([])
+  })
+
+  it('erasing a source erases its secret from the decision records quoting it, in every file', async () => {
+    const file = join(dir, 'records.sqlite')
+    const backend = await openSqliteBackend({ database: file })
+    open = backend
+    const scopeId = 'project:acme/api'
+    const flushThrough = (through: number, text: string) =>
+      flushWindow(backend, scopeId, through, { candidates: [{ text }], proposals: { raw: text } })
+    await backend.captureSource({ scopeId, sourceId: 'env-paste', content: 'placeholder' })
+    const quoting = await flushThrough(1, 'placeholder')
+    await backend.captureSource({ scopeId, sourceId: 'notes', content: 'ports are 80 and 443' })
+    const other = await flushThrough(2, 'ports are 80 and 443')
+    const raw = new Database(file)
+    const exec = async (sql: string, params: readonly unknown[]) =>
+      void raw.prepare(sql).run(...params)
+    try {
+      await plantSourceContent(exec, scopeId, 'env-paste', SOURCE_CONTENT)
+      // As an older build's flush wrote it (candidates and model output quote the source), then
+      // rewritten once so that an older copy also sits in freed space.
+      for (const note of ['first', 'second']) {
+        const details = {
+          candidates: [{ text: `${note}: ${SOURCE_CONTENT}` }],
+          proposals: { raw: `the model saw ${GITHUB_TOKEN} and ${AWS_KEY}` },
+        }
+        await exec('UPDATE flush_records SET details_json = ? WHERE record_id = ?', [
+          JSON.stringify(details),
+          quoting.recordId,
+        ])
+      }
+    } finally {
+      raw.close()
+    }
+    expect(bytesFound(file).length).toBeGreaterThan(0)
+    const r = await backend.redact({ scopeId, target: { sourceId: 'env-paste' } })
+    expect(r.items.map((i) => [i.target, i.sourceId ?? i.recordId, i.status])).toEqual([
+      ['source', 'env-paste', 'redacted'],
+      ['record', quoting.recordId, 'redacted'],
+    ])
+    expect(r.erasure).toMatchObject({ filesClean: true, pending: null })
+    expect(bytesFound(file)).toEqual([])
+    const records = (await backend.journal.records({ scopeId })).records
+    expect(records.map((x) => x.redaction === undefined)).toEqual([false, true])
+    expect(records[1]?.details['proposals']).toEqual({ raw: 'ports are 80 and 443' })
+    expect(records[1]?.recordId).toBe(other.recordId)
+    expect((await backend.verify()).problems).toEqual([])
+    await backend.close()
+    open = undefined
     expect(bytesFound(file)).toEqual([])
   })
 

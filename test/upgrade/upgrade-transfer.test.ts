@@ -57,7 +57,7 @@ describeWithMariadb('export and import of an upgraded database', () => {
     await rt.remember({ scopeId: A, entries: [{ kind: 'fact', text: 'written after the skip' }] })
     const exported = await records(rt)
     await rt.close()
-    expect(exported[0]).toMatchObject({ type: 'header', version: 3 })
+    expect(exported[0]).toMatchObject({ type: 'header', version: 4 })
     expect(exported.filter((r) => r.type === 'legacy_citation')).toHaveLength(10)
     expect(exported.filter((r) => r.type === 'legacy_payload')).toHaveLength(9)
     expect(exported.filter((r) => r.type === 'legacy_upgrade')).toHaveLength(3)

@@ -865,6 +865,7 @@ class RedactionEntry(Model):
     target: str
     source_id: Optional[str]
     memory_ref: Optional[ArtifactRef]
+    record_id: Optional[str]
     rule: Optional[str]
     reason: str
     redacted_at: str
@@ -874,6 +875,7 @@ class RedactionEntry(Model):
         Field("target", "target", T.STR, True),
         Field("source_id", "source_id", T.nullable(T.STR), True),
         Field("memory_ref", "memory_ref", T.nullable(T.model("ArtifactRef")), True),
+        Field("record_id", "record_id", T.nullable(T.STR), True),
         Field("rule", "rule", T.nullable(T.STR), True),
         Field("reason", "reason", T.STR, True),
         Field("redacted_at", "redacted_at", T.STR, True),
@@ -908,6 +910,7 @@ class RedactRequest(Model):
     scope_id: str
     source_id: str | Unset = UNSET
     memory_ref: ArtifactRef | Unset = UNSET
+    record_id: str | Unset = UNSET
     scan: bool | Unset = UNSET
     reason: Optional[str] | Unset = UNSET
     dry_run: bool | Unset = UNSET
@@ -915,6 +918,7 @@ class RedactRequest(Model):
         Field("scope_id", "scope_id", T.STR, True),
         Field("source_id", "source_id", T.STR, False),
         Field("memory_ref", "memory_ref", T.model("ArtifactRef"), False),
+        Field("record_id", "record_id", T.STR, False),
         Field("scan", "scan", T.BOOL, False),
         Field("reason", "reason", T.nullable(T.STR), False),
         Field("dry_run", "dry_run", T.BOOL, False),
@@ -928,6 +932,7 @@ class RedactedItem(Model):
     target: str
     source_id: Optional[str]
     memory_ref: Optional[ArtifactRef]
+    record_id: Optional[str]
     rule: Optional[str]
     fields: List[str]
     status: str
@@ -936,6 +941,7 @@ class RedactedItem(Model):
         Field("target", "target", T.STR, True),
         Field("source_id", "source_id", T.nullable(T.STR), True),
         Field("memory_ref", "memory_ref", T.nullable(T.model("ArtifactRef")), True),
+        Field("record_id", "record_id", T.nullable(T.STR), True),
         Field("rule", "rule", T.nullable(T.STR), True),
         Field("fields", "fields", T.list(T.STR), True),
         Field("status", "status", T.STR, True),
@@ -1081,6 +1087,7 @@ class FlushRecord(Model):
     operation_id: str
     created_at: str
     details: Dict[str, Any]
+    redaction: Optional[Redaction] | Unset = UNSET
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("record_id", "record_id", T.STR, True),
         Field("scope_id", "scope_id", T.STR, True),
@@ -1092,6 +1099,7 @@ class FlushRecord(Model):
         Field("operation_id", "operation_id", T.STR, True),
         Field("created_at", "created_at", T.STR, True),
         Field("details", "details", T.dict(T.ANY), True),
+        Field("redaction", "redaction", T.nullable(T.model("Redaction")), False),
     )
 
 
@@ -1743,14 +1751,15 @@ class Operations:
         scope_id: str | Unset = UNSET,
         source_id: str | Unset = UNSET,
         memory_ref: ArtifactRef | Unset = UNSET,
+        record_id: str | Unset = UNSET,
         scan: bool | Unset = UNSET,
         reason: Optional[str] | Unset = UNSET,
         dry_run: bool | Unset = UNSET,
         request_id: str | None = None,
         timeout: float | None = None,
     ) -> RedactResponse:
-        "POST /v1/admin/redact: Erase the stored text of a source, of one memory version, or of every secret-rule match in a scope."
-        return self._call("redact", _body(request, RedactRequest, {"scope_id": scope_id, "source_id": source_id, "memory_ref": memory_ref, "scan": scan, "reason": reason, "dry_run": dry_run}), request_id, timeout)  # type: ignore[no-any-return]
+        "POST /v1/admin/redact: Erase the stored text of a source, of one memory version, of one flush decision record, or of every secret-rule match in a scope."
+        return self._call("redact", _body(request, RedactRequest, {"scope_id": scope_id, "source_id": source_id, "memory_ref": memory_ref, "record_id": record_id, "scan": scan, "reason": reason, "dry_run": dry_run}), request_id, timeout)  # type: ignore[no-any-return]
 
     def openapi_document(
         self,

@@ -17,6 +17,8 @@ const TABLES = [
   'memory_changes',
   'memory_heads',
   'memory_fts',
+  'flush_records',
+  'source_failures',
 ] as const
 
 /** What stays readable after the rebuild, in the report. */

@@ -271,6 +271,15 @@ export const MYSQL_MIGRATIONS: readonly (readonly ((opts: string) => string)[])[
       FOREIGN KEY (memory_id) REFERENCES memories (memory_id)
     ) ${o}`,
   ],
+  // 5: a redaction may erase a flush decision record (target `record`, its id in `record_id`).
+  // Re-declaring the column replaces its CHECK; each statement can run again unchanged.
+  [
+    () => `ALTER TABLE redactions ADD COLUMN IF NOT EXISTS record_id ${ID} NULL AFTER version`,
+    () => `ALTER TABLE redactions MODIFY COLUMN target ${TAG} NOT NULL
+      CHECK (target IN ('source', 'version', 'record'))`,
+    () => `ALTER TABLE redactions ADD UNIQUE KEY IF NOT EXISTS
+      redactions_by_record (scope_id, record_id)`,
+  ],
 ]
 
 /** The schema version this code writes and reads. */

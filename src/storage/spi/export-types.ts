@@ -10,11 +10,11 @@ import type { RedactionRow } from './redaction-types.js'
 export const EXPORT_FORMAT = 'powercontext-export'
 /**
  * Format version written; 2 adds the upgrade tables (`legacy_*` records), 3 the redaction records
- * (`redaction`, docs/storage.md).
+ * (`redaction`, docs/storage.md), 4 their `recordId` (erased decision records).
  */
-export const EXPORT_VERSION = 3
+export const EXPORT_VERSION = 4
 /** Versions an import reads. */
-export const EXPORT_VERSIONS_READ: readonly number[] = [1, 2, 3]
+export const EXPORT_VERSIONS_READ: readonly number[] = [1, 2, 3, 4]
 
 /** An upgraded source's original payload bytes, base64 in an export. */
 export interface LegacyPayloadRecordRow {

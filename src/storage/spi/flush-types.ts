@@ -7,6 +7,7 @@
 import type { JsonValue } from '../../core/canonical.js'
 import { PowerContextError } from '../../core/errors.js'
 import type { ArtifactRef, Memory, MemoryChange, SourceRef } from '../../core/memory-model.js'
+import type { RedactionInfo } from '../../core/redaction.js'
 import type { RankedSearchResult } from './search-types.js'
 
 /** The error a flush sees when another flush (or a failure record) moved the cursor first. */
@@ -199,6 +200,8 @@ export interface FlushRecord {
   readonly operationId: string
   readonly createdAt: string
   readonly details: Readonly<Record<string, JsonValue>>
+  /** Set when an administrator erased the record's details (docs/storage.md "Redaction"). */
+  readonly redaction?: RedactionInfo
 }
 
 /** Which decision records to read. */

@@ -4,11 +4,18 @@
  */
 import type { ArtifactRef, SourceType } from '../../core/memory-model.js'
 import type { RedactionTarget } from '../../core/redaction.js'
+import type { FlushRecordRow } from './journal-tx.js'
 import type { VersionRow } from './rows.js'
 
-/** What to erase: one source, one memory version, or every match of the secret rules. */
+/**
+ * What to erase: one source, one memory version, one flush decision record, or every match of the
+ * secret rules.
+ */
 export type RedactSelector =
-  { readonly sourceId: string } | { readonly memoryRef: ArtifactRef } | { readonly scan: true }
+  | { readonly sourceId: string }
+  | { readonly memoryRef: ArtifactRef }
+  | { readonly recordId: string }
+  | { readonly scan: true }
 
 export interface RedactCommand {
   readonly scopeId: string
@@ -24,9 +31,14 @@ export interface RedactedItem {
   readonly target: RedactionTarget
   readonly sourceId: string | null
   readonly memoryRef: ArtifactRef | null
+  /** The decision record's id (target `record`), else null. */
+  readonly recordId: string | null
   /** The secret rule that matched (scan), else null. */
   readonly rule: string | null
-  /** The stored fields the match was found in (scan), e.g. `text`, `reason`, `content`. */
+  /**
+   * The stored fields the match was found in (scan), e.g. `text`, `reason`, `content`,
+   * `details.candidates`; empty for an explicit target and for a record erased with its source.
+   */
   readonly fields: readonly string[]
   /** `redacted` now, `unchanged` when it already was (a repeat), `would_redact` in a dry run. */
   readonly status: 'redacted' | 'unchanged' | 'would_redact'
@@ -61,6 +73,8 @@ export interface RedactionRow {
   readonly sourceId: string | null
   readonly memoryId: string | null
   readonly version: number | null
+  /** The decision record's id (target `record`), else null. */
+  readonly recordId: string | null
   readonly rule: string | null
   readonly reason: string
   readonly redactedAt: string
@@ -79,6 +93,12 @@ export interface RedactionTx {
     sourceType: SourceType,
     sourceId: string,
   ): Promise<RedactionRow | undefined>
+  /** The record of an erased decision record. */
+  ofRecord(scopeId: string, recordId: string): Promise<RedactionRow | undefined>
+  /** Decision records of the scope whose window holds the position (`from < position ≤ to`). */
+  recordsCovering(scopeId: string, position: number): Promise<FlushRecordRow[]>
+  /** Decision records of the scope written by the operation (the flush that wrote a version). */
+  recordsOfOperation(scopeId: string, operationId: string): Promise<FlushRecordRow[]>
   /** Every record, by (scope, seq), after the given key (export, verify). */
   page(after: { scopeId: string; seq: number }, limit: number): Promise<RedactionRow[]>
   /** Versions of one scope by (memory id, version) after the given key (scan). */
@@ -94,13 +114,18 @@ export interface RedactionTx {
     operationId: string,
     marker: string,
   ): Promise<void>
-  /** Replaces a source's payload; drops its upgraded original payload. */
+  /**
+   * Replaces a source's payload and its failed attempts' error messages; drops its upgraded
+   * original payload.
+   */
   eraseSource(
     scopeId: string,
     sourceType: SourceType,
     sourceId: string,
     payload: string,
   ): Promise<void>
+  /** Replaces a decision record's details. */
+  eraseRecord(scopeId: string, recordId: string, detailsJson: string): Promise<void>
 }
 
 /** A redaction as the change feed reports it (it shares the scope's sequence with changes). */
@@ -109,6 +134,7 @@ export interface RedactionEntry {
   readonly target: RedactionTarget
   readonly sourceId: string | null
   readonly memoryRef: ArtifactRef | null
+  readonly recordId: string | null
   readonly rule: string | null
   readonly reason: string
   readonly redactedAt: string
@@ -125,6 +151,7 @@ export function toRedactionEntry(r: RedactionRow): RedactionEntry {
       r.memoryId === null
         ? null
         : Object.freeze({ artifactId: r.memoryId, revision: r.version ?? 0 }),
+    recordId: r.recordId,
     rule: r.rule,
     reason: r.reason,
     redactedAt: r.redactedAt,

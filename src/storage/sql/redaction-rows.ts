@@ -4,13 +4,15 @@
  * carries them.
  */
 import type { SourceType } from '../../core/memory-model.js'
+import { REDACTED_TEXT } from '../../core/redaction.js'
 import type { VersionRow } from '../spi/dialect-tx.js'
+import type { FlushRecordRow } from '../spi/journal-tx.js'
 import type { RedactionRow, RedactionTx } from '../spi/redaction-types.js'
-import { VERSION_COLUMNS } from './columns.js'
+import { RECORD_COLUMNS, VERSION_COLUMNS } from './columns.js'
 import type { SqlSession } from './session.js'
 
 const REDACTION_COLUMNS = `scope_id AS scopeId, seq, target, source_type AS sourceType,
-  source_id AS sourceId, memory_id AS memoryId, version, rule, reason,
+  source_id AS sourceId, memory_id AS memoryId, version, record_id AS recordId, rule, reason,
   redacted_at AS redactedAt, operation_id AS operationId`
 
 const SELECT = `SELECT ${REDACTION_COLUMNS} FROM redactions`
@@ -18,6 +20,10 @@ const SELECT = `SELECT ${REDACTION_COLUMNS} FROM redactions`
 /** Numbers as numbers whatever the driver hands back for BIGINT columns. */
 function typed(r: RedactionRow): RedactionRow {
   return { ...r, seq: Number(r.seq), version: r.version === null ? null : Number(r.version) }
+}
+
+function typedRecord(r: FlushRecordRow): FlushRecordRow {
+  return { ...r, fromPosition: Number(r.fromPosition), toPosition: Number(r.toPosition) }
 }
 
 /** The redaction verbs of one transaction. */
@@ -31,7 +37,8 @@ export class RedactionRows implements RedactionTx {
   async insert(r: RedactionRow): Promise<void> {
     await this.#s.run(
       `INSERT INTO redactions (scope_id, seq, target, source_type, source_id, memory_id, version,
-         rule, reason, redacted_at, operation_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         record_id, rule, reason, redacted_at, operation_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         r.scopeId,
         r.seq,
@@ -40,6 +47,7 @@ export class RedactionRows implements RedactionTx {
         r.sourceId,
         r.memoryId,
         r.version,
+        r.recordId,
         r.rule,
         r.reason,
         r.redactedAt,
@@ -73,6 +81,32 @@ export class RedactionRows implements RedactionTx {
       [scopeId, sourceType, sourceId],
     )
     return row === undefined ? undefined : typed(row)
+  }
+
+  async ofRecord(scopeId: string, recordId: string): Promise<RedactionRow | undefined> {
+    const row = await this.#s.get<RedactionRow>(`${SELECT} WHERE scope_id = ? AND record_id = ?`, [
+      scopeId,
+      recordId,
+    ])
+    return row === undefined ? undefined : typed(row)
+  }
+
+  async recordsCovering(scopeId: string, position: number): Promise<FlushRecordRow[]> {
+    const rows = await this.#s.all<FlushRecordRow>(
+      `SELECT ${RECORD_COLUMNS} FROM flush_records WHERE scope_id = ? AND to_position >= ?
+         AND from_position < ? ORDER BY to_position`,
+      [scopeId, position, position],
+    )
+    return rows.map(typedRecord)
+  }
+
+  async recordsOfOperation(scopeId: string, operationId: string): Promise<FlushRecordRow[]> {
+    const rows = await this.#s.all<FlushRecordRow>(
+      `SELECT ${RECORD_COLUMNS} FROM flush_records WHERE scope_id = ? AND operation_id = ?
+         ORDER BY to_position`,
+      [scopeId, operationId],
+    )
+    return rows.map(typedRecord)
   }
 
   async page(after: { scopeId: string; seq: number }, limit: number): Promise<RedactionRow[]> {
@@ -126,6 +160,18 @@ export class RedactionRows implements RedactionTx {
     await this.#s.run(
       'UPDATE sources SET payload = ? WHERE scope_id = ? AND source_type = ? AND source_id = ?',
       [payload, scopeId, sourceType, sourceId],
+    )
+    // A failed flush attempt's message may quote the source (a parse error, model output).
+    await this.#s.run(
+      'UPDATE source_failures SET error_message = ? WHERE scope_id = ? AND source_id = ?',
+      [REDACTED_TEXT, scopeId, sourceId],
+    )
+  }
+
+  async eraseRecord(scopeId: string, recordId: string, detailsJson: string): Promise<void> {
+    await this.#s.run(
+      'UPDATE flush_records SET details_json = ? WHERE scope_id = ? AND record_id = ?',
+      [detailsJson, scopeId, recordId],
     )
   }
 }

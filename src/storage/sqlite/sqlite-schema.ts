@@ -282,6 +282,40 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX redactions_by_source ON redactions (scope_id, source_type, source_id)
     WHERE source_id IS NOT NULL;
   `,
+  // 9: a redaction may erase a flush decision record (target `record`, its id in `record_id`).
+  // The target's CHECK is part of the table, so the table is rebuilt with its rows (STRICT tables
+  // cannot alter a CHECK); no other table refers to it.
+  `
+  CREATE TABLE redactions_next (
+    scope_id TEXT NOT NULL REFERENCES scopes (scope_id),
+    seq INTEGER NOT NULL CHECK (seq >= 1),
+    target TEXT NOT NULL CHECK (target IN ('source', 'version', 'record')),
+    source_type TEXT,
+    source_id TEXT,
+    memory_id TEXT REFERENCES memories (memory_id),
+    version INTEGER,
+    record_id TEXT,
+    rule TEXT,
+    reason TEXT NOT NULL,
+    redacted_at TEXT NOT NULL,
+    operation_id TEXT NOT NULL,
+    PRIMARY KEY (scope_id, seq),
+    CHECK ((target = 'source') = (source_id IS NOT NULL AND memory_id IS NULL)),
+    CHECK ((target = 'record') = (record_id IS NOT NULL)),
+    CHECK (target <> 'record' OR (source_id IS NULL AND memory_id IS NULL))
+  ) STRICT;
+  INSERT INTO redactions_next (scope_id, seq, target, source_type, source_id, memory_id, version,
+    record_id, rule, reason, redacted_at, operation_id)
+  SELECT scope_id, seq, target, source_type, source_id, memory_id, version, NULL, rule, reason,
+    redacted_at, operation_id FROM redactions;
+  DROP TABLE redactions;
+  ALTER TABLE redactions_next RENAME TO redactions;
+  CREATE UNIQUE INDEX redactions_by_version ON redactions (memory_id, version) WHERE memory_id IS NOT NULL;
+  CREATE UNIQUE INDEX redactions_by_source ON redactions (scope_id, source_type, source_id)
+    WHERE source_id IS NOT NULL;
+  CREATE UNIQUE INDEX redactions_by_record ON redactions (scope_id, record_id)
+    WHERE record_id IS NOT NULL;
+  `,
 ]
 
 /** The schema version this code writes and reads. */

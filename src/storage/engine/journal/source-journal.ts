@@ -5,6 +5,7 @@ import { type Pause, timeSlicer } from '../../../core/event-loop-slices.js'
 import { isIsolating, windowEnd } from '../../../core/flush-policy.js'
 import { checkScopeId, checkSourceId, newOperationId } from '../../../core/ids.js'
 import { isActive } from '../../../core/memory-state.js'
+import type { RedactionInfo } from '../../../core/redaction.js'
 import {
   normalizeKind,
   normalizeQuery,
@@ -19,6 +20,7 @@ import { REMEMBER_MAX_ENTRIES } from '../../spi/memory-backend.js'
 import type { RankedSearchResult } from '../../spi/search-types.js'
 import { decodeSource } from '../ops/capture.js'
 import { checkMergeInputs } from '../ops/merge.js'
+import { recordRedaction } from '../redaction/redaction-reads.js'
 import type { CheckedSearch } from '../search/channel.js'
 import type { TxRunner } from '../vectors/vector-support.js'
 import { viewOf } from '../version-codec.js'
@@ -121,8 +123,9 @@ async function checkDecisions(
   return out
 }
 
-function toRecord(row: FlushRecordRow): F.FlushRecord {
+function toRecord(row: FlushRecordRow, redaction: RedactionInfo | null): F.FlushRecord {
   return Object.freeze({
+    ...(redaction === null ? {} : { redaction }),
     recordId: row.recordId,
     scopeId: row.scopeId,
     fromPosition: row.fromPosition,
@@ -245,10 +248,13 @@ export class SourceJournal implements F.SourceJournalPort {
       max: F.FLUSH_RECORDS_LIMIT_MAX,
       fallback: 20,
     })
-    const rows = await this.#deps.run.read((tx) =>
-      tx.journal.listRecords({ scopeId, recordId, after, limit: limit + 1 }),
-    )
-    const page = rows.slice(0, limit).map(toRecord)
+    const rows = await this.#deps.run.read(async (tx) => {
+      const found = await tx.journal.listRecords({ scopeId, recordId, after, limit: limit + 1 })
+      const out: F.FlushRecord[] = []
+      for (const row of found) out.push(toRecord(row, await recordRedaction(tx, row)))
+      return out
+    })
+    const page = rows.slice(0, limit)
     const last = page.at(-1)
     return {
       records: page,

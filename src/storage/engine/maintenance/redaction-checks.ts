@@ -1,13 +1,14 @@
 /*
  * What `verify` knows of redactions (docs/storage.md "Redaction"): an erased version reads as the
  * marker and has a record, and its memory is not projected; an erased source keeps only the
- * marker payload and no upgraded original; every record takes a number of its scope's change
+ * marker payload and no upgraded original; an erased decision record keeps only its ids, positions
+ * and counts; every record takes a number of its scope's change
  * sequence. A row that reads as erased without a record still fails its hash check.
  */
 import { REDACTED_TEXT } from '../../../core/redaction.js'
 import type { DialectTx, VersionRow } from '../../spi/dialect-tx.js'
 import type { RedactionRow } from '../../spi/redaction-types.js'
-import { redactedSourcePayload } from '../redaction/redaction-reads.js'
+import { redactedRecordDetails, redactedSourcePayload } from '../redaction/redaction-reads.js'
 import { versionRowProblems } from '../version-codec.js'
 import { paged } from './paged.js'
 
@@ -64,6 +65,28 @@ export class Redactions {
       }
       if ((await tx.legacy.getPayload(r.scopeId, type, r.sourceId)) !== undefined) {
         problems.push(`source ${r.sourceId} of ${r.scopeId}: redacted but its original is kept`)
+      }
+    }
+    return problems
+  }
+
+  /** Erased decision records must keep only what {@link redactedRecordDetails} keeps. */
+  async recordProblems(tx: DialectTx): Promise<string[]> {
+    const problems: string[] = []
+    for (const r of this.rows) {
+      if (r.target !== 'record' || r.recordId === null) continue
+      const [row] = await tx.journal.listRecords({
+        scopeId: r.scopeId,
+        recordId: r.recordId,
+        after: 0,
+        limit: 1,
+      })
+      if (row === undefined) {
+        problems.push(`redaction ${r.scopeId}#${r.seq}: decision record ${r.recordId} is missing`)
+      } else if (row.detailsJson !== redactedRecordDetails(row.detailsJson)) {
+        problems.push(
+          `decision record ${r.recordId} of ${r.scopeId}: redacted by record but still stored`,
+        )
       }
     }
     return problems

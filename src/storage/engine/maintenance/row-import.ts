@@ -179,7 +179,8 @@ async function writeRecord(
     case 'redaction':
       await seqs.skip({ scopeId: r.row.scopeId, skipSeq: r.row.seq })
       if (r.row.memoryId !== null) erased.delete(`${r.row.memoryId}@${r.row.version}`)
-      return tx.redactions.insert(r.row)
+      // Exports before format 4 had no erased decision records.
+      return tx.redactions.insert({ ...r.row, recordId: r.row.recordId ?? null })
   }
 }
 

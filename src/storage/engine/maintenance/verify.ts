@@ -355,6 +355,7 @@ export async function verifyInTx(tx: DialectTx): Promise<VerifyReport> {
   problems.push(...mergeProblems(kept, merges, firstVersions))
   problems.push(...(await sequenceProblems(tx, redactions)))
   problems.push(...(await redactions.sourceProblems(tx)))
+  problems.push(...(await redactions.recordProblems(tx)))
   problems.push(...(await journalProblemsInTx(tx)))
   problems.push(...(await legacyProblemsInTx(tx)))
   return { ok: problems.length === 0, problems, counts }

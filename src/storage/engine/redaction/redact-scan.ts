@@ -1,15 +1,17 @@
 /*
  * `admin redact --scan`: every stored text of a scope the secret rules match — sources' content
- * and metadata, versions' text and reason. Each page is read in its own short read transaction
+ * and metadata, versions' text and reason, flush decision records' details. Each page is read in its own short read transaction
  * and tested outside it (a rule set may be slow or asynchronous; no transaction waits on it).
  * Already erased rows read as the marker and match nothing.
  */
 import type { ArtifactRef } from '../../../core/memory-model.js'
 import { findSecret } from '../../../core/secret-rules.js'
 import type { SourceRow, VersionRow } from '../../spi/dialect-tx.js'
+import type { FlushRecordRow } from '../../spi/journal-tx.js'
 import { decodeSource } from '../ops/capture.js'
 import type { TxRunner } from '../vectors/vector-support.js'
 import { isRedactedVersionRow } from '../version-codec.js'
+import { redactedRecordDetails } from './redaction-reads.js'
 
 const PAGE = 200
 
@@ -17,9 +19,13 @@ const PAGE = 200
 export interface SecretFinding {
   readonly sourceId: string | null
   readonly memoryRef: ArtifactRef | null
+  readonly recordId: string | null
   /** The first rule that matched. */
   readonly rule: string
-  /** Which stored fields matched (`content`, `metadata`, `text`, `reason`). */
+  /**
+   * Which stored fields matched (`content`, `metadata`, `text`, `reason`, and for a decision
+   * record `details.<member>`, e.g. `details.candidates`).
+   */
   readonly fields: readonly string[]
 }
 
@@ -47,7 +53,9 @@ async function sourceFinding(row: SourceRow): Promise<SecretFinding | undefined>
     ['content', s.content],
     ['metadata', metadata],
   ])
-  return m === undefined ? undefined : { sourceId: row.sourceId, memoryRef: null, ...m }
+  return m === undefined
+    ? undefined
+    : { sourceId: row.sourceId, memoryRef: null, recordId: null, ...m }
 }
 
 async function versionFinding(v: VersionRow): Promise<SecretFinding | undefined> {
@@ -57,10 +65,37 @@ async function versionFinding(v: VersionRow): Promise<SecretFinding | undefined>
     ['reason', v.reason],
   ])
   const memoryRef = { artifactId: v.memoryId, revision: v.version }
-  return m === undefined ? undefined : { sourceId: null, memoryRef, ...m }
+  return m === undefined ? undefined : { sourceId: null, memoryRef, recordId: null, ...m }
 }
 
-/** Every finding of the scope: sources by position, then versions by memory id and version. */
+/** Every string inside a JSON value, one per line. */
+function stringsOf(v: unknown, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v)
+  else if (Array.isArray(v)) for (const x of v) stringsOf(x, out)
+  else if (typeof v === 'object' && v !== null) {
+    for (const [k, x] of Object.entries(v)) {
+      out.push(k)
+      stringsOf(x, out)
+    }
+  }
+  return out
+}
+
+async function recordFinding(r: FlushRecordRow): Promise<SecretFinding | undefined> {
+  if (r.detailsJson === redactedRecordDetails(r.detailsJson)) return undefined
+  const details = JSON.parse(r.detailsJson) as Record<string, unknown>
+  const m = await match(
+    Object.entries(details).map(([k, v]) => [`details.${k}`, stringsOf(v).join('\n')] as const),
+  )
+  return m === undefined
+    ? undefined
+    : { sourceId: null, memoryRef: null, recordId: r.recordId, ...m }
+}
+
+/**
+ * Every finding of the scope: sources by position, then versions by memory id and version, then
+ * decision records by window end.
+ */
 export async function scanScope(run: TxRunner, scopeId: string): Promise<SecretFinding[]> {
   const findings: SecretFinding[] = []
   const through = await run.read((tx) => tx.journal.highWatermark(scopeId))
@@ -83,6 +118,19 @@ export async function scanScope(run: TxRunner, scopeId: string): Promise<SecretF
     const last = rows.at(-1)
     if (last === undefined || rows.length < PAGE) break
     after = { memoryId: last.memoryId, version: last.version }
+  }
+  for (let after = 0; ;) {
+    const from = after
+    const rows = await run.read((tx) =>
+      tx.journal.listRecords({ scopeId, recordId: undefined, after: from, limit: PAGE }),
+    )
+    for (const r of rows) {
+      const f = await recordFinding(r)
+      if (f !== undefined) findings.push(f)
+    }
+    const last = rows.at(-1)
+    if (last === undefined || rows.length < PAGE) break
+    after = Number(last.toPosition)
   }
   return findings
 }
