@@ -13,7 +13,7 @@ import type {
 import type { ErrorCode } from '../core/errors.js'
 import { toWireError } from '../wire/memory-wire.js'
 import { JsonPoster } from './json-post.js'
-import { MCP_PATH, MCP_SERVER_INFO } from './mcp-identity.js'
+import { MCP_PATH, MCP_SERVER_INFO, SCOPE_HEADER } from './mcp-identity.js'
 import { MCP_INSTRUCTIONS } from './tool-descriptions.js'
 
 /** Settings of `powercontext mcp`. */
@@ -102,8 +102,7 @@ export class RemoteMcpTools {
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': PROXY_PROTOCOL_VERSIONS[1],
       ...(token === undefined || token === '' ? {} : { authorization: `Bearer ${token}` }),
-      // The header's name, spelled out: the forwarder does not load the tool server's modules.
-      ...(scopeId === undefined ? {} : { 'x-powercontext-scope': scopeId }),
+      ...(scopeId === undefined ? {} : { [SCOPE_HEADER]: scopeId }),
     })
     this.#log = log
   }

@@ -6,6 +6,7 @@ import type { ContractValidator } from '../wire/contract-validator.js'
 import { errorEnvelope, type ErrorLog, reportedError } from '../wire/error-envelope.js'
 import { isRuntimeOperation } from '../wire/operation-handlers.js'
 import { invokeOperation, type RuntimeSlot } from '../wire/surface-call.js'
+import { SCOPE_HEADER } from './mcp-identity.js'
 import { findMcpTool } from './tool-definitions.js'
 
 /** What one `tools/call` needs from the HTTP request that carries it. */
@@ -20,9 +21,6 @@ export interface ToolCallContext {
    */
   readonly scopeId?: string | undefined
 }
-
-/** The header that names a connection's scope (what `setup` writes into a host's MCP entry). */
-export const SCOPE_HEADER = 'X-PowerContext-Scope'
 
 /**
  * The arguments with the connection's scope filled in when they name none. A `scope_id` of the

@@ -1,0 +1,134 @@
+/**
+ * The scope `setup` writes into a host's MCP entry: a project-level entry sends the project's
+ * scope as `X-PowerContext-Scope` (Claude Code `headers`, Codex `http_headers`), resolved as the
+ * hooks resolve it; a rerun changes nothing; a changed origin updates it in place; a user-level
+ * entry sends none. The header written is the one the server's `/mcp` reads: an MCP SDK client
+ * sending it lands a call without `scope_id` in the project's memory.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { parse } from 'smol-toml'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+
+import { runCli as cli } from '../support/cli-run.js'
+import { git } from '../support/temp-git.js'
+import { useTempServer } from '../support/temp-server.js'
+
+const env = useTempServer('pc-cli-setup-scope-')
+const { tempDir } = env
+let home = ''
+beforeEach(() => {
+  home = tempDir()
+  vi.stubEnv('HOME', home)
+  vi.stubEnv('CODEX_HOME', '')
+  vi.stubEnv('POWERCONTEXT_CLIENT_SERVER_URL', '')
+  vi.stubEnv('POWERCONTEXT_CLIENT_API_TOKEN', '')
+  vi.stubEnv('POWERCONTEXT_SCOPE_ID', '')
+  vi.stubEnv('POWERCONTEXT_CODEX_BIN', join(home, 'no-codex-here'))
+  return () => vi.unstubAllEnvs()
+})
+
+type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+const readJson = (path: string): Json => JSON.parse(readFileSync(path, 'utf8'))
+const backups = (dir: string): string[] =>
+  readdirSync(dir).filter((f) => f.includes('.powercontext-backup-'))
+
+/** A Git repository whose origin is `github.com/acme/<name>`. */
+function repoWithOrigin(name: string): string {
+  const repo = tempDir()
+  git(repo, 'init', '-q')
+  git(repo, 'remote', 'add', 'origin', `https://github.com/acme/${name}.git`)
+  return repo
+}
+
+describe('setup writes the project scope into the MCP entry', () => {
+  it('Claude Code: .mcp.json sends X-PowerContext-Scope; a rerun changes nothing', async () => {
+    const repo = repoWithOrigin('api')
+    const setup = ['--server-url', env.server.url, 'setup', 'claude-code', '--project', repo]
+    expect((await cli(...setup)).code).toBe(0)
+    const entry = readJson(join(repo, '.mcp.json'))['mcpServers']['powercontext']
+    expect(entry).toEqual({
+      type: 'http',
+      url: `${env.server.url}/mcp`,
+      headers: { 'X-PowerContext-Scope': 'git:github.com/acme/api' },
+    })
+    const again = await cli(...setup)
+    expect(again.out).toMatch(/mcp +unchanged: .*\.mcp\.json: already installed/)
+    expect(backups(repo)).toEqual([])
+
+    // The header is what the server reads: a call without scope_id lands in the project scope.
+    const client = new Client({ name: 'setup-scope-test', version: '0.0.0' })
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(entry['url']), {
+        requestInit: { headers: entry['headers'] },
+      }),
+    )
+    try {
+      const text = 'Package manager: pnpm, not npm.'
+      const r = (await client.callTool({
+        name: 'remember_memory',
+        arguments: { entries: [{ kind: 'preference', text }] },
+      })) as CallToolResult
+      expect(r.isError).toBeUndefined()
+      const listed = await cli(
+        '--server-url',
+        env.server.url,
+        '--json',
+        'list',
+        '--scope',
+        'git:github.com/acme/api',
+      )
+      expect(listed.out).toContain(text)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('Codex: an http_headers table under our entry; a new origin updates it in place', async () => {
+    const repo = repoWithOrigin('web')
+    const config = join(repo, '.codex', 'config.toml')
+    expect((await cli('setup', 'codex', '--project', repo)).code).toBe(0)
+    const text = readFileSync(config, 'utf8')
+    expect(text).toContain(
+      '[mcp_servers.powercontext.http_headers]\nX-PowerContext-Scope = "git:github.com/acme/web"\n',
+    )
+    expect(parse(text)['mcp_servers']).toEqual({
+      powercontext: {
+        url: 'http://127.0.0.1:8000/mcp',
+        http_headers: { 'X-PowerContext-Scope': 'git:github.com/acme/web' },
+      },
+    })
+    expect((await cli('setup', 'codex', '--project', repo)).out).toMatch(
+      /mcp +unchanged: .*config\.toml/,
+    )
+    expect(readFileSync(config, 'utf8')).toBe(text)
+
+    git(repo, 'remote', 'set-url', 'origin', 'git@github.com:acme/web-app.git')
+    const moved = await cli('setup', 'codex', '--project', repo)
+    expect(moved.out).toContain('updated [mcp_servers.powercontext]')
+    const after = readFileSync(config, 'utf8')
+    expect(after.match(/\[mcp_servers\.powercontext\.http_headers\]/g)).toHaveLength(1)
+    expect(parse(after)['mcp_servers']).toEqual({
+      powercontext: {
+        url: 'http://127.0.0.1:8000/mcp',
+        http_headers: { 'X-PowerContext-Scope': 'git:github.com/acme/web-app' },
+      },
+    })
+    expect(parse(after)['features']).toEqual({ hooks: true })
+  })
+
+  it('user level: neither host gets a scope header (one entry serves every project)', async () => {
+    expect((await cli('setup', 'claude-code', '--user')).code).toBe(0)
+    expect(readJson(join(home, '.claude.json'))['mcpServers']['powercontext']).toEqual({
+      type: 'http',
+      url: 'http://127.0.0.1:8000/mcp',
+    })
+    expect((await cli('setup', 'codex', '--user')).code).toBe(0)
+    const codex = parse(readFileSync(join(home, '.codex', 'config.toml'), 'utf8'))
+    expect(codex['mcp_servers']).toEqual({ powercontext: { url: 'http://127.0.0.1:8000/mcp' } })
+  })
+})
