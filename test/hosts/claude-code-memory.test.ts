@@ -19,7 +19,7 @@ import {
   AnthropicMessagesServer,
   type MessagesRequest,
 } from '../support/anthropic-messages-server.js'
-import { systemMessages } from '../support/anthropic-server.js'
+import { messageText, systemMessages } from '../support/anthropic-server.js'
 import { occurrences, useHostFixture } from '../support/host-fixture.js'
 import { CLAUDE_BIN, CLAUDE_QUIET_ENV, type HostRun, runClaude } from '../support/host-runner.js'
 
@@ -171,6 +171,8 @@ describe('Claude Code: two sessions, memory written automatically with claude -p
         modelUrl: fx.model.url,
         proxyEnv: fx.guard.env(),
         args,
+        // Our tools listed whole (not behind Claude Code's tool search), as a scripted call needs.
+        env: { ENABLE_TOOL_SEARCH: 'false' },
         timeoutMs: 120_000,
       })
 
@@ -216,11 +218,26 @@ describe('Claude Code: two sessions, memory written automatically with claude -p
 
     // Session 2: a new session gets the current memories once each, under the scope line.
     fx.model.reset()
-    fx.model.turns({ text: 'Use pnpm.' })
+    // The model searches without naming a scope: the entry's header gives the project's.
+    fx.model.turns(
+      { tool: 'mcp__powercontext__search_memory', input: { query: 'package manager' } },
+      { text: 'Use pnpm.' },
+    )
     const third = await turn('Which package manager do I add a dependency with?')
     expect(third.code, third.stderr).toBe(0)
     expect(sessionOf(third)).not.toBe(sessionOf(first))
-    const context = systemMessages(fx.model.bodies()[0] as never).join('\n')
+    const [asked, searched] = fx.model.bodies()
+    const results = (searched?.['messages'] as { content: unknown }[]).flatMap((m) =>
+      Array.isArray(m.content)
+        ? (m.content as { type: string; is_error?: boolean; content?: unknown }[]).filter(
+            (b) => b.type === 'tool_result',
+          )
+        : [],
+    )
+    expect(results).toHaveLength(1)
+    expect(results[0]?.is_error ?? false, messageText(results[0] ?? {})).toBe(false)
+    expect(messageText(results[0]!)).toContain('Package manager: pnpm, not npm')
+    const context = systemMessages(asked as never).join('\n')
     expect(context).toContain(
       `Project memory of scope ${p.scope} (the scope_id of the PowerContext memory tools).`,
     )
