@@ -12,30 +12,26 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { parse } from 'smol-toml'
-import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 
 import { runCli as cli } from '../support/cli-run.js'
+import { stubSetupHome } from '../support/setup-home.js'
 import { git } from '../support/temp-git.js'
 import { useTempServer } from '../support/temp-server.js'
 
 const env = useTempServer('pc-cli-setup-scope-')
-const { tempDir } = env
+const tempDir = (): string => env.tempDir()
 let home = ''
-beforeEach(() => {
-  home = tempDir()
-  vi.stubEnv('HOME', home)
-  vi.stubEnv('CODEX_HOME', '')
-  vi.stubEnv('POWERCONTEXT_CLIENT_SERVER_URL', '')
-  vi.stubEnv('POWERCONTEXT_CLIENT_API_TOKEN', '')
-  vi.stubEnv('POWERCONTEXT_SCOPE_ID', '')
-  vi.stubEnv('POWERCONTEXT_CODEX_BIN', join(home, 'no-codex-here'))
-  return () => vi.unstubAllEnvs()
-})
+beforeEach(() => void (home = stubSetupHome(tempDir())))
+afterEach(() => vi.unstubAllEnvs())
 
-type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
-const readJson = (path: string): Json => JSON.parse(readFileSync(path, 'utf8'))
-const backups = (dir: string): string[] =>
-  readdirSync(dir).filter((f) => f.includes('.powercontext-backup-'))
+/** Our entry in a Claude Code MCP settings file. */
+const claudeEntry = (path: string): Record<string, unknown> =>
+  (
+    JSON.parse(readFileSync(path, 'utf8')) as {
+      mcpServers: Record<string, Record<string, unknown>>
+    }
+  ).mcpServers['powercontext'] ?? {}
 
 /** A Git repository whose origin is `github.com/acme/<name>`. */
 function repoWithOrigin(name: string): string {
@@ -50,7 +46,7 @@ describe('setup writes the project scope into the MCP entry', () => {
     const repo = repoWithOrigin('api')
     const setup = ['--server-url', env.server.url, 'setup', 'claude-code', '--project', repo]
     expect((await cli(...setup)).code).toBe(0)
-    const entry = readJson(join(repo, '.mcp.json'))['mcpServers']['powercontext']
+    const entry = claudeEntry(join(repo, '.mcp.json'))
     expect(entry).toEqual({
       type: 'http',
       url: `${env.server.url}/mcp`,
@@ -58,13 +54,13 @@ describe('setup writes the project scope into the MCP entry', () => {
     })
     const again = await cli(...setup)
     expect(again.out).toMatch(/mcp +unchanged: .*\.mcp\.json: already installed/)
-    expect(backups(repo)).toEqual([])
+    expect(readdirSync(repo).filter((f) => f.includes('.powercontext-backup-'))).toEqual([])
 
     // The header is what the server reads: a call without scope_id lands in the project scope.
     const client = new Client({ name: 'setup-scope-test', version: '0.0.0' })
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(entry['url']), {
-        requestInit: { headers: entry['headers'] },
+      new StreamableHTTPClientTransport(new URL(String(entry['url'])), {
+        requestInit: { headers: entry['headers'] as Record<string, string> },
       }),
     )
     try {
@@ -123,7 +119,7 @@ describe('setup writes the project scope into the MCP entry', () => {
 
   it('user level: neither host gets a scope header (one entry serves every project)', async () => {
     expect((await cli('setup', 'claude-code', '--user')).code).toBe(0)
-    expect(readJson(join(home, '.claude.json'))['mcpServers']['powercontext']).toEqual({
+    expect(claudeEntry(join(home, '.claude.json'))).toEqual({
       type: 'http',
       url: 'http://127.0.0.1:8000/mcp',
     })

@@ -15,6 +15,7 @@ import { scriptPaths } from '../../src/cli/agents/agent-hosts.js'
 import { gitCaptureStatePath } from '../../src/cli/git-capture-state.js'
 import { projectScope } from '../../src/cli/project-scope.js'
 import { runCli as cli } from '../support/cli-run.js'
+import { stubSetupHome } from '../support/setup-home.js'
 import { git } from '../support/temp-git.js'
 import { useTempServer } from '../support/temp-server.js'
 
@@ -22,13 +23,7 @@ const env = useTempServer('pc-cli-setup-')
 const { tempDir } = env
 let home = ''
 beforeEach(() => {
-  home = tempDir()
-  vi.stubEnv('HOME', home)
-  vi.stubEnv('CODEX_HOME', '')
-  vi.stubEnv('POWERCONTEXT_CLIENT_SERVER_URL', '')
-  vi.stubEnv('POWERCONTEXT_CLIENT_API_TOKEN', '')
-  // Codex's own trust step is covered with the real Codex in test/hosts/codex.test.ts.
-  vi.stubEnv('POWERCONTEXT_CODEX_BIN', join(home, 'no-codex-here'))
+  home = stubSetupHome(tempDir())
   return () => vi.unstubAllEnvs()
 })
 
