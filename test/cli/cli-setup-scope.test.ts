@@ -84,37 +84,48 @@ describe('setup writes the project scope into the MCP entry', () => {
     }
   })
 
-  it('Codex: an http_headers table under our entry; a new origin updates it in place', async () => {
+  it('Codex: an http_headers table under our entry; a new origin fails doctor until setup updates it', async () => {
     const repo = repoWithOrigin('web')
     const config = join(repo, '.codex', 'config.toml')
-    expect((await cli('setup', 'codex', '--project', repo)).code).toBe(0)
+    const url = env.server.url
+    const setup = () => cli('--server-url', url, 'setup', 'codex', '--project', repo)
+    const doctor = async () =>
+      (await cli('--server-url', url, 'doctor', 'codex', '--project', repo)).out
+        .split('\n')
+        .find((l) => l.includes(' mcp-entry: '))
+    expect((await setup()).code).toBe(0)
     const text = readFileSync(config, 'utf8')
     expect(text).toContain(
       '[mcp_servers.powercontext.http_headers]\nX-PowerContext-Scope = "git:github.com/acme/web"\n',
     )
     expect(parse(text)['mcp_servers']).toEqual({
       powercontext: {
-        url: 'http://127.0.0.1:8000/mcp',
+        url: `${url}/mcp`,
         http_headers: { 'X-PowerContext-Scope': 'git:github.com/acme/web' },
       },
     })
-    expect((await cli('setup', 'codex', '--project', repo)).out).toMatch(
-      /mcp +unchanged: .*config\.toml/,
-    )
+    expect((await setup()).out).toMatch(/mcp +unchanged: .*config\.toml/)
     expect(readFileSync(config, 'utf8')).toBe(text)
+    expect(await doctor()).toBe(
+      `ok   mcp-entry: powercontext → ${url}/mcp in ${config} (scope git:github.com/acme/web)`,
+    )
 
     git(repo, 'remote', 'set-url', 'origin', 'git@github.com:acme/web-app.git')
-    const moved = await cli('setup', 'codex', '--project', repo)
+    expect(await doctor()).toBe(
+      `FAIL mcp-entry: ${config} sends X-PowerContext-Scope git:github.com/acme/web, but the project's scope is git:github.com/acme/web-app now; run \`powercontext setup codex\` again`,
+    )
+    const moved = await setup()
     expect(moved.out).toContain('updated [mcp_servers.powercontext]')
     const after = readFileSync(config, 'utf8')
     expect(after.match(/\[mcp_servers\.powercontext\.http_headers\]/g)).toHaveLength(1)
     expect(parse(after)['mcp_servers']).toEqual({
       powercontext: {
-        url: 'http://127.0.0.1:8000/mcp',
+        url: `${url}/mcp`,
         http_headers: { 'X-PowerContext-Scope': 'git:github.com/acme/web-app' },
       },
     })
     expect(parse(after)['features']).toEqual({ hooks: true })
+    expect(await doctor()).toMatch(/^ok {3}mcp-entry: .*\(scope git:github\.com\/acme\/web-app\)$/)
   })
 
   it('user level: neither host gets a scope header (one entry serves every project)', async () => {
