@@ -88,9 +88,15 @@ async function main(): Promise<void> {
   let promptBytes = 0
   server.responder = (r) => {
     promptBytes += Buffer.byteLength(r.systemText) + Buffer.byteLength(r.userText)
-    const user = JSON.parse(r.userText) as { sources?: { source_id: string; content: string }[] }
-    if (user.sources === undefined)
-      return { json: { action: 'create', targets: [], kind: null, text: null, reason: null } }
+    const user = JSON.parse(r.userText) as {
+      sources?: { source_id: string; content: string }[]
+      candidates?: { id: string }[]
+    }
+    if (user.sources === undefined) {
+      const create = { action: 'create', targets: [], kind: null, text: null, reason: null }
+      const decisions = (user.candidates ?? []).map((c) => ({ candidate: c.id, ...create }))
+      return { json: { decisions } }
+    }
     const stated = user.sources.filter((s) => /not npm|never edit|make docs-test/i.test(s.content))
     return {
       json: {

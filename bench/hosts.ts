@@ -85,8 +85,7 @@ function cli(home: HostHome, ...args: string[]): string {
   })
 }
 
-const BLOCK =
-  /PowerContext prepared untrusted historical context\.[^]*?END_POWERCONTEXT_PREPARED_CONTEXT_V1/g
+const BLOCK = /Project memory of scope [^]*?END_POWERCONTEXT_PREPARED_CONTEXT_V1/g
 
 /**
  * The prepared-context blocks one request carried (each hook's injection; Claude Code puts them

@@ -14,6 +14,7 @@ const parseUrl = (value: string): string => {
 interface McpCommandFlags extends EmbeddingFlags {
   serverUrl?: string
   token?: string
+  scope?: string
   dataDir?: string
   database?: string
   json?: boolean
@@ -58,11 +59,17 @@ export function registerMcpCommand(
       parseUrl,
     )
     .option('--token <token>', 'bearer token (env POWERCONTEXT_CLIENT_API_TOKEN)')
+    .option(
+      '--scope <id>',
+      'scope of the tool calls that name no scope_id (the project scope `setup` would write); default: none, such calls fail with invalid_request',
+    )
     .addHelpText(
       'after',
       `
 Examples:
   powercontext mcp --server-url http://127.0.0.1:8000   proxy a running server's /mcp
+  powercontext mcp --server-url URL --scope git:github.com/acme/api
+                                                        calls without scope_id use that scope
   powercontext mcp --data-dir DIR                       serve DIR's SQLite database, no server
   powercontext mcp --database URL                       serve that database, no server
 The embedding options apply to the embedded form only (--data-dir, --database).`,
@@ -72,7 +79,10 @@ The embedding options apply to the embedded form only (--data-dir, --database).`
     const o = cmd.optsWithGlobals<McpCommandFlags>()
     try {
       const embedded = embeddedOpener(o)
-      setExit(await runMcpCommand({ serverUrl: o.serverUrl, token: o.token, embedded }, io))
+      // Only a --scope given here: the CLI's default (the working directory's project scope,
+      // filled in before every command with a --scope option) would differ from the fast path's.
+      const scope = cmd.getOptionValueSource('scope') === 'cli' ? o.scope : undefined
+      setExit(await runMcpCommand({ serverUrl: o.serverUrl, token: o.token, scope, embedded }, io))
     } catch (err) {
       setExit(printError(io, err, o.json === true))
     }

@@ -5,6 +5,8 @@ import { type CliIo, EXIT_OK, EXIT_USAGE } from './cli-output.js'
 export interface McpFlags {
   readonly serverUrl?: string | undefined
   readonly token?: string | undefined
+  /** The scope of tool calls that name none (`--scope`); none when undefined. */
+  readonly scope?: string | undefined
   /**
    * Serve this database in-process instead of proxying (`--data-dir`, `--database`): opens it
    * and resolves with the runtime. Given by the full command line only, never by `quickMcpFlags`.
@@ -27,6 +29,9 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
+/** A scope id as the contract has it: 1–128 printable ASCII characters, no space. */
+const SCOPE_ID = /^[\x21-\x7E]{1,128}$/
+
 /** Until stdin ends or SIGINT/SIGTERM (which end it). */
 async function untilStdinEnds(serve: () => Promise<void>): Promise<void> {
   const stop = (): void => {
@@ -45,10 +50,15 @@ async function untilStdinEnds(serve: () => Promise<void>): Promise<void> {
 /**
  * Runs `powercontext mcp` with its flags (already checked) and returns the exit code: the stdio
  * proxy, or the embedded stdio server on a local database, until stdin ends or SIGINT/SIGTERM
- * (0); a usage error (2) without a usable server URL or database.
+ * (0); a usage error (2) without a usable server URL or database, or with a malformed `--scope`.
  */
 export async function runMcpCommand(flags: McpFlags, io: CliIo): Promise<number> {
   const log = (line: string): void => io.err(line)
+  const scopeId = flags.scope
+  if (scopeId !== undefined && !SCOPE_ID.test(scopeId)) {
+    io.err('error: --scope must be a scope id: 1–128 printable ASCII characters, no spaces')
+    return EXIT_USAGE
+  }
   if (flags.embedded !== undefined) {
     if (flags.serverUrl !== undefined) {
       io.err('error: use either --server-url (proxy) or --data-dir/--database (embedded), not both')
@@ -56,7 +66,7 @@ export async function runMcpCommand(flags: McpFlags, io: CliIo): Promise<number>
     }
     const runtime = await flags.embedded()
     const { runStdioServer } = await import('../mcp/stdio-server.js')
-    await untilStdinEnds(() => runStdioServer({ runtime, log }))
+    await untilStdinEnds(() => runStdioServer({ runtime, log, scopeId }))
     return EXIT_OK
   }
   let serverUrl = flags.serverUrl
@@ -76,19 +86,19 @@ export async function runMcpCommand(flags: McpFlags, io: CliIo): Promise<number>
   }
   const { runStdioProxy } = await import('../mcp/stdio-proxy.js')
   const token = flags.token ?? env('API_TOKEN')
-  await untilStdinEnds(() => runStdioProxy({ serverUrl, token, log }))
+  await untilStdinEnds(() => runStdioProxy({ serverUrl, token, log, scopeId }))
   return EXIT_OK
 }
 
-const FLAGS = { '--server-url': 'serverUrl', '--token': 'token' } as const
+const FLAGS = { '--server-url': 'serverUrl', '--token': 'token', '--scope': 'scope' } as const
 
 /**
- * The flags of `powercontext mcp …` (`args` after `mcp`) when they are only `--server-url URL`
- * and `--token TOKEN` (or `--flag=value`) with an http(s) URL; otherwise undefined, and the full
+ * The flags of `powercontext mcp …` (`args` after `mcp`) when they are only `--server-url URL`,
+ * `--token TOKEN` and `--scope ID` (or `--flag=value`) with an http(s) URL; otherwise undefined, and the full
  * command line parses them (help, usage errors, global options).
  */
 export function quickMcpFlags(args: readonly string[]): McpFlags | undefined {
-  const flags: { serverUrl?: string; token?: string } = {}
+  const flags: { serverUrl?: string; token?: string; scope?: string } = {}
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     const eq = arg.indexOf('=')

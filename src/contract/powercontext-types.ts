@@ -140,8 +140,10 @@ export interface paths {
          *     active constraints, then preferences, then decisions of the scopes — within a kind, what
          *     the user stated or an agent remembered directly before what was extracted from other
          *     evidence, then most recently changed first. `exclude_refs` leaves versions out first.
-         *     Either way at most 8 items, each at most 2,000 UTF-8 bytes, rendered as the trust-policy
-         *     paragraph, `BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1`, one compact JSON line
+         *     Either way at most 8 items, each at most 2,000 UTF-8 bytes, rendered as one line naming
+         *     `scope_id` (`Project memory of scope <scope_id> (the scope_id of the PowerContext memory
+         *     tools).`), the trust-policy paragraph, `BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1`, one
+         *     compact JSON line
          *     `{"trust":"untrusted_history","items":[{"citation":{artifact_id, revision},"content",
          *     "truncated"}]}` (an item of an extra scope adds `scope_id`) and
          *     `END_POWERCONTEXT_PREPARED_CONTEXT_V1`, within `max_bytes`. The response has exactly the

@@ -4,7 +4,8 @@ import type { ArtifactRef } from './memory-model.js'
  * Prepared context (docs/agents.md): the bounded, cited block a coding-agent hook injects. Pure
  * selection and rendering, no I/O. The format is the Python reference's v1 envelope byte for byte,
  * so that the reference's own plugins accept it: a trust-policy paragraph, a blank line, the BEGIN
- * marker, one line of compact JSON `{"trust":"untrusted_history","items":[…]}`, the END marker.
+ * marker, one line of compact JSON `{"trust":"untrusted_history","items":[…]}`, the END marker;
+ * a context prepared for a scope has one line before them naming that scope ({@link scopeLine}).
  */
 
 /** `schema` of every prepared-context response. */
@@ -81,29 +82,40 @@ const itemJson = (item: PreparedItem): string =>
 const JSON_HEAD = '{"trust":"untrusted_history","items":['
 const JSON_TAIL = ']}'
 
-/** The rendered text of the given items (no budget applied). */
-export function renderPreparedContext(items: readonly PreparedItem[]): string {
-  const json = `${JSON_HEAD}${items.map(itemJson).join(',')}${JSON_TAIL}`
-  return `${PREPARED_CONTEXT_TRUST_POLICY}\n\n${PREPARED_CONTEXT_BEGIN}\n${json}\n${PREPARED_CONTEXT_END}`
-}
+/**
+ * The first line of a context prepared for a scope: the scope id it came from, so that a model
+ * can name it in memory tool calls (an MCP connection without a configured scope needs it).
+ */
+export const scopeLine = (scopeId: string): string =>
+  `Project memory of scope ${scopeId} (the scope_id of the PowerContext memory tools).`
 
-/** Bytes of the rendering with no item; each item adds its JSON bytes, and a comma after the first. */
-const EMPTY_RENDER_BYTES = bytesOf(renderPreparedContext([]))
+/**
+ * The rendered text of the given items (no budget applied): with a `scopeId`, the
+ * {@link scopeLine} first, then the reference's format unchanged.
+ */
+export function renderPreparedContext(items: readonly PreparedItem[], scopeId?: string): string {
+  const json = `${JSON_HEAD}${items.map(itemJson).join(',')}${JSON_TAIL}`
+  const head = scopeId === undefined ? '' : `${scopeLine(scopeId)}\n`
+  return `${head}${PREPARED_CONTEXT_TRUST_POLICY}\n\n${PREPARED_CONTEXT_BEGIN}\n${json}\n${PREPARED_CONTEXT_END}`
+}
 
 /**
  * Chooses and renders the items (the reference's rules): the first {@link PREPARE_MAX_ITEMS}
  * candidates with non-blank text, in order; each item's content capped at
  * {@link PREPARE_ITEM_MAX_BYTES}; an item that would overflow `maxBytes` is cut to the longest
  * content that fits (binary search, at least {@link PREPARE_MIN_TRUNCATED_BYTES} bytes, ending in
- * `…`), or left out, and a later, shorter one may still fit.
+ * `…`), or left out, and a later, shorter one may still fit. With a `scopeId`, its line comes
+ * first and counts against `maxBytes` like the rest.
  */
 export function prepareItems(
   candidates: readonly PreparedCandidate[],
   maxBytes: number,
+  scopeId?: string,
 ): PreparedContextRender {
   const chosen = candidates.filter((c) => c.text.trim() !== '').slice(0, PREPARE_MAX_ITEMS)
   const items: PreparedItem[] = []
-  let used = EMPTY_RENDER_BYTES
+  // Bytes of the rendering with no item; each item adds its JSON bytes, and a comma after the first.
+  let used = bytesOf(renderPreparedContext([], scopeId))
   for (const candidate of chosen) {
     const fitted = fitItem(candidate, maxBytes - used - (items.length > 0 ? 1 : 0))
     if (fitted === undefined) continue
@@ -111,7 +123,7 @@ export function prepareItems(
     used += fitted.bytes + (items.length > 1 ? 1 : 0)
   }
   if (items.length === 0) return { status: 'empty', content: null, contentBytes: 0, items }
-  const content = renderPreparedContext(items)
+  const content = renderPreparedContext(items, scopeId)
   const contentBytes = bytesOf(content)
   // The arithmetic above is the rendering's exact size; a mismatch is our bug, never an overrun.
   if (contentBytes !== used || contentBytes > maxBytes)

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import { ContractValidator } from '../wire/contract-validator.js'
 import type { RuntimeSlot } from '../wire/surface-call.js'
 import { ExchangeTransport } from './exchange-transport.js'
-import { MCP_PATH, MCP_SERVER_INFO } from './mcp-identity.js'
+import { MCP_PATH, MCP_SERVER_INFO, SCOPE_HEADER } from './mcp-identity.js'
 import { MCP_TOOLS } from './tool-definitions.js'
 import { createToolServer, type RequestScope } from './tool-server.js'
 
@@ -83,7 +83,8 @@ function messagesOf(body: unknown): JSONRPCMessage[] | { code: number; message: 
  * 202 for a POST without requests; every other method answers 405. One SDK server serves every POST
  * through an `ExchangeTransport`, so a request costs no server construction. The app's
  * `onRequest` hook applies, so `/mcp` needs the same bearer token as the API and every response
- * carries the request id. Tool failures are tool results with `isError`.
+ * carries the request id. Tool failures are tool results with `isError`. The `X-PowerContext-Scope`
+ * header names the scope of the calls that name none (`setup` writes the project's).
  */
 export function mcpPlugin(app: FastifyInstance, slot: RuntimeSlot): void {
   const { server, transport } = createMcpServer(slot, new ContractValidator())
@@ -111,7 +112,9 @@ export function mcpPlugin(app: FastifyInstance, slot: RuntimeSlot): void {
     const logName = mcpLogName(messages)
     // The same line as every request's (http/request-log.ts); `/mcp` adds the tool it ran.
     if (logName !== undefined) reply.log = reply.log.child({ mcp_tool: logName })
-    const replies = await transport.exchange(messages, { log: req.log, requestId: req.id })
+    const header = req.headers[SCOPE_HEADER.toLowerCase()]
+    const scopeId = typeof header === 'string' ? header : undefined
+    const replies = await transport.exchange(messages, { log: req.log, requestId: req.id, scopeId })
     if (replies.length === 0) return reply.code(202).send()
     return reply.send(Array.isArray(req.body) ? replies : replies[0])
   })

@@ -13,7 +13,7 @@ import type {
 import type { ErrorCode } from '../core/errors.js'
 import { toWireError } from '../wire/memory-wire.js'
 import { JsonPoster } from './json-post.js'
-import { MCP_PATH, MCP_SERVER_INFO } from './mcp-identity.js'
+import { MCP_PATH, MCP_SERVER_INFO, SCOPE_HEADER } from './mcp-identity.js'
 import { MCP_INSTRUCTIONS } from './tool-descriptions.js'
 
 /** Settings of `powercontext mcp`. */
@@ -22,6 +22,11 @@ export interface StdioProxyOptions {
   readonly serverUrl: string
   /** Bearer token sent as `Authorization: Bearer <token>`; none when undefined. */
   readonly token?: string | undefined
+  /**
+   * The scope of the calls that name none, sent as the `X-PowerContext-Scope` header
+   * (`powercontext mcp --scope`); none when undefined.
+   */
+  readonly scopeId?: string | undefined
   /** Diagnostics (stderr in the CLI; stdout carries the protocol). Default: none. */
   readonly log?: (line: string) => void
   /** Protocol streams; default the process's stdin and stdout. */
@@ -85,13 +90,19 @@ export class RemoteMcpTools {
   readonly #log: (line: string) => void
   #next = 0
 
-  constructor(endpoint: URL, token: string | undefined, log: (line: string) => void = () => {}) {
+  constructor(
+    endpoint: URL,
+    token: string | undefined,
+    log: (line: string) => void = () => {},
+    scopeId?: string,
+  ) {
     this.#endpoint = endpoint
     this.#poster = new JsonPoster(endpoint, {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': PROXY_PROTOCOL_VERSIONS[1],
       ...(token === undefined || token === '' ? {} : { authorization: `Bearer ${token}` }),
+      ...(scopeId === undefined ? {} : { [SCOPE_HEADER]: scopeId }),
     })
     this.#log = log
   }
@@ -227,7 +238,12 @@ async function answer(remote: RemoteMcpTools, method: string, params: unknown): 
 export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const stdin = options.stdin ?? process.stdin
   const stdout = options.stdout ?? process.stdout
-  const remote = new RemoteMcpTools(mcpEndpoint(options.serverUrl), options.token, options.log)
+  const remote = new RemoteMcpTools(
+    mcpEndpoint(options.serverUrl),
+    options.token,
+    options.log,
+    options.scopeId,
+  )
   const write = (message: JSONRPCMessage | Record<string, unknown>): void => {
     if (!stdout.writableEnded && !stdout.destroyed) stdout.write(`${JSON.stringify(message)}\n`)
   }

@@ -21,6 +21,8 @@ export interface StdioServerOptions {
   readonly runtime: MemoryRuntime
   /** Diagnostics (stderr in the CLI; stdout carries the protocol). Default: none. */
   readonly log?: (line: string) => void
+  /** The scope of the calls that name none (`powercontext mcp --scope`); default: none. */
+  readonly scopeId?: string | undefined
   /** Protocol streams; default the process's stdin and stdout. */
   readonly stdin?: Readable
   readonly stdout?: Writable
@@ -58,7 +60,7 @@ export async function runStdioServer(options: StdioServerOptions): Promise<void>
   const log = options.log ?? (() => {})
   const slot = { current: runtime as MemoryRuntime | undefined }
   let calls = 0
-  const scope = { log: errorLog(log) }
+  const scope = { log: errorLog(log), scopeId: options.scopeId }
   const server = createToolServer({
     slot,
     validator: new ContractValidator(),

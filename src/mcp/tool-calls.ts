@@ -1,10 +1,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 
-import { PowerContextError } from '../core/errors.js'
+import { invalidRequest, PowerContextError } from '../core/errors.js'
+import { checkScopeId } from '../core/ids.js'
 import type { ContractValidator } from '../wire/contract-validator.js'
 import { errorEnvelope, type ErrorLog, reportedError } from '../wire/error-envelope.js'
 import { isRuntimeOperation } from '../wire/operation-handlers.js'
 import { invokeOperation, type RuntimeSlot } from '../wire/surface-call.js'
+import { SCOPE_HEADER } from './mcp-identity.js'
 import { findMcpTool } from './tool-definitions.js'
 
 /** What one `tools/call` needs from the HTTP request that carries it. */
@@ -13,6 +15,30 @@ export interface ToolCallContext {
   readonly validator: ContractValidator
   readonly log: ErrorLog
   readonly requestId: string
+  /**
+   * The connection's scope: the `X-PowerContext-Scope` header of `/mcp`, or `powercontext mcp
+   * --scope`. Used by a call that names no `scope_id`; undefined when none is configured.
+   */
+  readonly scopeId?: string | undefined
+}
+
+/**
+ * The arguments with the connection's scope filled in when they name none. A `scope_id` of the
+ * call (whatever its value: the contract checks it) always wins.
+ * @throws PowerContextError `invalid_request` when neither the call nor the connection names a
+ *   scope, or the connection's scope is not a valid scope id.
+ */
+export function withConnectionScope(
+  args: Record<string, unknown>,
+  scopeId: string | undefined,
+): Record<string, unknown> {
+  if (Object.hasOwn(args, 'scope_id')) return args
+  if (scopeId === undefined)
+    throw invalidRequest(
+      'scope_id',
+      `is required: this connection has no project scope configured (the ${SCOPE_HEADER} header, or \`powercontext mcp --scope\`); pass the scope_id the injected project memory names`,
+    )
+  return { ...args, scope_id: checkScopeId(scopeId, SCOPE_HEADER) }
 }
 
 /**
@@ -33,7 +59,8 @@ export function toolError(err: unknown, ctx: Pick<ToolCallContext, 'log' | 'requ
  * Runs one allow-listed tool through the call path HTTP routes use too (`invokeOperation`:
  * validate, runtime slot, handler). Never throws: every failure is a
  * tool result with `isError` (`invalid_request` for an unknown tool or bad arguments,
- * `runtime_not_ready` while the runtime is unbound, and any code the operation raises).
+ * `runtime_not_ready` while the runtime is unbound, and any code the operation raises). A call
+ * without `scope_id` runs in the connection's scope ({@link withConnectionScope}).
  */
 export async function callTool(
   name: string,
@@ -45,7 +72,8 @@ export async function callTool(
     if (id === undefined || !isRuntimeOperation(id))
       throw new PowerContextError('invalid_request', `unknown tool ${name}`)
     const call = { slot: ctx.slot, validator: ctx.validator, bodyName: 'arguments' } as const
-    const wire = (await invokeOperation(id, args ?? {}, call)) as Record<string, unknown>
+    const scoped = withConnectionScope(args ?? {}, ctx.scopeId)
+    const wire = (await invokeOperation(id, scoped, call)) as Record<string, unknown>
     return { content: [{ type: 'text', text: JSON.stringify(wire) }], structuredContent: wire }
   } catch (err) {
     return toolError(err, ctx)

@@ -84,10 +84,31 @@ export function flattenOneOf(schema: JsonObject): JsonObject {
   }
 }
 
+/** What a model is told about `scope_id` in every tool's input schema. */
+export const SCOPE_ID_GUIDE =
+  "Optional: the scope to read or write. Leave it out to use this connection's scope (the project's, configured by `powercontext setup`); the injected project memory names that scope. A scope given here wins."
+
+/**
+ * `scope_id` as an optional property: a call without one uses the connection's scope (the
+ * `X-PowerContext-Scope` header of `/mcp`, or `powercontext mcp --scope`). The call is still
+ * validated against the contract schema once the scope is filled in.
+ */
+export function optionalScope(schema: JsonObject): JsonObject {
+  const properties = isObject(schema['properties']) ? schema['properties'] : {}
+  const scope = properties['scope_id']
+  if (!isObject(scope)) return schema
+  const required = Array.isArray(schema['required']) ? (schema['required'] as string[]) : []
+  return {
+    ...schema,
+    properties: { ...properties, scope_id: { ...scope, description: SCOPE_ID_GUIDE } },
+    required: required.filter((k) => k !== 'scope_id'),
+  }
+}
+
 /** The self-contained object schema of one component schema, as an MCP `inputSchema`. */
 export function toolInputSchema(schemaName: string): Tool['inputSchema'] {
   const resolved = resolveSchemaRefs({ $ref: `${SCHEMA_PREFIX}${schemaName}` }) as JsonObject
-  const flat = flattenOneOf(resolved)
+  const flat = optionalScope(flattenOneOf(resolved))
   if (flat['type'] !== 'object') throw new Error(`${schemaName} is not an object schema`)
   return flat as Tool['inputSchema']
 }

@@ -15,7 +15,7 @@ import { MCP_TOOLS } from './tool-definitions.js'
 import { MCP_INSTRUCTIONS } from './tool-descriptions.js'
 
 /** What a tool call takes from the transport that carried it. */
-export type RequestScope = Pick<ToolCallContext, 'log' | 'requestId'>
+export type RequestScope = Pick<ToolCallContext, 'log' | 'requestId' | 'scopeId'>
 
 /** The `tools/list` answer: the allow-list never changes while the process runs. */
 const LISTED = Object.freeze({ tools: MCP_TOOLS.map((b) => b.tool) })

@@ -116,7 +116,7 @@ function distinct(ranked: readonly Ranked[]): PreparedCandidate[] {
  * Prepared context (docs/agents.md): with a `query`, an `auto` search of each scope (16
  * candidates each, more when versions are excluded) ranked together; without one, the brief (see
  * `context-brief.ts`). Excluded versions are dropped, the rest de-duplicated, then rendered within
- * the byte budget (see `core/prepared-context.ts`). Only reads: no write lock is taken, so a
+ * the byte budget, first line naming the scope (see `core/prepared-context.ts`). Only reads: no write lock is taken, so a
  * running flush never delays it.
  * @throws PowerContextError `invalid_request` (scope ids, blank or oversized query, `max_bytes`
  *   outside 512–32,768, more than 256 or malformed `exclude_refs`), and the codes of `search`.
@@ -151,5 +151,5 @@ export async function prepareContext(
     )
   }
   const fresh = candidates.filter((r) => !excluded.has(refKey(r.candidate.memoryRef)))
-  return prepareItems(distinct(fresh), maxBytes)
+  return prepareItems(distinct(fresh), maxBytes, scopes[0])
 }

@@ -13,7 +13,9 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 
 import { scriptPaths } from '../../src/cli/agents/agent-hosts.js'
 import { gitCaptureStatePath } from '../../src/cli/git-capture-state.js'
+import { projectScope } from '../../src/cli/project-scope.js'
 import { runCli as cli } from '../support/cli-run.js'
+import { stubSetupHome } from '../support/setup-home.js'
 import { git } from '../support/temp-git.js'
 import { useTempServer } from '../support/temp-server.js'
 
@@ -21,13 +23,7 @@ const env = useTempServer('pc-cli-setup-')
 const { tempDir } = env
 let home = ''
 beforeEach(() => {
-  home = tempDir()
-  vi.stubEnv('HOME', home)
-  vi.stubEnv('CODEX_HOME', '')
-  vi.stubEnv('POWERCONTEXT_CLIENT_SERVER_URL', '')
-  vi.stubEnv('POWERCONTEXT_CLIENT_API_TOKEN', '')
-  // Codex's own trust step is covered with the real Codex in test/hosts/codex.test.ts.
-  vi.stubEnv('POWERCONTEXT_CODEX_BIN', join(home, 'no-codex-here'))
+  home = stubSetupHome(tempDir())
   return () => vi.unstubAllEnvs()
 })
 
@@ -94,7 +90,8 @@ describe('setup claude-code --user', () => {
     const mcp = readJson(claudeJson)
     expect(mcp['numStartups']).toBe(7)
     expect(mcp['mcpServers']['other']).toEqual(theirServer)
-    expect(mcp['mcpServers']['powercontext']).toMatchObject({
+    // User level: every project's entry, so no scope header (the model names the scope).
+    expect(mcp['mcpServers']['powercontext']).toEqual({
       type: 'http',
       url: 'http://127.0.0.1:8000/mcp',
     })
@@ -104,7 +101,6 @@ describe('setup claude-code --user', () => {
     expect(first.out).toContain(`skill    created: ${skill}: installed project-memory`)
     expect(readFileSync(skill, 'utf8')).toBe(skillText('claude-code'))
     expect(backups(home)).toHaveLength(1)
-
     const second = await cli('setup', 'claude-code', '--user')
     expect(second.code).toBe(0)
     expect(second.out.match(/unchanged: .*: already installed/g)).toHaveLength(3)
@@ -311,8 +307,9 @@ describe('setup codex', () => {
     expect(readFileSync(join(repo, '.git', 'info', 'exclude'), 'utf8')).toMatch(
       /\n\/\.codex\/hooks\.json\n/,
     )
+    const http_headers = { 'X-PowerContext-Scope': projectScope(repo) }
     expect(parse(readFileSync(join(repo, '.codex', 'config.toml'), 'utf8'))).toEqual({
-      mcp_servers: { powercontext: { url: 'http://127.0.0.1:8000/mcp' } },
+      mcp_servers: { powercontext: { url: 'http://127.0.0.1:8000/mcp', http_headers } },
       features: { hooks: true },
     })
   })
@@ -353,21 +350,24 @@ describe('setup: which of our tools the agent may call without asking', () => {
     expect(JSON.parse(text)['mcpServers']['powercontext']).toEqual({
       type: 'http',
       url: 'http://127.0.0.1:8000/mcp',
-      headers: { Authorization: 'Bearer ${POWERCONTEXT_CLIENT_API_TOKEN}' },
+      headers: {
+        Authorization: 'Bearer ${POWERCONTEXT_CLIENT_API_TOKEN}',
+        'X-PowerContext-Scope': projectScope(repo),
+      },
     })
   })
   it('Codex: write tools approved only with --allow-writes', async () => {
     const repo = tempDir()
     git(repo, 'init', '-q')
     const config = join(repo, '.codex', 'config.toml')
+    const url = 'http://127.0.0.1:8000/mcp'
+    const http_headers = { 'X-PowerContext-Scope': projectScope(repo) }
+    const servers = () => parse(readFileSync(config, 'utf8'))['mcp_servers']
     await cli('setup', 'codex', '--project', repo)
-    expect(parse(readFileSync(config, 'utf8'))['mcp_servers']).toEqual({
-      powercontext: { url: 'http://127.0.0.1:8000/mcp' },
-    })
+    expect(servers()).toEqual({ powercontext: { url, http_headers } })
     await cli('setup', 'codex', '--project', repo, '--allow-writes')
-    expect(parse(readFileSync(config, 'utf8'))['mcp_servers']).toEqual({
-      powercontext: { url: 'http://127.0.0.1:8000/mcp', default_tools_approval_mode: 'approve' },
-    })
+    const approve = { default_tools_approval_mode: 'approve' }
+    expect(servers()).toEqual({ powercontext: { url, ...approve, http_headers } })
   })
 })
 

@@ -196,7 +196,10 @@ describe('powercontext CLI on a data directory', () => {
     const recall = await cli('context', '--scope', s, 'where', 'do', 'secrets', 'live?')
     expect(recall.code).toBe(0)
     const lines = recall.out.trimEnd().split('\n')
-    expect(lines[0]).toBe('PowerContext prepared untrusted historical context.')
+    expect(lines[0]).toBe(
+      'Project memory of scope cli:context (the scope_id of the PowerContext memory tools).',
+    )
+    expect(lines[1]).toBe('PowerContext prepared untrusted historical context.')
     expect(lines.at(-3)).toBe('BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1')
     expect(lines.at(-1)).toBe('END_POWERCONTEXT_PREPARED_CONTEXT_V1')
     expect(lines.at(-2)).toContain('"content":"Secrets live in the vault."')

@@ -12,6 +12,7 @@ import {
   PREPARED_CONTEXT_TRUST_POLICY,
   prepareItems,
   renderPreparedContext,
+  scopeLine,
   truncateUtf8,
 } from '../../src/core/prepared-context.js'
 
@@ -75,6 +76,31 @@ describe('prepared context rendering', () => {
         truncated: false,
       },
     ])
+  })
+
+  it('for a scope, first names it in one line, then renders the reference format unchanged', () => {
+    const scope = `local:${'a'.repeat(64)}`
+    const r = prepareItems([cand(1, 'Uses pnpm, not npm.')], 8000, scope)
+    const plain = prepareItems([cand(1, 'Uses pnpm, not npm.')], 8000)
+    expect(scopeLine(scope)).toBe(
+      `Project memory of scope ${scope} (the scope_id of the PowerContext memory tools).`,
+    )
+    expect(r.content).toBe(`${scopeLine(scope)}\n${plain.content}`)
+    expect(r.contentBytes).toBe(bytes(r.content!))
+  })
+
+  it('counts the scope line against the budget: an item fits to the byte, one byte less cuts', () => {
+    const scope = 'git:github.com/acme/api'
+    const text = 'b'.repeat(300)
+    const item = { ...cand(1, ''), scopeId: undefined, content: text, truncated: false }
+    const exact = bytes(renderPreparedContext([item], scope))
+    expect(exact).toBe(bytes(renderPreparedContext([item])) + bytes(scopeLine(scope)) + 1)
+    const whole = prepareItems([cand(1, text)], exact, scope)
+    expect(whole.items.map((i) => i.truncated)).toEqual([false])
+    expect(whole.contentBytes).toBe(exact)
+    const cut = prepareItems([cand(1, text)], exact - 1, scope)
+    expect(cut.items.map((i) => i.truncated)).toEqual([true])
+    expect(cut.contentBytes).toBeLessThanOrEqual(exact - 1)
   })
 
   it('nothing to show is empty: content null, 0 bytes', () => {
@@ -203,12 +229,18 @@ describe('prepared context rendering', () => {
     const candidates = Array.from({ length: 10 }, (_, i) =>
       cand(i, `${i} ${'word é 中 '.repeat(300)}`),
     )
+    const longest = `local:${'f'.repeat(122)}`
     for (const max of [512, 513, 700, 1000, 2048, 4096, 8000, 12_345, 32_768]) {
       const r = prepareItems(candidates, max)
       // At 512 the paragraph and markers leave no room for a 64-byte cut (as in the reference).
       expect(r.status).toBe(max < 600 ? 'empty' : 'ready')
       expect(r.contentBytes).toBe(r.content === null ? 0 : bytes(r.content))
       expect(r.contentBytes).toBeLessThanOrEqual(max)
+      // The longest scope id's line too.
+      const scoped = prepareItems(candidates, max, longest)
+      expect(scoped.status).toBe(max < 800 ? 'empty' : 'ready')
+      expect(scoped.contentBytes).toBe(scoped.content === null ? 0 : bytes(scoped.content))
+      expect(scoped.contentBytes).toBeLessThanOrEqual(max)
     }
   })
 })

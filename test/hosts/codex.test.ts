@@ -106,13 +106,16 @@ describe('Codex, project setup in a trusted project', () => {
     await fx.expectTurnCaptured(p.scope, PROMPT, TOOL_TURN.answer)
   })
 
-  it('a prompt carrying a credential reaches the model but is never stored', async () => {
+  it('a prompt carrying a credential reaches the model but is never stored; a search without scope_id runs in the project scope', async () => {
     const p = await fx.seeded('secret')
     const h = home(p)
     await fx.setup('codex', h, '--project', p.dir)
-    fx.model.turns({ text: 'Noted.' })
+    // No scope_id: the entry's `http_headers` name the project's scope (X-PowerContext-Scope).
+    const search = { tool: 'mcp__powercontext__search_memory', input: { query: 'refunds' } }
+    fx.model.turns(search, { text: 'Noted.' })
     const run = await turn(`${PROMPT} The sandbox password is Winter2024x.`, p, h)
     expect(run.code, run.stderr).toBe(0)
+    expect(lastToolOutput(bodies()[1])).toContain(DECISION)
     expect(JSON.stringify(bodies()[0]?.input)).toContain('Winter2024x')
     expect(hookContext(bodies()[0])).toContain(DECISION)
     const stored = await fx.sources(p.scope)

@@ -110,14 +110,16 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
       const op = OPERATIONS.find((o) => o.mcpTool?.name === tool.name)!
       expect(tool.description?.startsWith(`${op.summary} `)).toBe(true)
       expect(tool.inputSchema.type).toBe('object')
-      expect(tool.inputSchema.required).toContain('scope_id')
+      // Optional: a call without one uses the connection's scope (test/mcp/mcp-scope.test.ts).
+      expect(tool.inputSchema.required ?? []).not.toContain('scope_id')
+      expect(tool.inputSchema.properties).toHaveProperty('scope_id')
       expect(JSON.stringify(tool.inputSchema)).not.toContain('$ref')
       if (op.mcpTool?.readOnly === true)
         expect(tool.annotations).toMatchObject({ destructiveHint: false, openWorldHint: false })
       else expect(tool.annotations?.readOnlyHint).toBe(false)
     }
     const get = tools.find((t) => t.name === 'get_memory')!
-    expect(get.inputSchema.required).toEqual(['scope_id'])
+    expect(get.inputSchema.required).toEqual([])
     expect(Object.keys(get.inputSchema.properties ?? {}).sort()).toEqual([
       'legacy_citation',
       'memory_id',

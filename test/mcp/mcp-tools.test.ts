@@ -85,10 +85,10 @@ describe('MCP tools for a model', () => {
     }
     const preview = tools.find((t) => t.name === 'preview_restore')!
     expect(preview.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
-    expect(preview.inputSchema.required).toEqual(['scope_id', 'memory_id'])
+    expect(preview.inputSchema.required).toEqual(['memory_id'])
     const merge = tools.find((t) => t.name === 'merge_memories')!
     expect(merge.annotations?.readOnlyHint).toBe(false)
-    expect(merge.inputSchema.required).toEqual(['scope_id', 'inputs', 'kind', 'text'])
+    expect(merge.inputSchema.required).toEqual(['inputs', 'kind', 'text'])
   })
 
   it('the schema walk finds a missing description (the check can fail)', () => {

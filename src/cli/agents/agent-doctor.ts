@@ -1,14 +1,16 @@
 /**
  * `powercontext doctor claude-code|codex`: the server checks of `doctor`, then what an agent host
  * needs — MCP answers `tools/list`, the hooks are installed and point at files that exist, the MCP
- * entry points at this server, the project-memory skill is installed and current, the project's scope resolves to a valid scope id — each failure
+ * entry points at this server (and, in a project, sends the project's scope), the project-memory skill is installed and current, the project's scope resolves to a valid scope id — each failure
  * explained in one line. Reads only; never writes a file.
  */
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 
+import { resolveScope } from '../../../integrations/shared/scope.mjs'
 import { createPowerContextClient } from '../../client/index.js'
 import { checkScopeId } from '../../core/ids.js'
+import { SCOPE_HEADER } from '../../mcp/mcp-identity.js'
 import { runDoctor } from '../doctor-command.js'
 import { projectScope } from '../project-scope.js'
 import type { AgentHost, HostFiles } from './agent-hosts.js'
@@ -94,8 +96,23 @@ async function levelWithOurHooks(levels: readonly HostFiles[]): Promise<HostFile
   return undefined
 }
 
-/** Our MCP entry in the host's config, pointing at the server checked. */
-async function mcpEntryCheck(levels: readonly HostFiles[], serverUrl: string): Promise<AgentCheck> {
+/** The `X-PowerContext-Scope` an entry sends (Claude Code `headers`, Codex `http_headers`). */
+function scopeHeaderOf(entry: unknown): string | undefined {
+  const e = entry as { headers?: unknown; http_headers?: unknown }
+  const headers = (e.headers ?? e.http_headers) as Record<string, unknown> | undefined
+  const value = typeof headers === 'object' && headers !== null ? headers[SCOPE_HEADER] : undefined
+  return typeof value === 'string' ? value : undefined
+}
+
+/**
+ * Our MCP entry in the host's config, pointing at the server checked; a project-level entry's
+ * scope header must name the project's scope as it resolves now (a changed origin changes it).
+ */
+async function mcpEntryCheck(
+  levels: readonly HostFiles[],
+  serverUrl: string,
+  project: string,
+): Promise<AgentCheck> {
   const host = levels[0]?.host as AgentHost
   for (const files of levels) {
     const file = await readConfigFile(files.mcpFile)
@@ -113,10 +130,19 @@ async function mcpEntryCheck(levels: readonly HostFiles[], serverUrl: string): P
         status: 'fail',
         detail: `${files.mcpFile} points ${MCP_SERVER_NAME} at ${String(url)}, not ${mcpUrl(serverUrl)}; run \`powercontext setup ${host} --server-url ${serverUrl}\``,
       }
+    const named = scopeHeaderOf(entry)
+    const scope = resolveScope({ cwd: project, env: process.env, host }).scope_id
+    if (files.level === 'project' && named !== undefined && named !== scope)
+      return {
+        name: 'mcp-entry',
+        status: 'fail',
+        detail: `${files.mcpFile} sends ${SCOPE_HEADER} ${named}, but the project's scope is ${scope} now; run \`powercontext setup ${host}\` again`,
+      }
+    const sends = named === undefined ? 'no scope header' : `scope ${named}`
     return {
       name: 'mcp-entry',
       status: 'pass',
-      detail: `${MCP_SERVER_NAME} → ${String(url)} in ${files.mcpFile}`,
+      detail: `${MCP_SERVER_NAME} → ${String(url)} in ${files.mcpFile} (${sends})`,
     }
   }
   return {
@@ -220,7 +246,7 @@ export async function runAgentDoctor(o: {
         ...(await codexTrustCheck(levels, o.project, await levelWithOurHooks(levels))),
       })),
     )
-  checks.push(await guarded('mcp-entry', () => mcpEntryCheck(levels, o.serverUrl)))
+  checks.push(await guarded('mcp-entry', () => mcpEntryCheck(levels, o.serverUrl, o.project)))
   checks.push(await guarded('skill', () => skillCheck(levels)))
   checks.push(scopeCheck(o.project))
   return {

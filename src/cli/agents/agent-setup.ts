@@ -6,6 +6,7 @@
 import { chmod, readFile } from 'node:fs/promises'
 import { isDeepStrictEqual } from 'node:util'
 
+import { resolveScope } from '../../../integrations/shared/scope.mjs'
 import type { AgentHost, HostFiles } from './agent-hosts.js'
 import {
   hookScripts,
@@ -108,11 +109,20 @@ async function setupHooks(o: SetupOptions, files: HostFiles): Promise<FileChange
 const toolNames = (rules: readonly string[]): string =>
   rules.map((r) => r.slice(r.lastIndexOf('__') + 2)).join(', ')
 
+/**
+ * The scope the MCP entry names (`X-PowerContext-Scope`): the project's, resolved as the hooks
+ * resolve it (with the user's environment, so Git is found), or none for the user's own settings.
+ */
+const mcpScope = (o: SetupOptions): string | undefined =>
+  o.project === undefined
+    ? undefined
+    : resolveScope({ cwd: o.project, env: { ...process.env, ...o.env }, host: o.host }).scope_id
+
 async function setupClaudeMcp(o: SetupOptions, files: HostFiles): Promise<FileChange> {
   const file = await readConfigFile(files.mcpFile)
   const settings = parseJsonSettings(file)
   const servers = (settings['mcpServers'] ?? {}) as Record<string, unknown>
-  const entry = claudeMcpEntry(o.serverUrl, o.withToken)
+  const entry = claudeMcpEntry(o.serverUrl, o.withToken, mcpScope(o))
   const current = servers[MCP_SERVER_NAME]
   if (isDeepStrictEqual(current, entry)) return commit(o, file, 'mcp', null, '')
   const next = { ...settings, mcpServers: { ...servers, [MCP_SERVER_NAME]: entry } }
@@ -128,7 +138,7 @@ async function setupClaudeMcp(o: SetupOptions, files: HostFiles): Promise<FileCh
 
 async function setupCodexMcp(o: SetupOptions, files: HostFiles): Promise<FileChange> {
   const file = await readConfigFile(files.mcpFile)
-  const entry = codexMcpEntry(o.serverUrl, o.withToken, o.allowWrites)
+  const entry = codexMcpEntry(o.serverUrl, o.withToken, o.allowWrites, mcpScope(o))
   const server = setCodexMcpServer(file, entry)
   const features = enableCodexHooks({ path: file.path, text: server.text })
   const what = [

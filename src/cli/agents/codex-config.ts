@@ -49,9 +49,11 @@ const OUR_SUBTABLE = new RegExp(
   `^[ \\t]*\\[[ \\t]*mcp_servers[ \\t]*\\.[ \\t]*"?${MCP_SERVER_NAME}"?[ \\t]*\\.`,
 )
 
-/** Our table's text. */
-const block = (entry: Record<string, string>): string =>
-  `[mcp_servers.${MCP_SERVER_NAME}]\n${stringify(entry)}${stringify(entry).endsWith('\n') ? '' : '\n'}`
+/** Our table's text (and its sub-tables, e.g. `[mcp_servers.powercontext.http_headers]`). */
+const block = (entry: Readonly<Record<string, unknown>>): string => {
+  const text = stringify({ mcp_servers: { [MCP_SERVER_NAME]: entry } })
+  return text.endsWith('\n') ? text : `${text}\n`
+}
 
 /** Everything but our entry, to check that an edit touched nothing else. */
 function withoutOurs(t: TomlTable): TomlTable {
@@ -65,7 +67,7 @@ function withoutOurs(t: TomlTable): TomlTable {
   return out
 }
 
-function textEdit(text: string, entry: Record<string, string>): TomlEdit | undefined {
+function textEdit(text: string, entry: Readonly<Record<string, unknown>>): TomlEdit | undefined {
   const lines = text.split('\n')
   const start = lines.findIndex((l) => HEADER.test(l))
   if (start === -1) {
@@ -89,7 +91,10 @@ function textEdit(text: string, entry: Record<string, string>): TomlEdit | undef
  * Sets our MCP server entry in a Codex config. Unchanged when it already is `entry`.
  * @throws PowerContextError `invalid_request` when the file is not TOML.
  */
-export function setCodexMcpServer(file: FoundFile, entry: Record<string, string>): TomlEdit {
+export function setCodexMcpServer(
+  file: FoundFile,
+  entry: Readonly<Record<string, unknown>>,
+): TomlEdit {
   const text = file.text ?? ''
   const before = parseCodexConfig(file)
   if (same(codexMcpServer(before), entry)) return { text, changed: false, how: 'unchanged' }

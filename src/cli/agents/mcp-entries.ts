@@ -5,9 +5,14 @@
  * written; a `headersHelper` command would not run in a project the user has not trusted in the
  * interactive dialog, which `claude -p` never shows). Codex: a `[mcp_servers.powercontext]` table
  * with `url`, the name of the token's variable (`bearer_token_env_var`) and, with
- * `--allow-writes`, `default_tools_approval_mode = "approve"`.
+ * `--allow-writes`, `default_tools_approval_mode = "approve"`. A project-level entry also sends
+ * the project's scope as the `X-PowerContext-Scope` header (Claude Code `headers`, Codex
+ * `http_headers`), so tool calls that name no `scope_id` land in the project's memory; a
+ * user-level entry serves every project and sends none (the model names the scope the injected
+ * project memory states).
  */
 import { OPERATIONS } from '../../contract/operations.js'
+import { SCOPE_HEADER } from '../../mcp/mcp-identity.js'
 import { MCP_SERVER_NAME } from './agent-hosts.js'
 
 /** The variable both hosts read the bearer token from. */
@@ -29,24 +34,42 @@ export const claudeToolRule = (tool: string): string => `mcp__${MCP_SERVER_NAME}
 export const claudeAllowRules = (allowWrites: boolean): string[] =>
   [...READ_TOOLS, ...(allowWrites ? WRITE_TOOLS : [])].map(claudeToolRule)
 
-/** Claude Code's entry for this server URL. */
-export function claudeMcpEntry(serverUrl: string, withToken: boolean): Record<string, unknown> {
+const scopeHeader = (scopeId: string | undefined): Record<string, string> =>
+  scopeId === undefined ? {} : { [SCOPE_HEADER]: scopeId }
+
+/** Claude Code's entry for this server URL, with the project's scope when one is given. */
+export function claudeMcpEntry(
+  serverUrl: string,
+  withToken: boolean,
+  scopeId?: string,
+): Record<string, unknown> {
+  const headers = {
+    ...(withToken ? { Authorization: `Bearer \${${TOKEN_ENV}}` } : {}),
+    ...scopeHeader(scopeId),
+  }
   return {
     type: 'http',
     url: mcpUrl(serverUrl),
-    ...(withToken ? { headers: { Authorization: `Bearer \${${TOKEN_ENV}}` } } : {}),
+    ...(Object.keys(headers).length === 0 ? {} : { headers }),
   }
 }
 
-/** Codex's `[mcp_servers.powercontext]` table. */
+/** Codex's `[mcp_servers.powercontext]` table (and its `http_headers` table for a scope). */
+export type CodexMcpEntry = Readonly<Record<string, string | Readonly<Record<string, string>>>> & {
+  readonly url: string
+}
+
+/** Codex's `[mcp_servers.powercontext]` table, with the project's scope when one is given. */
 export function codexMcpEntry(
   serverUrl: string,
   withToken: boolean,
   allowWrites: boolean,
-): Record<string, string> {
+  scopeId?: string,
+): CodexMcpEntry {
   return {
     url: mcpUrl(serverUrl),
     ...(withToken ? { bearer_token_env_var: TOKEN_ENV } : {}),
     ...(allowWrites ? { default_tools_approval_mode: 'approve' } : {}),
+    ...(scopeId === undefined ? {} : { http_headers: scopeHeader(scopeId) }),
   }
 }
