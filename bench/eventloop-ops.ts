@@ -9,7 +9,7 @@
  * `--bin <path>` runs another build of the CLI (e.g. `/work/main/bin/powercontext.js` for the
  * "before" figures); its answers are read the same way (a missing continuation means done).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -22,6 +22,13 @@ export interface OpFigure {
   readonly op: string
   readonly ms: number
   readonly longestGapMs: number
+  /** Longest gap between two ticks of a 1 ms timer inside the server (its event loop's stall). */
+  readonly serverStallMs: number
+  /**
+   * Most CPU time the server process used within one such gap: the stall without the time it
+   * was descheduled (less sensitive to other processes on a loaded machine).
+   */
+  readonly serverStallCpuMs: number
   readonly rssBeforeMb: number
   readonly rssPeakMb: number
   /** Statuses other than 2xx the operation's requests got (e.g. 408 when the loop stalled). */
@@ -59,6 +66,27 @@ parentPort.on('message', async (m) => {
   }
   clearInterval(sampler)
   parentPort.postMessage({ longest, before, peak })
+})`
+
+/**
+ * Loaded into the server (`--require`): a 1 ms timer records the longest gap between its ticks and
+ * the most CPU time the process used within one gap; `SIGUSR2` prints both and starts over.
+ */
+const PROBE = `
+const { performance } = require('node:perf_hooks')
+let last = performance.now(), lastCpu = process.cpuUsage(), longest = 0, mostCpu = 0
+setInterval(() => {
+  const now = performance.now()
+  const used = process.cpuUsage(lastCpu)
+  longest = Math.max(longest, now - last)
+  mostCpu = Math.max(mostCpu, Math.min((used.user + used.system) / 1000, now - last))
+  last = now
+  lastCpu = process.cpuUsage()
+}, 1).unref()
+process.on('SIGUSR2', () => {
+  process.stderr.write('eventloop-probe ' + longest.toFixed(2) + ' ' + mostCpu.toFixed(2) + '\\n')
+  longest = 0
+  mostCpu = 0
 })`
 
 /** Posts JSON; returns the body's byte count, and the parsed body when it is under 4 MiB. */
@@ -118,8 +146,24 @@ export async function runOperations(
   const dir = mkdtempSync(join(os.tmpdir(), 'pc-bench-eventloop-ops-'))
   const servers = new ServerProcesses()
   try {
-    const server = await servers.startDataDir(dir, {}, ...(bin === undefined ? [] : [bin]))
+    const probe = join(dir, 'eventloop-probe.cjs')
+    writeFileSync(probe, PROBE)
+    const server = await servers.startDataDir(
+      join(dir, 'data'),
+      { NODE_OPTIONS: `--require ${probe}` },
+      ...(bin === undefined ? [] : [bin]),
+    )
     const url = server.url
+    /** The probe's figures since the last call (it prints them on SIGUSR2). */
+    const stall = async (): Promise<[number, number]> => {
+      const count = () => server.stderr().split('eventloop-probe ').length
+      const before = count()
+      server.proc.kill('SIGUSR2')
+      while (count() === before) await new Promise((r) => setTimeout(r, 5))
+      const line = server.stderr().split('eventloop-probe ').at(-1)!.split('\n')[0]!
+      const [ms, cpu] = line.split(' ').map(Number)
+      return [ms!, cpu!]
+    }
     const poller = new Worker(POLLER, { eval: true, workerData: { url, pid: server.proc.pid } })
     const measure = async (op: string, work: () => Promise<unknown>): Promise<OpFigure> => {
       failures = []
@@ -127,10 +171,12 @@ export async function runOperations(
       poller.postMessage('start')
       await started
       await new Promise((r) => setTimeout(r, 50))
+      await stall()
       const t = performance.now()
       await work()
       const ms = performance.now() - t
       await new Promise((r) => setTimeout(r, 50))
+      const [serverStallMs, serverStallCpuMs] = await stall()
       const done = new Promise<{ longest: number; before: number; peak: number }>((r) =>
         poller.once('message', r),
       )
@@ -141,6 +187,8 @@ export async function runOperations(
         op,
         ms,
         longestGapMs: p.longest,
+        serverStallMs,
+        serverStallCpuMs,
         rssBeforeMb: p.before,
         rssPeakMb: p.peak,
         failures: failed,
