@@ -78,6 +78,24 @@ export function refuseSourceSecrets(content: string, metadata: unknown, at = '')
 }
 
 /**
+ * {@link refuseSourceSecrets} of a request's capture, `pause()` awaited before each metadata
+ * string so the caller can yield to the event loop (metadata may hold tens of thousands of them).
+ * Same checks in the same order, same error.
+ * @throws PowerContextError `secret_detected`
+ */
+export async function refuseSourceSecretsSliced(
+  content: string,
+  metadata: unknown,
+  pause: () => Promise<void>,
+): Promise<void> {
+  refuseSecrets({ content })
+  for (const [path, text] of metadataTexts(metadata, 'metadata')) {
+    await pause()
+    refuseSecrets({ [path]: text })
+  }
+}
+
+/**
  * Every string leaf of a JSON value as `[path, "key: value"]` (array items keep their key), in
  * document order. Walks with its own stack, not recursion: this runs before the metadata's depth
  * is checked, and a body nested thousands deep must get its `invalid_request`, not a stack overflow.

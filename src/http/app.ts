@@ -12,6 +12,7 @@ import Fastify, {
 import { OPENAPI_DOCUMENT } from '../contract/openapi-document.js'
 import { OPERATIONS } from '../contract/operations.js'
 import { PowerContextError } from '../core/errors.js'
+import { countJsonValues, MAX_BODY_VALUES } from '../wire/body-values.js'
 import { ContractValidator } from '../wire/contract-validator.js'
 import { toWireError } from '../wire/memory-wire.js'
 import {
@@ -109,6 +110,18 @@ function clientError(
   return Object.assign(new PowerContextError(code, message), { statusCode: status })
 }
 
+/** A body over {@link MAX_BODY_VALUES}: `payload_too_large`, naming the limit. */
+function tooManyValues() {
+  return Object.assign(
+    new PowerContextError(
+      'payload_too_large',
+      `request body holds more than ${MAX_BODY_VALUES} JSON values (object members and array items)`,
+      { limit: 'body_values', max: MAX_BODY_VALUES },
+    ),
+    { statusCode: 413 },
+  )
+}
+
 /**
  * Builds the HTTP application over a runtime slot. Routes come from the contract's operation table;
  * each one validates its body against the contract, then calls the same operation handler the MCP
@@ -171,6 +184,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
     'application/json',
     { parseAs: 'buffer' },
     (_req, body: Buffer, done) => {
+      // Refused from its bytes: parsing and walking that many values would hold the event loop.
+      if (countJsonValues(body, MAX_BODY_VALUES) > MAX_BODY_VALUES)
+        return done(tooManyValues(), undefined)
       let text: string
       try {
         text = utf8.decode(body)

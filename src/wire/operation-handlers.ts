@@ -40,6 +40,7 @@ import {
   toWireSourceRef,
 } from './memory-wire.js'
 import { fromWireRedactRequest, toWireRedact } from './redaction-wire.js'
+import { MAX_BODY_VALUES } from './body-values.js'
 import * as req from './request-mapper.js'
 
 /** Largest accepted request body, in bytes (HTTP 413 `payload_too_large` above it). */
@@ -111,6 +112,7 @@ export function wireCapabilities(runtime: MemoryRuntime) {
       changes_limit_max: CHANGES_LIMIT_MAX,
       source_content_bytes: MAX_SOURCE_CONTENT_BYTES,
       body_bytes: MAX_BODY_BYTES,
+      body_values: MAX_BODY_VALUES,
     },
   }
 }
