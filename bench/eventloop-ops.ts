@@ -25,10 +25,10 @@ export interface OpFigure {
   /** Longest gap between two ticks of a 1 ms timer inside the server (its event loop's stall). */
   readonly serverStallMs: number
   /**
-   * Most CPU time the server process used within one such gap: the stall without the time it
-   * was descheduled (less sensitive to other processes on a loaded machine).
+   * Most CPU time the server's main thread ran within one such gap: the longest synchronous
+   * stretch without the time the thread waited for a core (little sensitive to other processes).
    */
-  readonly serverStallCpuMs: number
+  readonly mainThreadRanMs: number
   readonly rssBeforeMb: number
   readonly rssPeakMb: number
   /** Statuses other than 2xx the operation's requests got (e.g. 408 when the loop stalled). */
@@ -70,23 +70,28 @@ parentPort.on('message', async (m) => {
 
 /**
  * Loaded into the server (`--require`): a 1 ms timer records the longest gap between its ticks and
- * the most CPU time the process used within one gap; `SIGUSR2` prints both and starts over.
+ * the most CPU time the server's main thread ran within one gap (from the kernel's per-thread
+ * `schedstat`, so time the thread waited for a core on a loaded machine does not count, nor do
+ * other threads); `SIGUSR2` prints both and starts over.
  */
 const PROBE = `
+const { readFileSync } = require('node:fs')
 const { performance } = require('node:perf_hooks')
-let last = performance.now(), lastCpu = process.cpuUsage(), longest = 0, mostCpu = 0
+const stat = '/proc/self/task/' + process.pid + '/schedstat'
+const ran = () => Number(readFileSync(stat, 'utf8').split(' ')[0]) / 1e6
+let last = performance.now(), lastRan = ran(), longest = 0, mostRan = 0
 setInterval(() => {
   const now = performance.now()
-  const used = process.cpuUsage(lastCpu)
+  const r = ran()
   longest = Math.max(longest, now - last)
-  mostCpu = Math.max(mostCpu, Math.min((used.user + used.system) / 1000, now - last))
+  mostRan = Math.max(mostRan, r - lastRan)
   last = now
-  lastCpu = process.cpuUsage()
+  lastRan = r
 }, 1).unref()
 process.on('SIGUSR2', () => {
-  process.stderr.write('eventloop-probe ' + longest.toFixed(2) + ' ' + mostCpu.toFixed(2) + '\\n')
+  process.stderr.write('eventloop-probe ' + longest.toFixed(2) + ' ' + mostRan.toFixed(2) + '\\n')
   longest = 0
-  mostCpu = 0
+  mostRan = 0
 })`
 
 /** Posts JSON; returns the body's byte count, and the parsed body when it is under 4 MiB. */
@@ -176,7 +181,7 @@ export async function runOperations(
       await work()
       const ms = performance.now() - t
       await new Promise((r) => setTimeout(r, 50))
-      const [serverStallMs, serverStallCpuMs] = await stall()
+      const [serverStallMs, mainThreadRanMs] = await stall()
       const done = new Promise<{ longest: number; before: number; peak: number }>((r) =>
         poller.once('message', r),
       )
@@ -188,7 +193,7 @@ export async function runOperations(
         ms,
         longestGapMs: p.longest,
         serverStallMs,
-        serverStallCpuMs,
+        mainThreadRanMs,
         rssBeforeMb: p.before,
         rssPeakMb: p.peak,
         failures: failed,

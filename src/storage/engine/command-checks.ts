@@ -30,6 +30,7 @@ import {
   SEARCH_MODES,
 } from '../spi/memory-backend.js'
 import { checkMergeInputs } from './ops/merge.js'
+import { type Pause, timeSlicer } from './event-loop-slices.js'
 import { checkEntry } from './ops/remember.js'
 
 function checkToken(value: unknown): string {
@@ -55,8 +56,13 @@ export function optional<T>(value: T | undefined, check: (v: T) => T): T | undef
   return value === undefined ? undefined : check(value)
 }
 
-/** Checks remember: 1–100 entries, each checked. @throws PowerContextError `invalid_request`. */
-export function checkRemember(cmd: Spi.RememberCommand) {
+/**
+ * Checks remember: 1–100 entries, each checked, then each looked at by the secret rules, one
+ * entry at a time with `pause()` awaited between them (100 texts of 8 KB are tens of ms of rule
+ * matching; the default pause yields to the event loop once a slice's budget is spent).
+ * @throws PowerContextError `invalid_request`, `secret_detected`.
+ */
+export async function checkRemember(cmd: Spi.RememberCommand, pause: Pause = timeSlicer()) {
   const scopeId = checkScopeId(cmd.scopeId)
   if (
     !Array.isArray(cmd.entries) ||
@@ -65,13 +71,18 @@ export function checkRemember(cmd: Spi.RememberCommand) {
   ) {
     throw invalidRequest('entries', `must hold 1–${REMEMBER_MAX_ENTRIES} entries`)
   }
-  const entries = cmd.entries.map(checkEntry)
-  entries.forEach((e, i) =>
+  const entries: ReturnType<typeof checkEntry>[] = []
+  for (const [i, entry] of cmd.entries.entries()) {
+    await pause()
+    entries.push(checkEntry(entry, i))
+  }
+  for (const [i, e] of entries.entries()) {
+    await pause()
     refuseSecrets({
       [`entries[${i}].text`]: e.content.text,
       [`entries[${i}].reason`]: e.reason ?? undefined,
-    }),
-  )
+    })
+  }
   return { scopeId, entries }
 }
 

@@ -154,7 +154,7 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
 
   /** Adds memories; an entry equal to an active memory's current content is `unchanged`. */
   async remember(cmd: Spi.RememberCommand): Promise<Spi.RememberResult> {
-    const { scopeId, entries } = checkRemember(cmd)
+    const { scopeId, entries } = await checkRemember(cmd)
     const ctx = await this.#context(entries.map((e) => e.content.text))
     return this.inWriteTransaction((tx) => rememberInTx(tx, ctx, scopeId, entries))
   }
