@@ -195,6 +195,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   connections.attach(app.server)
   const failures = new FailedAuthLimiter(limits.maxFailedAuthPerMinute)
   const validator = new ContractValidator()
+  void validator.warmUp()
   const metrics = new AppMetrics(options.slot, options.metrics)
   app.addHook('onResponse', async (req, reply) => metrics.observe(req, reply))
 
@@ -205,11 +206,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     (_req, body: Buffer, done) => {
       // Refused from its bytes: parsing and walking that many values would hold the event loop.
       // A value takes at least 2 bytes (`0,`), so only a large body needs counting; it is then
-      // parsed in a turn of its own.
+      // parsed in a turn of its own, and handled in the next.
       if (body.length <= 2 * MAX_BODY_VALUES) return parseJson(body, done)
       if (countJsonValues(body, MAX_BODY_VALUES) > MAX_BODY_VALUES)
         return done(tooManyValues(), undefined)
-      setImmediate(() => parseJson(body, done))
+      setImmediate(() => parseJson(body, (err, value) => setImmediate(() => done(err, value))))
     },
   )
 

@@ -86,7 +86,9 @@ function messagesOf(body: unknown): JSONRPCMessage[] | { code: number; message: 
  * carries the request id. Tool failures are tool results with `isError` (STYLE R11).
  */
 export function mcpPlugin(app: FastifyInstance, slot: RuntimeSlot): void {
-  const { server, transport } = createMcpServer(slot, new ContractValidator())
+  const validator = new ContractValidator()
+  void validator.warmUp()
+  const { server, transport } = createMcpServer(slot, validator)
   app.addHook('onClose', async () => server.close())
 
   app.post(MCP_PATH, async (req, reply) => {
