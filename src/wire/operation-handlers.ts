@@ -11,6 +11,7 @@ import {
   LIST_LIMIT_MAX,
   REMEMBER_MAX_ENTRIES,
 } from '../storage/spi/memory-backend.js'
+import { MAX_BODY_VALUES } from './body-values.js'
 import { fromWirePrepareContext, toWirePreparedContext } from './context-wire.js'
 import {
   fromWireFlushRecordsRequest,
@@ -40,7 +41,6 @@ import {
   toWireSourceRef,
 } from './memory-wire.js'
 import { fromWireRedactRequest, toWireRedact } from './redaction-wire.js'
-import { MAX_BODY_VALUES } from './body-values.js'
 import * as req from './request-mapper.js'
 
 /** Largest accepted request body, in bytes (HTTP 413 `payload_too_large` above it). */

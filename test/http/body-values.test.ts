@@ -12,13 +12,19 @@ import { useTempServer } from '../support/temp-server.js'
 const t = useTempServer('pc-body-values-')
 const SCOPE = 'body-values'
 
-async function post(path: string, body: unknown): Promise<{ status: number; json: any }> {
+/** The parts of an answer these tests read (an error envelope or a sources answer). */
+interface Answer {
+  readonly error: { code: string; message: string; details: unknown }
+  readonly sources: { metadata: unknown }[]
+}
+
+async function post(path: string, body: unknown): Promise<{ status: number; json: Answer }> {
   const res = await fetch(`${t.server.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   })
-  return { status: res.status, json: await res.json() }
+  return { status: res.status, json: (await res.json()) as Answer }
 }
 
 /** A capture whose body holds `values` values: its three fields plus metadata members. */
@@ -48,11 +54,12 @@ describe('request body values', () => {
     const taken = await post('/v1/sources/content', body)
     expect(taken.status).toBe(202)
     const read = await post('/v1/sources/get', { scope_id: SCOPE, source_ids: ['at'] })
-    expect(read.json.sources[0].metadata).toEqual(body.metadata)
+    expect(read.json.sources[0]!.metadata).toEqual(body.metadata)
   })
 
   it('publishes the limit in capabilities', async () => {
     const res = await fetch(`${t.server.url}/v1/capabilities`)
-    expect(((await res.json()) as any).limits.body_values).toBe(MAX_BODY_VALUES)
+    const caps = (await res.json()) as { limits: Record<string, number> }
+    expect(caps.limits['body_values']).toBe(MAX_BODY_VALUES)
   })
 })

@@ -29,8 +29,8 @@ import {
   REMEMBER_MAX_ENTRIES,
   SEARCH_MODES,
 } from '../spi/memory-backend.js'
-import { checkMergeInputs } from './ops/merge.js'
 import { type Pause, timeSlicer } from './event-loop-slices.js'
+import { checkMergeInputs } from './ops/merge.js'
 import { checkEntry } from './ops/remember.js'
 
 function checkToken(value: unknown): string {
