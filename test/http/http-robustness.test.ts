@@ -1131,7 +1131,7 @@ function postProbes(
   })
   // More JSON values than the limit: refused from the bytes, before parsing.
   fault('too-large', [413], 'deep arrays 100000', textBody(deep(100_000)))
-  fault('too-large', [413], 'unbalanced deep arrays 100000', textBody('['.repeat(100_000)))
+  fault('too-large', [413], 'unbalanced deep arrays 150000', textBody('['.repeat(150_000)))
   fault(
     'too-large',
     [413],
