@@ -9,7 +9,7 @@
  * `--bin <path>` runs another build of the CLI (e.g. `/work/main/bin/powercontext.js` for the
  * "before" figures); its answers are read the same way (a missing continuation means done).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -22,6 +22,13 @@ export interface OpFigure {
   readonly op: string
   readonly ms: number
   readonly longestGapMs: number
+  /** Longest gap between two ticks of a 1 ms timer inside the server (its event loop's stall). */
+  readonly serverStallMs: number
+  /**
+   * Most CPU time the server's main thread ran within one such gap: the longest synchronous
+   * stretch without the time the thread waited for a core (little sensitive to other processes).
+   */
+  readonly mainThreadRanMs: number
   readonly rssBeforeMb: number
   readonly rssPeakMb: number
   /** Statuses other than 2xx the operation's requests got (e.g. 408 when the loop stalled). */
@@ -59,6 +66,32 @@ parentPort.on('message', async (m) => {
   }
   clearInterval(sampler)
   parentPort.postMessage({ longest, before, peak })
+})`
+
+/**
+ * Loaded into the server (`--require`): a 1 ms timer records the longest gap between its ticks and
+ * the most CPU time the server's main thread ran within one gap (from the kernel's per-thread
+ * `schedstat`, so time the thread waited for a core on a loaded machine does not count, nor do
+ * other threads); `SIGUSR2` prints both and starts over.
+ */
+const PROBE = `
+const { readFileSync } = require('node:fs')
+const { performance } = require('node:perf_hooks')
+const stat = '/proc/self/task/' + process.pid + '/schedstat'
+const ran = () => Number(readFileSync(stat, 'utf8').split(' ')[0]) / 1e6
+let last = performance.now(), lastRan = ran(), longest = 0, mostRan = 0
+setInterval(() => {
+  const now = performance.now()
+  const r = ran()
+  longest = Math.max(longest, now - last)
+  mostRan = Math.max(mostRan, r - lastRan)
+  last = now
+  lastRan = r
+}, 1).unref()
+process.on('SIGUSR2', () => {
+  process.stderr.write('eventloop-probe ' + longest.toFixed(2) + ' ' + mostRan.toFixed(2) + '\\n')
+  longest = 0
+  mostRan = 0
 })`
 
 /** Posts JSON; returns the body's byte count, and the parsed body when it is under 4 MiB. */
@@ -118,8 +151,24 @@ export async function runOperations(
   const dir = mkdtempSync(join(os.tmpdir(), 'pc-bench-eventloop-ops-'))
   const servers = new ServerProcesses()
   try {
-    const server = await servers.startDataDir(dir, {}, ...(bin === undefined ? [] : [bin]))
+    const probe = join(dir, 'eventloop-probe.cjs')
+    writeFileSync(probe, PROBE)
+    const server = await servers.startDataDir(
+      join(dir, 'data'),
+      { NODE_OPTIONS: `--require ${probe}` },
+      ...(bin === undefined ? [] : [bin]),
+    )
     const url = server.url
+    /** The probe's figures since the last call (it prints them on SIGUSR2). */
+    const stall = async (): Promise<[number, number]> => {
+      const count = () => server.stderr().split('eventloop-probe ').length
+      const before = count()
+      server.proc.kill('SIGUSR2')
+      while (count() === before) await new Promise((r) => setTimeout(r, 5))
+      const line = server.stderr().split('eventloop-probe ').at(-1)!.split('\n')[0]!
+      const [ms, cpu] = line.split(' ').map(Number)
+      return [ms!, cpu!]
+    }
     const poller = new Worker(POLLER, { eval: true, workerData: { url, pid: server.proc.pid } })
     const measure = async (op: string, work: () => Promise<unknown>): Promise<OpFigure> => {
       failures = []
@@ -127,10 +176,12 @@ export async function runOperations(
       poller.postMessage('start')
       await started
       await new Promise((r) => setTimeout(r, 50))
+      await stall()
       const t = performance.now()
       await work()
       const ms = performance.now() - t
       await new Promise((r) => setTimeout(r, 50))
+      const [serverStallMs, mainThreadRanMs] = await stall()
       const done = new Promise<{ longest: number; before: number; peak: number }>((r) =>
         poller.once('message', r),
       )
@@ -141,6 +192,8 @@ export async function runOperations(
         op,
         ms,
         longestGapMs: p.longest,
+        serverStallMs,
+        mainThreadRanMs,
         rssBeforeMb: p.before,
         rssPeakMb: p.peak,
         failures: failed,
@@ -183,13 +236,26 @@ export async function runOperations(
         }),
       ),
     )
-    const metadata = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, i]))
+    const metadata = (keys: number, value: (i: number) => unknown) =>
+      Object.fromEntries(Array.from({ length: keys }, (_, i) => [`k${i}`, value(i)]))
     rows.push(
       await measure('capture, 100,000 metadata keys', () =>
         post(url, '/v1/sources/content', {
           scope_id: 'ops:meta',
           content: 'metadata heavy',
-          metadata,
+          metadata: metadata(100_000, (i) => i),
+        }),
+      ),
+    )
+    // The most a body may hold (50,000 values, docs/http-api.md): strings, which the secret
+    // rules read one by one.
+    rows.push(
+      await measure('capture, 49,990 metadata keys', () =>
+        post(url, '/v1/sources/content', {
+          scope_id: 'ops:meta',
+          source_id: 'at-the-limit',
+          content: 'metadata heavy',
+          metadata: metadata(49_990, (i) => `value ${i}`),
         }),
       ),
     )

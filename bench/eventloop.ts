@@ -14,9 +14,11 @@
  *   adversarial inputs (test/support/secret-adversaries.ts) that are not secrets.
  *
  * Part 2 (bench/eventloop-ops.ts): a real server process, polled on `/health/live` every 10 ms,
- * during `prepare` over 8 scopes, a capture with 100,000 metadata keys, `remember` of 100 × 8 KB,
- * and `sources/get` / `sources/list` of 100 sources of ≈ 1 MB (one call, and four readers reading
- * all of them at once, with the server's peak RSS).
+ * during `prepare` over 8 scopes, a capture with 100,000 metadata keys (over the body's value
+ * limit) and one at the limit, `remember` of 100 × 8 KB, and `sources/get` / `sources/list` of
+ * 100 sources of ≈ 1 MB (one call, and four readers reading all of them at once, with the
+ * server's peak RSS). A probe inside the server reports its own longest stall and the most its
+ * main thread ran within one (the figure other processes on a loaded machine barely move).
  *
  * Usage: `npm run bench:eventloop [-- --windows normal,entries,adversarial] [--parts flush,ops]
  * [--bin /path/to/bin/powercontext.js]`; `--parts ops,no-sources` skips the sources (and their
@@ -146,12 +148,12 @@ if (PARTS.includes('ops')) {
     `server process, /health/live every 10 ms during each operation${BIN === '' ? '' : ` (${BIN})`}, load ${os.loadavg()[0]!.toFixed(2)}`,
   )
   console.log(
-    '| operation | ms | longest liveness gap ms | server RSS before MB | server RSS peak MB | non-2xx |',
+    '| operation | ms | longest liveness gap ms | server stall ms | main thread ran in one stall ms | server RSS before MB | server RSS peak MB | non-2xx |',
   )
-  console.log('| --- | ---: | ---: | ---: | ---: | --- |')
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |')
   for (const r of rows)
     console.log(
-      `| ${r.op} | ${f1(r.ms)} | ${f1(r.longestGapMs)} | ${int(r.rssBeforeMb)} | ${int(r.rssPeakMb)} | ${r.failures || 'none'} |`,
+      `| ${r.op} | ${f1(r.ms)} | ${f1(r.longestGapMs)} | ${f1(r.serverStallMs)} | ${f1(r.mainThreadRanMs)} | ${int(r.rssBeforeMb)} | ${int(r.rssPeakMb)} | ${r.failures || 'none'} |`,
     )
   console.log(
     JSON.stringify({ bench: 'eventloop-ops', bin: BIN || null, load: os.loadavg()[0], rows }),

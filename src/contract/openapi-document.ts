@@ -1852,6 +1852,10 @@ export const OPENAPI_DOCUMENT = {
               },
               "body_bytes": {
                 "type": "integer"
+              },
+              "body_values": {
+                "type": "integer",
+                "description": "Most JSON values (object members and array items) a request body may hold; more is 413 `payload_too_large`, refused before the body is parsed."
               }
             }
           }

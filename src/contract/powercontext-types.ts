@@ -555,6 +555,8 @@ export interface components {
             };
             limits: {
                 body_bytes: number;
+                /** @description Most JSON values (object members and array items) a request body may hold; more is 413 `payload_too_large`, refused before the body is parsed. */
+                body_values?: number;
                 changes_limit_max: number;
                 list_limit_max: number;
                 reason_characters: number;

@@ -67,12 +67,36 @@ export function bm25Order<T>(
   terms: readonly PlannedTerm[],
   stats: Bm25Statistics,
 ): T[] {
+  return byScore(
+    candidates,
+    candidates.map((c) => bm25Score(terms, tokensOf(c), stats)),
+  )
+}
+
+/**
+ * {@link bm25Order} scoring one candidate at a time, `pause()` awaited before each, so the caller
+ * can yield to the event loop (64 candidates of a few thousand tokens each are tens of
+ * milliseconds of scoring). Same order.
+ */
+export async function bm25OrderSliced<T>(
+  candidates: readonly T[],
+  tokensOf: (candidate: T) => readonly string[],
+  terms: readonly PlannedTerm[],
+  stats: Bm25Statistics,
+  pause: () => Promise<void>,
+): Promise<T[]> {
+  const scores: number[] = []
+  for (const c of candidates) {
+    await pause()
+    scores.push(bm25Score(terms, tokensOf(c), stats))
+  }
+  return byScore(candidates, scores)
+}
+
+/** The candidates by `scores` (same positions), best first; ties keep the input order. */
+function byScore<T>(candidates: readonly T[], scores: readonly number[]): T[] {
   return candidates
-    .map((candidate, index) => ({
-      candidate,
-      index,
-      score: bm25Score(terms, tokensOf(candidate), stats),
-    }))
+    .map((candidate, index) => ({ candidate, index, score: scores[index]! }))
     .sort((a, b) => b.score - a.score || a.index - b.index)
     .map((s) => s.candidate)
 }

@@ -102,8 +102,14 @@ export async function canonicalJsonSliced(
     await pause()
     members.set(nfcKey, await canonicalJsonSliced(item, `${path}.${nfcKey}`, pause, depth + 1))
   }
-  const sorted = [...members].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  return `{${sorted.map(([k, text]) => `${JSON.stringify(k)}:${text}`).join(',')}}`
+  // The default sort compares UTF-16 code units, as RFC 8785 orders keys.
+  const keys = [...members.keys()].sort()
+  const parts: string[] = []
+  for (const key of keys) {
+    await pause()
+    parts.push(`${JSON.stringify(key)}:${members.get(key)!}`)
+  }
+  return `{${parts.join(',')}}`
 }
 
 /** Canonical bytes: UTF-8 of {@link canonicalJson}. */

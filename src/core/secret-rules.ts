@@ -78,23 +78,60 @@ export function refuseSourceSecrets(content: string, metadata: unknown, at = '')
 }
 
 /**
+ * {@link refuseSourceSecrets} of a request's capture, `pause()` awaited before each metadata
+ * string so the caller can yield to the event loop (metadata may hold tens of thousands of them).
+ * Same checks in the same order, same error.
+ * @throws PowerContextError `secret_detected`
+ */
+export async function refuseSourceSecretsSliced(
+  content: string,
+  metadata: unknown,
+  pause: () => Promise<void>,
+): Promise<void> {
+  refuseSecrets({ content })
+  for (const [path, text] of metadataTexts(metadata, 'metadata')) {
+    await pause()
+    refuseSecrets({ [path]: text })
+  }
+}
+
+/**
  * Every string leaf of a JSON value as `[path, "key: value"]` (array items keep their key), in
  * document order. Walks with its own stack, not recursion: this runs before the metadata's depth
  * is checked, and a body nested thousands deep must get its `invalid_request`, not a stack overflow.
+ * Each open object or array is one frame with a cursor, so a member's path is built when it is
+ * reached (a caller pausing between strings never meets one long step for a wide object).
  */
 function* metadataTexts(root: unknown, rootPath: string): Generator<[string, string]> {
-  const stack: [value: unknown, path: string, key: string][] = [[root, rootPath, '']]
-  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
-    const [value, path, key] = top
-    if (typeof value === 'string') yield [path, key === '' ? value : `${key}: ${value}`]
-    else if (Array.isArray(value))
-      for (let i = value.length - 1; i >= 0; i -= 1) stack.push([value[i], `${path}[${i}]`, key])
-    else if (typeof value === 'object' && value !== null) {
-      const entries = Object.entries(value)
-      for (let i = entries.length - 1; i >= 0; i -= 1) {
-        const [k, v] = entries[i]!
-        stack.push([v, `${path}.${k}`, k])
-      }
-    }
+  if (typeof root === 'string') yield [rootPath, root]
+  const frames: Frame[] = []
+  const open = (value: unknown, path: string, key: string) => {
+    if (Array.isArray(value)) frames.push({ path, key, items: value, keys: undefined, next: 0 })
+    else if (typeof value === 'object' && value !== null)
+      frames.push({ path, key, items: Object.values(value), keys: Object.keys(value), next: 0 })
   }
+  open(root, rootPath, '')
+  while (frames.length > 0) {
+    const frame = frames.at(-1)!
+    if (frame.next === frame.items.length) {
+      frames.pop()
+      continue
+    }
+    const i = frame.next++
+    const value = frame.items[i]
+    const k = frame.keys === undefined ? frame.key : frame.keys[i]!
+    const path = frame.keys === undefined ? `${frame.path}[${i}]` : `${frame.path}.${k}`
+    if (typeof value === 'string') yield [path, k === '' ? value : `${k}: ${value}`]
+    else open(value, path, k)
+  }
+}
+
+/** An object or array being walked: its items (an object's values, with `keys`) and a cursor. */
+interface Frame {
+  readonly path: string
+  /** The key an array's items are read under (its own key in the enclosing object). */
+  readonly key: string
+  readonly items: readonly unknown[]
+  readonly keys: readonly string[] | undefined
+  next: number
 }

@@ -12,6 +12,7 @@ import Fastify, {
 import { OPENAPI_DOCUMENT } from '../contract/openapi-document.js'
 import { OPERATIONS } from '../contract/operations.js'
 import { PowerContextError } from '../core/errors.js'
+import { countJsonValues, MAX_BODY_VALUES } from '../wire/body-values.js'
 import { ContractValidator } from '../wire/contract-validator.js'
 import { toWireError } from '../wire/memory-wire.js'
 import {
@@ -109,6 +110,37 @@ function clientError(
   return Object.assign(new PowerContextError(code, message), { statusCode: status })
 }
 
+/** The JSON value of a request body, or the 400 saying why it has none. */
+function parseJson(body: Buffer, done: (err: Error | null, value: unknown) => void): void {
+  let text: string
+  try {
+    text = utf8.decode(body)
+  } catch {
+    return done(clientError(422, 'invalid_request', 'request body is not valid UTF-8'), undefined)
+  }
+  if (text.trim() === '')
+    return done(clientError(422, 'invalid_request', 'request body is empty'), undefined)
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return done(clientError(422, 'invalid_request', 'request body is not valid JSON'), undefined)
+  }
+  done(null, value)
+}
+
+/** A body over {@link MAX_BODY_VALUES}: `payload_too_large`, naming the limit. */
+function tooManyValues() {
+  return Object.assign(
+    new PowerContextError(
+      'payload_too_large',
+      `request body holds more than ${MAX_BODY_VALUES} JSON values (object members and array items)`,
+      { limit: 'body_values', max: MAX_BODY_VALUES },
+    ),
+    { statusCode: 413 },
+  )
+}
+
 /**
  * Builds the HTTP application over a runtime slot. Routes come from the contract's operation table;
  * each one validates its body against the contract, then calls the same operation handler the MCP
@@ -163,6 +195,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   connections.attach(app.server)
   const failures = new FailedAuthLimiter(limits.maxFailedAuthPerMinute)
   const validator = new ContractValidator()
+  void validator.warmUp()
   const metrics = new AppMetrics(options.slot, options.metrics)
   app.addHook('onResponse', async (req, reply) => metrics.observe(req, reply))
 
@@ -173,22 +206,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
     'application/json',
     { parseAs: 'buffer' },
     (_req, body: Buffer, done) => {
-      let text: string
-      try {
-        text = utf8.decode(body)
-      } catch {
-        return done(
-          clientError(422, 'invalid_request', 'request body is not valid UTF-8'),
-          undefined,
-        )
-      }
-      if (text.trim() === '')
-        return done(clientError(422, 'invalid_request', 'request body is empty'), undefined)
-      try {
-        done(null, JSON.parse(text))
-      } catch {
-        done(clientError(422, 'invalid_request', 'request body is not valid JSON'), undefined)
-      }
+      // Refused from its bytes: parsing and walking that many values would hold the event loop.
+      // A value takes at least 2 bytes (`0,`), so only a large body needs counting; it is then
+      // parsed in a turn of its own, and handled in the next.
+      if (body.length <= 2 * MAX_BODY_VALUES) return parseJson(body, done)
+      if (countJsonValues(body, MAX_BODY_VALUES) > MAX_BODY_VALUES)
+        return done(tooManyValues(), undefined)
+      setImmediate(() => parseJson(body, (err, value) => setImmediate(() => done(err, value))))
     },
   )
 

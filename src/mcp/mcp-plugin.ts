@@ -87,7 +87,9 @@ function messagesOf(body: unknown): JSONRPCMessage[] | { code: number; message: 
  * header names the scope of the calls that name none (`setup` writes the project's).
  */
 export function mcpPlugin(app: FastifyInstance, slot: RuntimeSlot): void {
-  const { server, transport } = createMcpServer(slot, new ContractValidator())
+  const validator = new ContractValidator()
+  void validator.warmUp()
+  const { server, transport } = createMcpServer(slot, validator)
   app.addHook('onClose', async () => server.close())
 
   app.post(MCP_PATH, async (req, reply) => {

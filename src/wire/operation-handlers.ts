@@ -11,6 +11,7 @@ import {
   MAX_SOURCE_CONTENT_BYTES,
   REMEMBER_MAX_ENTRIES,
 } from '../storage/spi/memory-backend.js'
+import { MAX_BODY_VALUES } from './body-values.js'
 import { fromWirePrepareContext, toWirePreparedContext } from './context-wire.js'
 import {
   fromWireFlushRecordsRequest,
@@ -117,6 +118,7 @@ export function wireCapabilities(runtime: MemoryRuntime): Schemas['CapabilitiesR
       changes_limit_max: CHANGES_LIMIT_MAX,
       source_content_bytes: MAX_SOURCE_CONTENT_BYTES,
       body_bytes: MAX_BODY_BYTES,
+      body_values: MAX_BODY_VALUES,
     },
   }
 }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
 
-import { BM25_B, BM25_K1, bm25Idf, bm25Order, bm25Score } from '../../src/core/bm25.js'
+import {
+  BM25_B,
+  BM25_K1,
+  bm25Idf,
+  bm25Order,
+  bm25OrderSliced,
+  bm25Score,
+} from '../../src/core/bm25.js'
 import type { PlannedTerm } from '../../src/core/query-plan.js'
 
 // Expected values computed by hand (python3: math.log, the formula of docs/search.md).
@@ -56,6 +63,28 @@ describe('bm25', () => {
     const order = bm25Order(docs, (d) => d.t, terms, stats).map((d) => d.id)
     expect(order).toEqual(['b', 'a', 'c', 'd'])
     expect(docs.map((d) => d.id)).toEqual(['a', 'b', 'c', 'd'])
+  })
+
+  it('sliced: the same order, one pause before each candidate', async () => {
+    const terms: PlannedTerm[] = [{ token: 'kiwi' }, { token: 'painted', prefix: 'paint' }]
+    const stats = { documents: 50, averageLength: 6, documentFrequencies: [9, 14] }
+    const words = ['kiwi', 'paint', 'painter', 'painted', 'x', 'y', 'paint9']
+    const docs = Array.from({ length: 40 }, (_, i) =>
+      Array.from({ length: 1 + (i % 9) }, (_, k) => words[(i * 7 + k * 3) % words.length]!),
+    )
+    let pauses = 0
+    const sliced = await bm25OrderSliced(
+      docs,
+      (d) => d,
+      terms,
+      stats,
+      async () => {
+        pauses += 1
+      },
+    )
+    expect(sliced).toEqual(bm25Order(docs, (d) => d, terms, stats))
+    expect(new Set(sliced.map((d) => bm25Score(terms, d, stats))).size).toBeGreaterThan(5)
+    expect(pauses).toBe(docs.length)
   })
 
   it('an empty index (no average) normalises by the document itself', () => {

@@ -4,6 +4,7 @@ import {
   findSecret,
   looksLikeSecret,
   refuseSourceSecrets,
+  refuseSourceSecretsSliced,
   SECRET_RULES,
 } from '../../src/core/secret-rules.js'
 
@@ -84,5 +85,42 @@ describe('secret rules', () => {
     let clean: unknown = 'nothing here'
     for (let i = 0; i < 20_000; i += 1) clean = { a: clean }
     expect(refused(clean)).toBeUndefined()
+  })
+
+  it('sliced for a request: the same verdict and error, pausing before each metadata string', async () => {
+    const cases: [string, unknown][] = [
+      [
+        'plain content',
+        { note: ['fine', { password: 'Hunter2!' }], later: 'password: Winter2024' },
+      ],
+      [
+        'plain content',
+        Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, `v${i}`])),
+      ],
+      ['Authorization: Bearer abcdef0123456789xyz', { note: 'fine' }],
+      ['plain content', { nested: { deeper: [1, true, null, 'clean'] } }],
+      ['plain content', {}],
+    ]
+    for (const [content, metadata] of cases) {
+      const outcome = (run: () => unknown): unknown => {
+        try {
+          run()
+          return 'clean'
+        } catch (err) {
+          return err
+        }
+      }
+      let pauses = 0
+      const pause = async () => {
+        pauses += 1
+      }
+      const sliced = await refuseSourceSecretsSliced(content, metadata, pause).then(
+        () => 'clean',
+        (err: unknown) => err,
+      )
+      expect(sliced).toEqual(outcome(() => refuseSourceSecrets(content, metadata)))
+      // Clean metadata: one pause per string it holds (500 in the second case).
+      if (metadata === cases[1]![1]) expect(pauses).toBe(500)
+    }
   })
 })

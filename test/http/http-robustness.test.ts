@@ -22,6 +22,7 @@ import { type OperationId, OPERATIONS } from '../../src/contract/operations.js'
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import { SqliteMemoryBackend } from '../../src/storage/sqlite/index.js'
+import { MAX_BODY_VALUES } from '../../src/wire/body-values.js'
 import { ContractValidator } from '../../src/wire/contract-validator.js'
 import { MAX_BODY_BYTES } from '../../src/wire/operation-handlers.js'
 import { assertErrorEnvelope, assertMatchesContract } from '../support/contract-assert.js'
@@ -1018,8 +1019,9 @@ function jsonFaults(body: Record<string, unknown>): { label: string; body: () =>
     { label: 'unquoted keys', body: textBody(text.replace(/"([a-z_]+)":/g, '$1:')) },
     { label: 'comment', body: textBody(`/* c */${text}`) },
     { label: 'NUL byte', body: textBody(`\u0000${text}`) },
-    { label: 'unbalanced deep arrays', body: textBody('['.repeat(100_000)) },
-    { label: 'unbalanced deep objects', body: textBody('{"a":'.repeat(50_000)) },
+    // Deep, yet under the body's value limit (deeper is refused before parsing: below).
+    { label: 'unbalanced deep arrays', body: textBody('['.repeat(40_000)) },
+    { label: 'unbalanced deep objects', body: textBody('{"a":'.repeat(40_000)) },
     { label: 'lone brace', body: textBody('{') },
   ]
   for (const raw of RAW_JSON_VALUES)
@@ -1091,8 +1093,7 @@ function postProbes(
   // Body shapes: anything but an object.
   for (const v of [[], [base], 'string', 42, -1.5, true, false, null])
     fault('shape', [422], `body ${describeValue(v)}`, jsonBody(v))
-  for (const n of [64, 10_000, 100_000])
-    fault('shape', [422], `deep arrays ${n}`, textBody(deep(n)))
+  for (const n of [64, 10_000, 40_000]) fault('shape', [422], `deep arrays ${n}`, textBody(deep(n)))
   fault('shape', [422], 'deep array as scope_id', spliced(base, 'scope_id', deep(5000)))
 
   // Invalid JSON and invalid UTF-8.
@@ -1128,6 +1129,15 @@ function postProbes(
   fault('too-large', [413], '3 MiB invalid JSON, chunked', () => Buffer.alloc(3 * 2 ** 20, '['), {
     chunked: true,
   })
+  // More JSON values than the limit: refused from the bytes, before parsing.
+  fault('too-large', [413], 'deep arrays 100000', textBody(deep(100_000)))
+  fault('too-large', [413], 'unbalanced deep arrays 150000', textBody('['.repeat(150_000)))
+  fault(
+    'too-large',
+    [413],
+    'values limit + 1',
+    spliced(base, 'scope_id', `[${'0,'.repeat(MAX_BODY_VALUES)}0]`),
+  )
   fault(
     'schema',
     [422],

@@ -279,6 +279,7 @@ class CapabilitiesResponseLimits(Model):
     changes_limit_max: int
     body_bytes: int
     source_content_bytes: int | Unset = UNSET
+    body_values: int | Unset = UNSET
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("text_bytes", "text_bytes", T.INT, True),
         Field("reason_characters", "reason_characters", T.INT, True),
@@ -288,6 +289,7 @@ class CapabilitiesResponseLimits(Model):
         Field("changes_limit_max", "changes_limit_max", T.INT, True),
         Field("body_bytes", "body_bytes", T.INT, True),
         Field("source_content_bytes", "source_content_bytes", T.INT, False),
+        Field("body_values", "body_values", T.INT, False),
     )
 
 

@@ -4,7 +4,7 @@ import { canonicalJson, canonicalJsonSliced } from '../../../core/canonical.js'
 import { invalidRequest, PowerContextError } from '../../../core/errors.js'
 import { timeSlicer } from '../../../core/event-loop-slices.js'
 import { checkScopeId, checkSourceId } from '../../../core/ids.js'
-import { refuseSourceSecrets } from '../../../core/secret-rules.js'
+import { refuseSourceSecrets, refuseSourceSecretsSliced } from '../../../core/secret-rules.js'
 import { assertStorableString, normalizeTimestamp, utf8Length } from '../../../core/text-rules.js'
 import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
 import type { WindowSource } from '../../spi/flush-types.js'
@@ -31,18 +31,24 @@ export interface CheckedCapture {
  * @throws PowerContextError `invalid_request`, `secret_detected`
  */
 export function checkCapture(cmd: CaptureSourceCommand): CheckedCapture {
-  const parts = captureParts(cmd)
+  const fields = captureFields(cmd)
+  refuseSourceSecrets(fields.content, fields.metadata)
+  const parts = withDocument(fields, cmd)
   return withHash(parts, canonicalJson(parts.document, 'source'))
 }
 
 /**
- * {@link checkCapture} for a request: the payload is encoded member by member with yields to the
- * event loop (metadata may hold a hundred thousand keys). Same payload, hash and errors.
- * @throws PowerContextError `invalid_request`
+ * {@link checkCapture} for a request: the metadata's strings are checked and the payload encoded
+ * member by member with yields to the event loop (metadata may hold tens of thousands of keys).
+ * Same payload, hash and errors.
+ * @throws PowerContextError `invalid_request`, `secret_detected`
  */
 export async function checkCaptureSliced(cmd: CaptureSourceCommand): Promise<CheckedCapture> {
-  const parts = captureParts(cmd)
-  return withHash(parts, await canonicalJsonSliced(parts.document, 'source', timeSlicer()))
+  const pause = timeSlicer()
+  const fields = captureFields(cmd)
+  await refuseSourceSecretsSliced(fields.content, fields.metadata, pause)
+  const parts = withDocument(fields, cmd)
+  return withHash(parts, await canonicalJsonSliced(parts.document, 'source', pause))
 }
 
 function withHash(parts: { scopeId: string; sourceId: string }, payload: string): CheckedCapture {
@@ -54,8 +60,8 @@ function withHash(parts: { scopeId: string; sourceId: string }, payload: string)
   }
 }
 
-/** The checked ids and the document whose canonical JSON is the payload. */
-function captureParts(cmd: CaptureSourceCommand) {
+/** The checked ids, content, media type and metadata of a capture (secrets not yet looked for). */
+function captureFields(cmd: CaptureSourceCommand) {
   const scopeId = checkScopeId(cmd.scopeId)
   const sourceId =
     cmd.sourceId === undefined
@@ -76,14 +82,18 @@ function captureParts(cmd: CaptureSourceCommand) {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw invalidRequest('metadata', 'must be a JSON object')
   }
-  refuseSourceSecrets(cmd.content, metadata)
+  return { scopeId, sourceId, content: cmd.content, mediaType, metadata }
+}
+
+/** The fields with the document whose canonical JSON is the payload. */
+function withDocument(fields: ReturnType<typeof captureFields>, cmd: CaptureSourceCommand) {
   const document = {
-    content: cmd.content,
-    media_type: mediaType,
-    metadata,
+    content: fields.content,
+    media_type: fields.mediaType,
+    metadata: fields.metadata,
     occurred_at: normalizeTimestamp(cmd.occurredAt, 'occurred_at'),
   }
-  return { scopeId, sourceId, document }
+  return { scopeId: fields.scopeId, sourceId: fields.sourceId, document }
 }
 
 /** The hash of a source's canonical payload (it identifies a repeat of the same capture). */

@@ -1,7 +1,7 @@
 import { checkSourceRefs } from '../../../core/command-rules.js'
 import { canonicalContent, hashCanonicalContent } from '../../../core/content-hash.js'
 import { invalidRequest } from '../../../core/errors.js'
-import { timeSlicer } from '../../../core/event-loop-slices.js'
+import { type Pause, timeSlicer } from '../../../core/event-loop-slices.js'
 import { checkScopeId } from '../../../core/ids.js'
 import type { Memory, VersionContent } from '../../../core/memory-model.js'
 import { isActive } from '../../../core/memory-state.js'
@@ -113,8 +113,13 @@ async function findActiveDuplicate(
   return undefined
 }
 
-/** Checks remember: 1–100 entries, each checked. @throws PowerContextError `invalid_request`. */
-export function checkRemember(cmd: RememberCommand) {
+/**
+ * Checks remember: 1–100 entries, each checked, then each looked at by the secret rules, one
+ * entry at a time with `pause()` awaited between them (100 texts of 8 KB are tens of ms of rule
+ * matching; the default pause yields to the event loop once a slice's budget is spent).
+ * @throws PowerContextError `invalid_request`, `secret_detected`.
+ */
+export async function checkRemember(cmd: RememberCommand, pause: Pause = timeSlicer()) {
   const scopeId = checkScopeId(cmd.scopeId)
   if (
     !Array.isArray(cmd.entries) ||
@@ -123,19 +128,24 @@ export function checkRemember(cmd: RememberCommand) {
   ) {
     throw invalidRequest('entries', `must hold 1–${REMEMBER_MAX_ENTRIES} entries`)
   }
-  const entries = cmd.entries.map(checkEntry)
-  entries.forEach((e, i) =>
+  const entries: ReturnType<typeof checkEntry>[] = []
+  for (const [i, entry] of cmd.entries.entries()) {
+    await pause()
+    entries.push(checkEntry(entry, i))
+  }
+  for (const [i, e] of entries.entries()) {
+    await pause()
     refuseSecrets({
       [`entries[${i}].text`]: e.content.text,
       [`entries[${i}].reason`]: e.reason ?? undefined,
-    }),
-  )
+    })
+  }
   return { scopeId, entries }
 }
 
 /** Adds memories; an entry equal to an active memory's current content is `unchanged`. */
 export async function remember(deps: OpDeps, cmd: RememberCommand): Promise<RememberResult> {
-  const { scopeId, entries } = checkRemember(cmd)
+  const { scopeId, entries } = await checkRemember(cmd)
   const ctx = await deps.context(entries.map((e) => e.content.text))
   return deps.run.write((tx) => rememberInTx(tx, ctx, scopeId, entries))
 }

@@ -11,6 +11,7 @@ import {
 import type { ChannelHit } from '../../../core/search-rules.js'
 import { candidatePoolSize } from '../../../core/search-rules.js'
 import type { CurrentMemory, DialectTx, TextHit } from '../../spi/dialect-tx.js'
+import { timeSlicer } from '../../../core/event-loop-slices.js'
 import { versionRowProblems } from '../version-codec.js'
 import { bm25Rerank } from './bm25-rerank.js'
 import { candidateTokens } from './candidate-tokens.js'
@@ -59,14 +60,21 @@ export async function ftsCandidates(
     kinds: q.kinds,
     limit: pool,
   })
-  // Each candidate's tokens, for admission and the re-rank (split once per text, then kept).
-  const tokens = raw.map((h) => candidateTokens(h.searchableText))
-  const matched = tokens.map((t) => matchedTerms(plan, t))
+  // Each candidate's tokens, for admission and the re-rank (split once per text, then kept),
+  // one candidate at a time with yields to the event loop: a pool of long texts is tens of ms.
+  const pause = timeSlicer()
+  const tokens: (readonly string[])[] = []
+  const matched: boolean[][] = []
+  for (const hit of raw) {
+    await pause()
+    tokens.push(candidateTokens(hit.searchableText))
+    matched.push(matchedTerms(plan, tokens.at(-1)!))
+  }
   const need = await knownShare(tx, q, plan, matched, raw.length >= pool)
   const admitted = raw.flatMap((hit, i) =>
     sharedCount(matched[i]!) >= need ? [{ hit, tokens: tokens[i]! }] : [],
   )
-  return { hits: await bm25Rerank(tx, plan, admitted), complete: raw.length < pool }
+  return { hits: await bm25Rerank(tx, plan, admitted, pause), complete: raw.length < pool }
 }
 
 /**
