@@ -1,7 +1,7 @@
 import { bm25OrderSliced } from '../../../core/bm25.js'
+import type { Pause } from '../../../core/event-loop-slices.js'
 import type { QueryPlan } from '../../../core/query-plan.js'
 import type { DialectTx, TextHit } from '../../spi/dialect-tx.js'
-import type { Pause } from '../../../core/event-loop-slices.js'
 
 /**
  * Admitted full-text candidates re-ranked by textbook BM25 (k1 = 0.9, b = 0.4) over

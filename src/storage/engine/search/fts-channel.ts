@@ -1,4 +1,5 @@
 import { analyzeTokens } from '../../../core/analyzer.js'
+import { timeSlicer } from '../../../core/event-loop-slices.js'
 import { isActive } from '../../../core/memory-state.js'
 import type { QueryPlan } from '../../../core/query-plan.js'
 import {
@@ -11,7 +12,6 @@ import {
 import type { ChannelHit } from '../../../core/search-rules.js'
 import { candidatePoolSize } from '../../../core/search-rules.js'
 import type { CurrentMemory, DialectTx, TextHit } from '../../spi/dialect-tx.js'
-import { timeSlicer } from '../../../core/event-loop-slices.js'
 import { versionRowProblems } from '../version-codec.js'
 import { bm25Rerank } from './bm25-rerank.js'
 import { candidateTokens } from './candidate-tokens.js'
