@@ -1143,10 +1143,10 @@ export const OPENAPI_DOCUMENT = {
       },
       "SourceId": {
         "type": "string",
-        "description": "Id of a captured source (evidence) of the same scope; printable ASCII.",
+        "description": "Id of a captured source (evidence) of the same scope: Unicode text without control characters or white space at either end, 1–256 characters after NFC normalisation (so at most 1,024 UTF-8 bytes), case-sensitive. Stored in NFC: two spellings of one id name one source. The schema admits up to 1,024 characters so that a decomposed spelling reaches the server's NFC check.",
         "minLength": 1,
-        "maxLength": 128,
-        "pattern": "^[\\x21-\\x7E]+$"
+        "maxLength": 1024,
+        "pattern": "^[^\\x00-\\x1F\\x7F-\\x9F]+$"
       },
       "Revision": {
         "type": "integer",

@@ -1089,7 +1089,7 @@ export interface components {
         };
         /** @enum {string} */
         SourceHandling: "structured" | "working_note" | "extracted" | "evidence_only";
-        /** @description Id of a captured source (evidence) of the same scope; printable ASCII. */
+        /** @description Id of a captured source (evidence) of the same scope: Unicode text without control characters or white space at either end, 1–256 characters after NFC normalisation (so at most 1,024 UTF-8 bytes), case-sensitive. Stored in NFC: two spellings of one id name one source. The schema admits up to 1,024 characters so that a decomposed spelling reaches the server's NFC check. */
         SourceId: string;
         /** @description What one processed source contributed. */
         SourceOutcome: {

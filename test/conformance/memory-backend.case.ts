@@ -27,6 +27,7 @@ import { relatedArea } from './memory-related.case.js'
 import { rememberArea } from './memory-remember.case.js'
 import { searchArea } from './memory-search.case.js'
 import { secretsArea } from './memory-secrets.case.js'
+import { sourceIdsArea } from './memory-source-ids.case.js'
 import { maintenanceArea, scopesArea, sourcesArea } from './memory-sources.case.js'
 import { updateArea } from './memory-update.case.js'
 import { vectorArea } from './memory-vector.case.js'
@@ -46,6 +47,7 @@ export function describeMemoryBackend(options: ConformanceOptions): void {
     changesArea(suite)
     searchArea(suite)
     sourcesArea(suite)
+    sourceIdsArea(suite)
     scopesArea(suite)
     listingArea(suite)
     recentArea(suite)
