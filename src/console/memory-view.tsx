@@ -16,14 +16,24 @@ import { Clipped, ErrorBox, Section, shortId, StateBadge, Time } from './ui.js'
  */
 export function MemoryView({ scope, memoryId }: { scope: string; memoryId: string }) {
   const { client } = useConsole()
-  const history = useLoad(
-    () => client.history({ scope_id: scope, memory_id: memoryId }),
-    [scope, memoryId],
-  )
+  // The history comes a page (≤ 1 MiB) at a time, oldest version first; the current version is
+  // read on its own so that the page holding it need not be loaded.
+  const history = useLoad(async () => {
+    const [first, got] = await Promise.all([
+      client.history({ scope_id: scope, memory_id: memoryId }),
+      client.get({ scope_id: scope, memory_id: memoryId }),
+    ])
+    return { first, current: got.memory }
+  }, [scope, memoryId])
+  const [more, setMore] = useState<{ of: unknown; pages: HistoryResponse[] }>({
+    of: undefined,
+    pages: [],
+  })
+  const loadMore = useAction()
   const [restoreTo, setRestoreTo] = useState<number | undefined>()
   const [redactOf, setRedactOf] = useState<number | undefined>()
-  const h = history.data
-  if (h === undefined)
+  const loaded = history.data
+  if (loaded === undefined)
     return (
       <section aria-labelledby="memory-heading">
         <h1 id="memory-heading">
@@ -33,7 +43,10 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
         <ErrorBox error={history.error} />
       </section>
     )
-  const current = h.versions.find((v) => v.memory_ref.revision === h.current_revision)!
+  const h = joinPages([loaded.first, ...(more.of === loaded ? more.pages : [])])
+  const current =
+    h.versions.find((v) => v.memory_ref.revision === h.current_revision) ?? loaded.current
+  const nextAfter = h.next_after
   return (
     <div class="columns">
       <div class="main-column">
@@ -68,6 +81,27 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
           canRestoreTo={h.state !== 'retired'}
           onRedact={(v) => setRedactOf(v)}
         />
+        {nextAfter !== null && (
+          <p>
+            <button
+              type="button"
+              disabled={loadMore.busy}
+              onClick={async () => {
+                const next = await loadMore.run(() =>
+                  client.history({ scope_id: scope, memory_id: memoryId, after: nextAfter }),
+                )
+                if (next !== undefined)
+                  setMore({
+                    of: loaded,
+                    pages: [...(more.of === loaded ? more.pages : []), next],
+                  })
+              }}
+            >
+              Show the versions after revision {nextAfter}
+            </button>
+          </p>
+        )}
+        <ErrorBox error={loadMore.error} />
         <Evidence scope={scope} memory={current} />
         <Transitions transitions={h.transitions} />
         <MergeGraph scope={scope} root={h} />
@@ -116,6 +150,17 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
   )
 }
 
+/** The pages of a history read so far, as one history (merges come with the first page). */
+function joinPages(pages: readonly HistoryResponse[]): HistoryResponse {
+  const first = pages[0]!
+  return {
+    ...first,
+    versions: pages.flatMap((p) => p.versions),
+    transitions: pages.flatMap((p) => p.transitions),
+    next_after: pages.at(-1)!.next_after,
+  }
+}
+
 function StateHelp({ state }: { state: string }) {
   const help: Record<string, string> = {
     active: 'Searchable and editable.',
@@ -126,7 +171,7 @@ function StateHelp({ state }: { state: string }) {
   return <p class="muted">{help[state]}</p>
 }
 
-/** Every version, newest first, each with a word diff to the version before it. */
+/** The versions loaded so far, newest first, each with a word diff to the version before it. */
 function Versions(props: {
   history: HistoryResponse
   canRestoreTo: boolean
@@ -262,7 +307,7 @@ function Evidence({ scope, memory }: { scope: string; memory: Memory }) {
   )
 }
 
-/** Every change-log row of the memory, oldest first. */
+/** The change-log rows of the versions loaded so far, oldest first. */
 function Transitions({ transitions }: { transitions: readonly MemoryChange[] }) {
   return (
     <Section title="State transitions">

@@ -525,7 +525,8 @@ export const OPENAPI_DOCUMENT = {
         "tags": [
           "memory"
         ],
-        "summary": "Every version and state transition of one memory.",
+        "summary": "Every version and state transition of one memory, a page at a time.",
+        "description": "Versions oldest first, after `after` (default 0), up to 1 MiB of version text, sources,\nartifacts and reasons per answer (the first version of a page always fits); pass\n`next_after` as `after` for the next page, null after the last. Each transition comes on\nthe page holding its revision; merges come on the first page only.\n",
         "x-mcp-tool": {
           "name": "memory_history",
           "read_only": true
@@ -547,7 +548,7 @@ export const OPENAPI_DOCUMENT = {
         },
         "responses": {
           "200": {
-            "description": "The history.",
+            "description": "One page of the history; `next_after` continues it.",
             "headers": {
               "X-PowerContext-Request-ID": {
                 "$ref": "#/components/headers/RequestId"
@@ -2540,6 +2541,13 @@ export const OPENAPI_DOCUMENT = {
           },
           "memory_id": {
             "$ref": "#/components/schemas/MemoryId"
+          },
+          "after": {
+            "type": "integer",
+            "description": "Continue after this revision (the previous page's `next_after`); default 0.",
+            "minimum": 0,
+            "maximum": 9007199254740991,
+            "default": 0
           }
         }
       },
@@ -2551,7 +2559,8 @@ export const OPENAPI_DOCUMENT = {
           "current_revision",
           "versions",
           "transitions",
-          "merges"
+          "merges",
+          "next_after"
         ],
         "properties": {
           "memory_id": {
@@ -2566,21 +2575,31 @@ export const OPENAPI_DOCUMENT = {
           },
           "versions": {
             "type": "array",
+            "description": "Versions after `after`, oldest first, up to the answer's 1 MiB budget.",
             "items": {
               "$ref": "#/components/schemas/Memory"
             }
           },
           "transitions": {
             "type": "array",
+            "description": "Change-log rows at this page's revisions (the last page also takes later ones).",
             "items": {
               "$ref": "#/components/schemas/MemoryChange"
             }
           },
           "merges": {
             "type": "array",
+            "description": "Every merge the memory took part in; on the first page only.",
             "items": {
               "$ref": "#/components/schemas/MergeRelation"
             }
+          },
+          "next_after": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "Pass as `after` for the next page; null after the last one."
           }
         }
       },

@@ -259,7 +259,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Every version and state transition of one memory. */
+        /**
+         * Every version and state transition of one memory, a page at a time.
+         * @description Versions oldest first, after `after` (default 0), up to 1 MiB of version text, sources,
+         *     artifacts and reasons per answer (the first version of a page always fits); pass
+         *     `next_after` as `after` for the next page, null after the last. Each transition comes on
+         *     the page holding its revision; merges come on the first page only.
+         */
         post: operations["history"];
         delete?: never;
         options?: never;
@@ -704,15 +710,25 @@ export interface components {
             sources: components["schemas"]["SourceView"][];
         };
         HistoryRequest: {
+            /**
+             * @description Continue after this revision (the previous page's `next_after`); default 0.
+             * @default 0
+             */
+            after?: number;
             memory_id: components["schemas"]["MemoryId"];
             scope_id: components["schemas"]["ScopeId"];
         };
         HistoryResponse: {
             current_revision: number;
             memory_id: string;
+            /** @description Every merge the memory took part in; on the first page only. */
             merges: components["schemas"]["MergeRelation"][];
+            /** @description Pass as `after` for the next page; null after the last one. */
+            next_after: number | null;
             state: components["schemas"]["MemoryState"];
+            /** @description Change-log rows at this page's revisions (the last page also takes later ones). */
             transitions: components["schemas"]["MemoryChange"][];
+            /** @description Versions after `after`, oldest first, up to the answer's 1 MiB budget. */
             versions: components["schemas"]["Memory"][];
         };
         /** @description Open string; known kinds fact, preference, decision, constraint, working_note. */
@@ -1530,7 +1546,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The history. */
+            /** @description One page of the history; `next_after` continues it. */
             200: {
                 headers: {
                     "X-PowerContext-Request-ID": components["headers"]["RequestId"];

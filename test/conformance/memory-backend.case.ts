@@ -27,6 +27,7 @@ import { relatedArea } from './memory-related.case.js'
 import { rememberArea } from './memory-remember.case.js'
 import { searchArea } from './memory-search.case.js'
 import { secretsArea } from './memory-secrets.case.js'
+import { historyPagesArea } from './memory-history-pages.case.js'
 import { sourceIdsArea } from './memory-source-ids.case.js'
 import { maintenanceArea, scopesArea, sourcesArea } from './memory-sources.case.js'
 import { updateArea } from './memory-update.case.js'
@@ -43,6 +44,7 @@ export function describeMemoryBackend(options: ConformanceOptions): void {
     updateArea(suite)
     forgetRestoreArea(suite)
     getHistoryArea(suite)
+    historyPagesArea(suite)
     listArea(suite)
     changesArea(suite)
     searchArea(suite)

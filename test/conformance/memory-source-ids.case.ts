@@ -39,7 +39,7 @@ export function sourceIdsArea(suite: ConformanceSuite): void {
       expect(read.memory.sources.map((s) => s.sourceId).sort()).toEqual([MINUTES, SPACED].sort())
       const erased = await t.backend.redact({
         scopeId,
-        target: { kind: 'source', sourceId: MINUTES },
+        target: { sourceId: MINUTES },
       })
       expect(erased.items.map((i) => [i.sourceId, i.status])).toEqual([[MINUTES, 'redacted']])
       const after = await t.backend.getSources({ scopeId, sourceIds: [MINUTES, SPACED] })

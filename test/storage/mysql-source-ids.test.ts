@@ -98,7 +98,7 @@ describeWithMariadb('source id columns (schema version 5)', () => {
     const first = await open(url)
     await first.captureSource({ scopeId: 'p', sourceId: 'old-id', content: 'kept' })
     await first.captureSource({ scopeId: 'p', sourceId: 'erased', content: 'gone' })
-    await first.redact({ scopeId: 'p', target: { kind: 'source', sourceId: 'erased' } })
+    await first.redact({ scopeId: 'p', target: { sourceId: 'erased' } })
     await first.close()
     await databases.admin((c) => backToVersion4(c, db))
     expect(await databases.admin((c) => columnTypes(c, db))).toEqual(

@@ -1,4 +1,4 @@
-import { checkLegacyCitation } from '../../core/command-rules.js'
+import { checkLegacyCitation, checkLimit } from '../../core/command-rules.js'
 import type { Embedder } from '../../core/embedding.js'
 import { invalidRequest } from '../../core/errors.js'
 import {
@@ -237,9 +237,13 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
     return this.inReadTransaction((tx) => getInTx(tx, checked))
   }
 
-  /** All versions and transitions of one memory. */
+  /** One page of a memory's versions and transitions (see {@link historyInTx}). */
   async history(cmd: Spi.HistoryCommand): Promise<Spi.HistoryResult> {
-    const checked = { scopeId: checkScopeId(cmd.scopeId), memoryId: checkMemoryId(cmd.memoryId) }
+    const checked = {
+      scopeId: checkScopeId(cmd.scopeId),
+      memoryId: checkMemoryId(cmd.memoryId),
+      after: checkLimit(cmd.after, 'after', { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }),
+    }
     return this.inReadTransaction((tx) => historyInTx(tx, checked))
   }
 
