@@ -16,14 +16,13 @@ import { Clipped, ErrorBox, Section, shortId, StateBadge, Time } from './ui.js'
  */
 export function MemoryView({ scope, memoryId }: { scope: string; memoryId: string }) {
   const { client } = useConsole()
-  // The history comes a page (≤ 1 MiB) at a time, oldest version first; the current version is
-  // read on its own so that the page holding it need not be loaded.
+  // The history comes a page (≤ 1 MiB) at a time, oldest version first; when the first page does
+  // not hold the current version, it is read on its own.
   const history = useLoad(async () => {
-    const [first, got] = await Promise.all([
-      client.history({ scope_id: scope, memory_id: memoryId }),
-      client.get({ scope_id: scope, memory_id: memoryId }),
-    ])
-    return { first, current: got.memory }
+    const first = await client.history({ scope_id: scope, memory_id: memoryId })
+    const shown = first.versions.find((v) => v.memory_ref.revision === first.current_revision)
+    const current = shown ?? (await client.get({ scope_id: scope, memory_id: memoryId })).memory
+    return { first, current }
   }, [scope, memoryId])
   const [more, setMore] = useState<{ of: unknown; pages: HistoryResponse[] }>({
     of: undefined,
