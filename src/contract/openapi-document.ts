@@ -2655,7 +2655,8 @@ export const OPENAPI_DOCUMENT = {
             "type": [
               "string",
               "null"
-            ]
+            ],
+            "description": "Pass as `after` for the next page; null after the last one. A page that reached the answer's 1 MiB budget of memory text, sources, artifacts and reasons holds fewer than `limit` memories."
           }
         }
       },

@@ -769,6 +769,7 @@ export interface components {
         };
         ListResponse: {
             memories: components["schemas"]["Memory"][];
+            /** @description Pass as `after` for the next page; null after the last one. A page that reached the answer's 1 MiB budget of memory text, sources, artifacts and reasons holds fewer than `limit` memories. */
             next_after: string | null;
         };
         ListScopesRequest: {

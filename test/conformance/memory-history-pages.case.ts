@@ -6,7 +6,10 @@
 import { expect } from 'vitest'
 
 import type { HistoryResult } from '../../src/storage/spi/memory-backend.js'
-import { HISTORY_RESPONSE_BYTES_MAX } from '../../src/storage/spi/memory-commands.js'
+import {
+  HISTORY_RESPONSE_BYTES_MAX,
+  LIST_RESPONSE_BYTES_MAX,
+} from '../../src/storage/spi/memory-commands.js'
 import type { ConformanceSuite } from './harness.case.js'
 import { expectCode, newScope, rememberOne, unsafe } from './harness.case.js'
 
@@ -78,6 +81,40 @@ export function historyPagesArea(suite: ConformanceSuite): void {
             t.backend.history(unsafe({ scopeId, memoryId, after: bad })),
             'invalid_request',
           )
+      },
+    )
+
+    t.test(
+      'list pages end early at the byte budget; next_after reads every memory once',
+      async () => {
+        const scopeId = newScope()
+        const count = 200
+        for (let start = 1; start <= count; start += 50) {
+          const { results } = await t.backend.remember({
+            scopeId,
+            entries: Array.from({ length: 50 }, (_, i) => ({
+              kind: 'fact',
+              text: textOf(start + i),
+            })),
+          })
+          expect(results).toHaveLength(50)
+        }
+        const seen: string[] = []
+        let after: string | undefined
+        let pages = 0
+        do {
+          const page = await t.backend.list({ scopeId, limit: 500, after })
+          pages += 1
+          const bytes = page.memories.reduce((n, m) => n + Buffer.byteLength(m.text), 0)
+          expect(bytes).toBeLessThanOrEqual(LIST_RESPONSE_BYTES_MAX)
+          seen.push(...page.memories.map((m) => m.memoryRef.artifactId))
+          after = page.nextAfter ?? undefined
+          if (after !== undefined) expect(page.memories.at(-1)?.memoryRef.artifactId).toBe(after)
+        } while (after !== undefined)
+        expect(pages).toBeGreaterThanOrEqual(2)
+        expect(seen).toHaveLength(count)
+        expect(new Set(seen).size).toBe(count)
+        expect(seen).toEqual([...seen].sort())
       },
     )
   })

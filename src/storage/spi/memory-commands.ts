@@ -31,6 +31,11 @@ export const RECENT_SCOPES_MAX = 9
  * transitions at their revisions. The first version of a page always fits; `nextAfter` continues.
  */
 export const HISTORY_RESPONSE_BYTES_MAX = 1024 * 1024
+/**
+ * Byte budget of one `list` answer (the memories' current versions, counted as in history): a
+ * page that reached it holds fewer than `limit` memories, and `nextAfter` continues.
+ */
+export const LIST_RESPONSE_BYTES_MAX = 1024 * 1024
 /** Versions read per statement while a history page is filled. */
 export const HISTORY_READ_BATCH = 64
 
@@ -218,6 +223,7 @@ export interface ListCommand {
 
 export interface ListResult {
   readonly memories: readonly Memory[]
+  /** Pass as `after` for the next page, or null after the last one (see LIST_RESPONSE_BYTES_MAX). */
   readonly nextAfter: string | null
 }
 

@@ -4,10 +4,8 @@ import { HISTORY_READ_BATCH, HISTORY_RESPONSE_BYTES_MAX } from '../../spi/memory
 import type { ChangeRow, VersionRow } from '../../spi/rows.js'
 import { requireMemory } from '../guards.js'
 import { viewsOf } from '../redaction/redaction-reads.js'
+import { ROW_OVERHEAD_BYTES, versionBytes } from './answer-bytes.js'
 import { toChange } from './changes.js'
-
-/** Bytes a version or transition adds to an answer beyond its texts (ids, times, field names). */
-const ROW_OVERHEAD = 256
 
 /**
  * DESIGN §3 history, one page: the versions after `after` that fit the answer's byte budget (the
@@ -70,17 +68,6 @@ function groupByRevision(changes: readonly ChangeRow[]): Map<number, ChangeRow[]
   return out
 }
 
-function versionBytes(v: VersionRow): number {
-  return (
-    ROW_OVERHEAD +
-    Buffer.byteLength(v.text) +
-    Buffer.byteLength(v.kind) +
-    Buffer.byteLength(v.sourcesJson) +
-    Buffer.byteLength(v.artifactsJson) +
-    Buffer.byteLength(v.reason ?? '')
-  )
-}
-
 function sumBytes(changes: readonly ChangeRow[]): number {
-  return changes.reduce((n, c) => n + ROW_OVERHEAD + Buffer.byteLength(c.reason ?? ''), 0)
+  return changes.reduce((n, c) => n + ROW_OVERHEAD_BYTES + Buffer.byteLength(c.reason ?? ''), 0)
 }
