@@ -233,8 +233,7 @@ export class SourceJournal implements F.SourceJournalPort {
 
   async records(cmd: F.FlushRecordsCommand): Promise<F.FlushRecordsResult> {
     const scopeId = checkScopeId(cmd.scopeId)
-    const recordId =
-      cmd.recordId === undefined ? undefined : checkRecordId(cmd.recordId)
+    const recordId = cmd.recordId === undefined ? undefined : checkRecordId(cmd.recordId)
     const after = checkLimit(cmd.after, 'after', {
       min: 0,
       max: Number.MAX_SAFE_INTEGER,
