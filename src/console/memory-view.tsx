@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks'
 import type { GetSourcesResponse, HistoryResponse, Memory, MemoryChange } from '../client/index.js'
 import { useConsole } from './context.js'
 import { Diff } from './diff-view.js'
-import { useAction, useLoad } from './hooks.js'
+import { useLoad, useMorePages } from './hooks.js'
 import { EditPanel, ForgetPanel, RestorePanel } from './memory-actions.js'
 import { RedactedNote, RedactPanel } from './redact-panel.js'
 import { MergeGraph } from './merge-graph.js'
@@ -24,11 +24,7 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
     const current = shown ?? (await client.get({ scope_id: scope, memory_id: memoryId })).memory
     return { first, current }
   }, [scope, memoryId])
-  const [more, setMore] = useState<{ of: unknown; pages: HistoryResponse[] }>({
-    of: undefined,
-    pages: [],
-  })
-  const loadMore = useAction()
+  const more = useMorePages<HistoryResponse>(history.data)
   const [restoreTo, setRestoreTo] = useState<number | undefined>()
   const [redactOf, setRedactOf] = useState<number | undefined>()
   const loaded = history.data
@@ -42,7 +38,7 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
         <ErrorBox error={history.error} />
       </section>
     )
-  const h = joinPages([loaded.first, ...(more.of === loaded ? more.pages : [])])
+  const h = joinPages([loaded.first, ...more.pages])
   const current =
     h.versions.find((v) => v.memory_ref.revision === h.current_revision) ?? loaded.current
   const nextAfter = h.next_after
@@ -84,23 +80,18 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
           <p>
             <button
               type="button"
-              disabled={loadMore.busy}
-              onClick={async () => {
-                const next = await loadMore.run(() =>
+              disabled={more.busy}
+              onClick={() =>
+                more.fetchNext(() =>
                   client.history({ scope_id: scope, memory_id: memoryId, after: nextAfter }),
                 )
-                if (next !== undefined)
-                  setMore({
-                    of: loaded,
-                    pages: [...(more.of === loaded ? more.pages : []), next],
-                  })
-              }}
+              }
             >
               Show the versions after revision {nextAfter}
             </button>
           </p>
         )}
-        <ErrorBox error={loadMore.error} />
+        <ErrorBox error={more.error} />
         <Evidence scope={scope} memory={current} />
         <Transitions transitions={h.transitions} />
         <MergeGraph scope={scope} root={h} />
@@ -239,17 +230,9 @@ function Evidence({ scope, memory }: { scope: string; memory: Memory }) {
     [scope, ids.join('\u0000')],
   )
   // One answer carries at most 1 MiB of sources; the rest is fetched on request, page by page.
-  const [more, setMore] = useState<{ key: string; pages: GetSourcesResponse[] }>({
-    key: '',
-    pages: [],
-  })
-  const key = `${scope}\u0001${ids.join('\u0000')}`
-  const pages = [
-    ...(sources.data === undefined ? [] : [sources.data]),
-    ...(more.key === key ? more.pages : []),
-  ]
+  const more = useMorePages<GetSourcesResponse>(sources.data)
+  const pages = [...(sources.data === undefined ? [] : [sources.data]), ...more.pages]
   const remaining = pages.at(-1)?.remaining_source_ids ?? []
-  const loadMore = useAction()
   return (
     <Section title="Evidence">
       {ids.length === 0 && <p class="muted">This version cites no source.</p>}
@@ -288,20 +271,18 @@ function Evidence({ scope, memory }: { scope: string; memory: Memory }) {
         <p>
           <button
             type="button"
-            disabled={loadMore.busy}
-            onClick={async () => {
-              const next = await loadMore.run(() =>
+            disabled={more.busy}
+            onClick={() =>
+              more.fetchNext(() =>
                 client.getSources({ scope_id: scope, source_ids: [...remaining] }),
               )
-              if (next !== undefined)
-                setMore({ key, pages: [...(more.key === key ? more.pages : []), next] })
-            }}
+            }
           >
             Show {remaining.length} more {remaining.length === 1 ? 'source' : 'sources'}
           </button>
         </p>
       )}
-      <ErrorBox error={loadMore.error} />
+      <ErrorBox error={more.error} />
     </Section>
   )
 }

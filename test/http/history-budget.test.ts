@@ -4,35 +4,23 @@
  * version once and in order. Through the typed client (raw answer sizes measured on the wire) and
  * the CLI's `history --after` against a real server on loopback.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
 import { main } from '../../src/cli/main.js'
 import { createPowerContextClient, type PowerContextClient } from '../../src/client/index.js'
-import { type RunningServer, startServer } from '../../src/http/server-run.js'
 import { HISTORY_RESPONSE_BYTES_MAX } from '../../src/storage/spi/memory-commands.js'
+import { useTempServer } from '../support/temp-server.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'pc-history-budget-'))
 const SCOPE = 'history:budget'
 /** 300 versions of ≈ 8 KB: about 2.4 MB of text, three answers. */
 const VERSIONS = 300
 const textOf = (n: number): string => `v${n}: ` + 'a long history, '.repeat(505) + 'end'
-let server: RunningServer
+const temp = useTempServer('pc-history-budget-', { vectorAnn: false })
 let client: PowerContextClient
 let memoryId: string
 
 beforeAll(async () => {
-  server = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: join(dir, 'data'),
-    logLevel: 'silent',
-    vectorAnn: false,
-  })
-  client = createPowerContextClient({ baseUrl: server.url })
+  client = createPowerContextClient({ baseUrl: temp.server.url })
   const r = await client.remember({ scope_id: SCOPE, entries: [{ kind: 'fact', text: textOf(1) }] })
   memoryId = r.results[0]!.memory.memory_ref.artifact_id
   for (let n = 2; n <= VERSIONS; n += 1)
@@ -42,10 +30,6 @@ beforeAll(async () => {
       text: textOf(n),
     })
 }, 120_000)
-afterAll(async () => {
-  await server.stop()
-  rmSync(dir, { recursive: true, force: true })
-})
 
 describe('history of many large versions', () => {
   it('comes in answers of at most 1 MiB of versions; following next_after sees each version once, in order', async () => {
@@ -53,7 +37,7 @@ describe('history of many large versions', () => {
     const answerBytes: number[] = []
     let after: number | null = 0
     while (after !== null) {
-      const res = await fetch(`${server.url}/v1/memory/history`, {
+      const res = await fetch(`${temp.server.url}/v1/memory/history`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ scope_id: SCOPE, memory_id: memoryId, after }),
@@ -82,7 +66,7 @@ describe('history of many large versions', () => {
   it('the CLI prints one page and how to continue', async () => {
     let out = ''
     const run = (...args: string[]) =>
-      main(['node', 'powercontext', '--server-url', server.url, ...args], {
+      main(['node', 'powercontext', '--server-url', temp.server.url, ...args], {
         out: (t) => (out += t.endsWith('\n') ? t : `${t}\n`),
         err: () => undefined,
       })
