@@ -8,7 +8,7 @@ import { EditPanel, ForgetPanel, RestorePanel } from './memory-actions.js'
 import { RedactedNote, RedactPanel } from './redact-panel.js'
 import { MergeGraph } from './merge-graph.js'
 import { href } from './routes.js'
-import { Clipped, ErrorBox, Section, shortId, StateBadge, Time } from './ui.js'
+import { Clipped, ErrorBox, MoreButton, Section, shortId, StateBadge, Time } from './ui.js'
 
 /**
  * One memory: its current text and state, every version with a word diff to its predecessor, its
@@ -77,21 +77,17 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
           onRedact={(v) => setRedactOf(v)}
         />
         {nextAfter !== null && (
-          <p>
-            <button
-              type="button"
-              disabled={more.busy}
-              onClick={() =>
-                more.fetchNext(() =>
-                  client.history({ scope_id: scope, memory_id: memoryId, after: nextAfter }),
-                )
-              }
-            >
-              Show the versions after revision {nextAfter}
-            </button>
-          </p>
+          <MoreButton
+            more={more}
+            onClick={() =>
+              more.fetchNext(() =>
+                client.history({ scope_id: scope, memory_id: memoryId, after: nextAfter }),
+              )
+            }
+          >
+            Show the versions after revision {nextAfter}
+          </MoreButton>
         )}
-        <ErrorBox error={more.error} />
         <Evidence scope={scope} memory={current} />
         <Transitions transitions={h.transitions} />
         <MergeGraph scope={scope} root={h} />
@@ -268,21 +264,15 @@ function Evidence({ scope, memory }: { scope: string; memory: Memory }) {
           ))}
       </ul>
       {remaining.length > 0 && (
-        <p>
-          <button
-            type="button"
-            disabled={more.busy}
-            onClick={() =>
-              more.fetchNext(() =>
-                client.getSources({ scope_id: scope, source_ids: [...remaining] }),
-              )
-            }
-          >
-            Show {remaining.length} more {remaining.length === 1 ? 'source' : 'sources'}
-          </button>
-        </p>
+        <MoreButton
+          more={more}
+          onClick={() =>
+            more.fetchNext(() => client.getSources({ scope_id: scope, source_ids: [...remaining] }))
+          }
+        >
+          Show {remaining.length} more {remaining.length === 1 ? 'source' : 'sources'}
+        </MoreButton>
       )}
-      <ErrorBox error={more.error} />
     </Section>
   )
 }
