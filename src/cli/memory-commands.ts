@@ -162,12 +162,17 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
 
   program
     .command('history')
-    .description('every version and state transition of a memory')
+    .description('the versions and state transitions of a memory, one page (≤ 1 MiB) at a time')
     .option('--scope <id>', SCOPE_OPTION_HELP)
+    .option(
+      '--after <revision>',
+      'continue after this revision (next_after of the previous page)',
+      parseInteger,
+    )
     .argument('<memory-id>')
     .action(async (memoryId: string, o, cmd: Command) =>
       run(cmd, async (ops, json) => {
-        const r = await ops.history({ scopeId: o.scope, memoryId })
+        const r = await ops.history({ scopeId: o.scope, memoryId, after: o.after })
         const into = r.versions.at(-1)?.mergedInto ?? null
         return print(json, toWireHistory(r), () => [
           `${r.memoryId} [${r.state}] at revision ${r.currentRevision}${into === null ? '' : `, merged into ${into}`}`,
@@ -176,6 +181,7 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
           ),
           ...r.transitions.map((c) => `  ${formatChange(c)}`),
           ...r.merges.map((m) => `  ${formatMerge(m)}`),
+          ...(r.nextAfter === null ? [] : [`next page: --after ${r.nextAfter}`]),
         ])
       }),
     )

@@ -144,7 +144,11 @@ export class RemoteMemoryOperations implements MemoryOperations {
   }
 
   async history(cmd: Spi.HistoryCommand): Promise<Spi.HistoryResult> {
-    const r = await this.#client.history({ scope_id: cmd.scopeId, memory_id: cmd.memoryId })
+    const r = await this.#client.history({
+      scope_id: cmd.scopeId,
+      memory_id: cmd.memoryId,
+      ...opt('after', cmd.after),
+    })
     return fromWireHistory(r, cmd.scopeId)
   }
 

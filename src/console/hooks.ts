@@ -74,6 +74,26 @@ export function useAction(): {
 }
 
 /**
+ * The further pages of a bounded answer (at most 1 MiB each), fetched on request after the first
+ * one; they are dropped when `of` (the first answer) changes, e.g. on reload.
+ */
+export function useMorePages<T>(of: unknown): {
+  readonly pages: readonly T[]
+  readonly busy: boolean
+  readonly error: ShownError | undefined
+  fetchNext(load: () => Promise<T>): Promise<void>
+} {
+  const [state, setState] = useState<{ of: unknown; pages: T[] }>({ of: undefined, pages: [] })
+  const action = useAction()
+  const pages = state.of === of ? state.pages : []
+  const fetchNext = async (load: () => Promise<T>): Promise<void> => {
+    const next = await action.run(load)
+    if (next !== undefined) setState({ of, pages: [...pages, next] })
+  }
+  return { pages, busy: action.busy, error: action.error, fetchNext }
+}
+
+/**
  * Keyboard navigation through a list: ArrowUp/ArrowDown (and Home/End) move the focus between the
  * container's `[data-nav]` elements. Returns the container's keydown handler.
  */

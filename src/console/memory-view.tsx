@@ -3,12 +3,12 @@ import { useState } from 'preact/hooks'
 import type { GetSourcesResponse, HistoryResponse, Memory, MemoryChange } from '../client/index.js'
 import { useConsole } from './context.js'
 import { Diff } from './diff-view.js'
-import { useAction, useLoad } from './hooks.js'
+import { useLoad, useMorePages } from './hooks.js'
 import { EditPanel, ForgetPanel, RestorePanel } from './memory-actions.js'
 import { RedactedNote, RedactPanel } from './redact-panel.js'
 import { MergeGraph } from './merge-graph.js'
 import { href } from './routes.js'
-import { Clipped, ErrorBox, Section, shortId, StateBadge, Time } from './ui.js'
+import { Clipped, ErrorBox, MoreButton, Section, shortId, StateBadge, Time } from './ui.js'
 
 /**
  * One memory: its current text and state, every version with a word diff to its predecessor, its
@@ -16,14 +16,19 @@ import { Clipped, ErrorBox, Section, shortId, StateBadge, Time } from './ui.js'
  */
 export function MemoryView({ scope, memoryId }: { scope: string; memoryId: string }) {
   const { client } = useConsole()
-  const history = useLoad(
-    () => client.history({ scope_id: scope, memory_id: memoryId }),
-    [scope, memoryId],
-  )
+  // The history comes a page (≤ 1 MiB) at a time, oldest version first; when the first page does
+  // not hold the current version, it is read on its own.
+  const history = useLoad(async () => {
+    const first = await client.history({ scope_id: scope, memory_id: memoryId })
+    const shown = first.versions.find((v) => v.memory_ref.revision === first.current_revision)
+    const current = shown ?? (await client.get({ scope_id: scope, memory_id: memoryId })).memory
+    return { first, current }
+  }, [scope, memoryId])
+  const more = useMorePages<HistoryResponse>(history.data)
   const [restoreTo, setRestoreTo] = useState<number | undefined>()
   const [redactOf, setRedactOf] = useState<number | undefined>()
-  const h = history.data
-  if (h === undefined)
+  const loaded = history.data
+  if (loaded === undefined)
     return (
       <section aria-labelledby="memory-heading">
         <h1 id="memory-heading">
@@ -33,7 +38,10 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
         <ErrorBox error={history.error} />
       </section>
     )
-  const current = h.versions.find((v) => v.memory_ref.revision === h.current_revision)!
+  const h = joinPages([loaded.first, ...more.pages])
+  const current =
+    h.versions.find((v) => v.memory_ref.revision === h.current_revision) ?? loaded.current
+  const nextAfter = h.next_after
   return (
     <div class="columns">
       <div class="main-column">
@@ -68,6 +76,18 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
           canRestoreTo={h.state !== 'retired'}
           onRedact={(v) => setRedactOf(v)}
         />
+        {nextAfter !== null && (
+          <MoreButton
+            more={more}
+            onClick={() =>
+              more.fetchNext(() =>
+                client.history({ scope_id: scope, memory_id: memoryId, after: nextAfter }),
+              )
+            }
+          >
+            Show the versions after revision {nextAfter}
+          </MoreButton>
+        )}
         <Evidence scope={scope} memory={current} />
         <Transitions transitions={h.transitions} />
         <MergeGraph scope={scope} root={h} />
@@ -116,6 +136,17 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
   )
 }
 
+/** The pages of a history read so far, as one history (merges come with the first page). */
+function joinPages(pages: readonly HistoryResponse[]): HistoryResponse {
+  const first = pages[0]!
+  return {
+    ...first,
+    versions: pages.flatMap((p) => p.versions),
+    transitions: pages.flatMap((p) => p.transitions),
+    next_after: pages.at(-1)!.next_after,
+  }
+}
+
 function StateHelp({ state }: { state: string }) {
   const help: Record<string, string> = {
     active: 'Searchable and editable.',
@@ -126,7 +157,7 @@ function StateHelp({ state }: { state: string }) {
   return <p class="muted">{help[state]}</p>
 }
 
-/** Every version, newest first, each with a word diff to the version before it. */
+/** The versions loaded so far, newest first, each with a word diff to the version before it. */
 function Versions(props: {
   history: HistoryResponse
   canRestoreTo: boolean
@@ -195,17 +226,9 @@ function Evidence({ scope, memory }: { scope: string; memory: Memory }) {
     [scope, ids.join('\u0000')],
   )
   // One answer carries at most 1 MiB of sources; the rest is fetched on request, page by page.
-  const [more, setMore] = useState<{ key: string; pages: GetSourcesResponse[] }>({
-    key: '',
-    pages: [],
-  })
-  const key = `${scope}\u0001${ids.join('\u0000')}`
-  const pages = [
-    ...(sources.data === undefined ? [] : [sources.data]),
-    ...(more.key === key ? more.pages : []),
-  ]
+  const more = useMorePages<GetSourcesResponse>(sources.data)
+  const pages = [...(sources.data === undefined ? [] : [sources.data]), ...more.pages]
   const remaining = pages.at(-1)?.remaining_source_ids ?? []
-  const loadMore = useAction()
   return (
     <Section title="Evidence">
       {ids.length === 0 && <p class="muted">This version cites no source.</p>}
@@ -241,28 +264,20 @@ function Evidence({ scope, memory }: { scope: string; memory: Memory }) {
           ))}
       </ul>
       {remaining.length > 0 && (
-        <p>
-          <button
-            type="button"
-            disabled={loadMore.busy}
-            onClick={async () => {
-              const next = await loadMore.run(() =>
-                client.getSources({ scope_id: scope, source_ids: [...remaining] }),
-              )
-              if (next !== undefined)
-                setMore({ key, pages: [...(more.key === key ? more.pages : []), next] })
-            }}
-          >
-            Show {remaining.length} more {remaining.length === 1 ? 'source' : 'sources'}
-          </button>
-        </p>
+        <MoreButton
+          more={more}
+          onClick={() =>
+            more.fetchNext(() => client.getSources({ scope_id: scope, source_ids: [...remaining] }))
+          }
+        >
+          Show {remaining.length} more {remaining.length === 1 ? 'source' : 'sources'}
+        </MoreButton>
       )}
-      <ErrorBox error={loadMore.error} />
     </Section>
   )
 }
 
-/** Every change-log row of the memory, oldest first. */
+/** The change-log rows of the versions loaded so far, oldest first. */
 function Transitions({ transitions }: { transitions: readonly MemoryChange[] }) {
   return (
     <Section title="State transitions">

@@ -63,3 +63,21 @@ export function Clipped({ text, max = 600 }: { text: string; max?: number }) {
     </details>
   )
 }
+
+/** The button that fetches the next page of a bounded answer, with the page's error below it. */
+export function MoreButton(props: {
+  more: { readonly busy: boolean; readonly error: ShownError | undefined }
+  onClick: () => void
+  children: ComponentChildren
+}) {
+  return (
+    <>
+      <p>
+        <button type="button" disabled={props.more.busy} onClick={props.onClick}>
+          {props.children}
+        </button>
+      </p>
+      <ErrorBox error={props.more.error} />
+    </>
+  )
+}

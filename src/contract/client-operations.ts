@@ -47,7 +47,7 @@ export const CLIENT_OPERATIONS = {
   merge: {"operationId":"merge","method":"POST","path":"/v1/memory/merge","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":"MergeRequest","responseType":"MergeResponse","responseFormat":"json"},
   /** `POST /v1/memory/get`: Read one version (exact `memory_ref`, the current one by `memory_id`, or by an upgraded `legacy_citation`). */
   get: {"operationId":"get","method":"POST","path":"/v1/memory/get","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":"GetRequest","responseType":"GetResponse","responseFormat":"json"},
-  /** `POST /v1/memory/history`: Every version and state transition of one memory. */
+  /** `POST /v1/memory/history`: Every version and state transition of one memory, a page at a time. */
   history: {"operationId":"history","method":"POST","path":"/v1/memory/history","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":"HistoryRequest","responseType":"HistoryResponse","responseFormat":"json"},
   /** `POST /v1/memory/list`: One keyset page of memories, ordered by memory id. */
   list: {"operationId":"list","method":"POST","path":"/v1/memory/list","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":"ListRequest","responseType":"ListResponse","responseFormat":"json"},

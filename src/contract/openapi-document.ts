@@ -525,7 +525,8 @@ export const OPENAPI_DOCUMENT = {
         "tags": [
           "memory"
         ],
-        "summary": "Every version and state transition of one memory.",
+        "summary": "Every version and state transition of one memory, a page at a time.",
+        "description": "Versions oldest first, after `after` (default 0), up to 1 MiB of version text, sources,\nartifacts and reasons per answer (the first version of a page always fits); pass\n`next_after` as `after` for the next page, null after the last. Each transition comes on\nthe page holding its revision; merges come on the first page only.\n",
         "x-mcp-tool": {
           "name": "memory_history",
           "read_only": true
@@ -547,7 +548,7 @@ export const OPENAPI_DOCUMENT = {
         },
         "responses": {
           "200": {
-            "description": "The history.",
+            "description": "One page of the history; `next_after` continues it.",
             "headers": {
               "X-PowerContext-Request-ID": {
                 "$ref": "#/components/headers/RequestId"
@@ -1143,10 +1144,10 @@ export const OPENAPI_DOCUMENT = {
       },
       "SourceId": {
         "type": "string",
-        "description": "Id of a captured source (evidence) of the same scope; printable ASCII.",
+        "description": "Id of a captured source (evidence) of the same scope: Unicode text without control characters or white space at either end, 1–256 characters after NFC normalisation (so at most 1,024 UTF-8 bytes), case-sensitive. Stored in NFC: two spellings of one id name one source. The schema admits up to 1,024 characters so that a decomposed spelling reaches the server's NFC check.",
         "minLength": 1,
-        "maxLength": 128,
-        "pattern": "^[\\x21-\\x7E]+$"
+        "maxLength": 1024,
+        "pattern": "^[^\\x00-\\x1F\\x7F-\\x9F]+$"
       },
       "Revision": {
         "type": "integer",
@@ -2544,6 +2545,13 @@ export const OPENAPI_DOCUMENT = {
           },
           "memory_id": {
             "$ref": "#/components/schemas/MemoryId"
+          },
+          "after": {
+            "type": "integer",
+            "description": "Continue after this revision (the previous page's `next_after`); default 0.",
+            "minimum": 0,
+            "maximum": 9007199254740991,
+            "default": 0
           }
         }
       },
@@ -2555,7 +2563,8 @@ export const OPENAPI_DOCUMENT = {
           "current_revision",
           "versions",
           "transitions",
-          "merges"
+          "merges",
+          "next_after"
         ],
         "properties": {
           "memory_id": {
@@ -2570,21 +2579,31 @@ export const OPENAPI_DOCUMENT = {
           },
           "versions": {
             "type": "array",
+            "description": "Versions after `after`, oldest first, up to the answer's 1 MiB budget.",
             "items": {
               "$ref": "#/components/schemas/Memory"
             }
           },
           "transitions": {
             "type": "array",
+            "description": "Change-log rows at this page's revisions (the last page also takes later ones).",
             "items": {
               "$ref": "#/components/schemas/MemoryChange"
             }
           },
           "merges": {
             "type": "array",
+            "description": "Every merge the memory took part in; on the first page only.",
             "items": {
               "$ref": "#/components/schemas/MergeRelation"
             }
+          },
+          "next_after": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "Pass as `after` for the next page; null after the last one."
           }
         }
       },
@@ -2640,7 +2659,8 @@ export const OPENAPI_DOCUMENT = {
             "type": [
               "string",
               "null"
-            ]
+            ],
+            "description": "Pass as `after` for the next page; null after the last one. A page that reached the answer's 1 MiB budget of memory text, sources, artifacts and reasons holds fewer than `limit` memories."
           }
         }
       },

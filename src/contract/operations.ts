@@ -163,7 +163,7 @@ export const OPERATIONS = [
     "operationId": "history",
     "method": "POST",
     "path": "/v1/memory/history",
-    "summary": "Every version and state transition of one memory.",
+    "summary": "Every version and state transition of one memory, a page at a time.",
     "requestSchema": "HistoryRequest",
     "successStatus": 200,
     "responseSchema": "HistoryResponse",

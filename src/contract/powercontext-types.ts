@@ -267,7 +267,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Every version and state transition of one memory. */
+        /**
+         * Every version and state transition of one memory, a page at a time.
+         * @description Versions oldest first, after `after` (default 0), up to 1 MiB of version text, sources,
+         *     artifacts and reasons per answer (the first version of a page always fits); pass
+         *     `next_after` as `after` for the next page, null after the last. Each transition comes on
+         *     the page holding its revision; merges come on the first page only.
+         */
         post: operations["history"];
         delete?: never;
         options?: never;
@@ -716,15 +722,25 @@ export interface components {
             sources: components["schemas"]["SourceView"][];
         };
         HistoryRequest: {
+            /**
+             * @description Continue after this revision (the previous page's `next_after`); default 0.
+             * @default 0
+             */
+            after?: number;
             memory_id: components["schemas"]["MemoryId"];
             scope_id: components["schemas"]["ScopeId"];
         };
         HistoryResponse: {
             current_revision: number;
             memory_id: string;
+            /** @description Every merge the memory took part in; on the first page only. */
             merges: components["schemas"]["MergeRelation"][];
+            /** @description Pass as `after` for the next page; null after the last one. */
+            next_after: number | null;
             state: components["schemas"]["MemoryState"];
+            /** @description Change-log rows at this page's revisions (the last page also takes later ones). */
             transitions: components["schemas"]["MemoryChange"][];
+            /** @description Versions after `after`, oldest first, up to the answer's 1 MiB budget. */
             versions: components["schemas"]["Memory"][];
         };
         /** @description Open string; known kinds fact, preference, decision, constraint, working_note. */
@@ -765,6 +781,7 @@ export interface components {
         };
         ListResponse: {
             memories: components["schemas"]["Memory"][];
+            /** @description Pass as `after` for the next page; null after the last one. A page that reached the answer's 1 MiB budget of memory text, sources, artifacts and reasons holds fewer than `limit` memories. */
             next_after: string | null;
         };
         ListScopesRequest: {
@@ -1106,7 +1123,7 @@ export interface components {
         };
         /** @enum {string} */
         SourceHandling: "structured" | "working_note" | "extracted" | "evidence_only";
-        /** @description Id of a captured source (evidence) of the same scope; printable ASCII. */
+        /** @description Id of a captured source (evidence) of the same scope: Unicode text without control characters or white space at either end, 1–256 characters after NFC normalisation (so at most 1,024 UTF-8 bytes), case-sensitive. Stored in NFC: two spellings of one id name one source. The schema admits up to 1,024 characters so that a decomposed spelling reaches the server's NFC check. */
         SourceId: string;
         /** @description What one processed source contributed. */
         SourceOutcome: {
@@ -1547,7 +1564,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The history. */
+            /** @description One page of the history; `next_after` continues it. */
             200: {
                 headers: {
                     "X-PowerContext-Request-ID": components["headers"]["RequestId"];

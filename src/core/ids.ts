@@ -6,7 +6,7 @@ import { invalidRequest } from './errors.js'
 export const MEMORY_ID_PREFIX = 'mem_'
 /** Prefix of every operation id (groups the change-log rows of one request). */
 export const OPERATION_ID_PREFIX = 'op_'
-/** Maximum length of any identifier (memory, scope, source ids). */
+/** Maximum length of a memory or scope id (source ids: {@link MAX_SOURCE_ID_CHARS}). */
 export const MAX_ID_LENGTH = 128
 
 const nextUlid = monotonicFactory()
@@ -54,11 +54,61 @@ export function checkScopeId(value: unknown, field = 'scope_id'): string {
   return checkPrintableId(field, value)
 }
 
+/** Maximum length of a source id, in Unicode characters (code points) after NFC. */
+export const MAX_SOURCE_ID_CHARS = 256
+/** Maximum length of a source id in UTF-8 bytes (follows from {@link MAX_SOURCE_ID_CHARS}). */
+export const MAX_SOURCE_ID_BYTES = MAX_SOURCE_ID_CHARS * 4
+
+/** A control character (C0, DEL, C1) or a lone UTF-16 surrogate (not encodable as UTF-8). */
+const CONTROL_OR_LONE_SURROGATE = /[\p{Cc}\p{Cs}]/u
+const EDGE_WHITESPACE = /^\s|\s$/u
+
 /**
- * Source ids follow the scope id rule: printable ASCII, 1–128 characters, case-sensitive.
+ * Source ids are any Unicode text the Python reference accepted, kept exact: normalised to NFC
+ * (two spellings of one id are one source), 1–256 characters (so at most 1,024 UTF-8 bytes), no
+ * control characters, no white space at either end; case-sensitive. Returns the NFC form.
  * @throws PowerContextError `invalid_request`
  */
 export function checkSourceId(value: unknown, field = 'source_id'): string {
+  if (typeof value !== 'string') throw invalidRequest(field, 'must be a string')
+  if (CONTROL_OR_LONE_SURROGATE.test(value)) {
+    throw invalidRequest(field, 'must be text without control characters')
+  }
+  const id = value.normalize('NFC')
+  const chars = countCodePoints(id)
+  if (chars === 0 || chars > MAX_SOURCE_ID_CHARS) {
+    throw invalidRequest(field, `must be 1–${MAX_SOURCE_ID_CHARS} characters`)
+  }
+  if (EDGE_WHITESPACE.test(id)) {
+    throw invalidRequest(field, 'must not begin or end with white space')
+  }
+  return id
+}
+
+/** Whether `value` is a well-formed source id in its stored (NFC) form. */
+export function isSourceId(value: unknown): value is string {
+  try {
+    return checkSourceId(value) === value
+  } catch {
+    return false
+  }
+}
+
+function countCodePoints(s: string): number {
+  let n = 0
+  for (let i = 0; i < s.length; i += 1) {
+    const c = s.charCodeAt(i)
+    if (c < 0xd800 || c > 0xdbff) n += 1
+  }
+  return n
+}
+
+/**
+ * Ids named by the caller that are kept in ASCII columns (flush record ids): printable ASCII,
+ * 1–128 characters, case-sensitive.
+ * @throws PowerContextError `invalid_request`
+ */
+export function checkRecordId(value: unknown, field = 'record_id'): string {
   return checkPrintableId(field, value)
 }
 

@@ -48,6 +48,7 @@ export const TOOL_GUIDES: Readonly<Record<McpToolName, string>> = {
   ].join(' '),
   memory_history: [
     'Use it to see how and why a memory changed (each transition keeps its reason), which revision to restore, or what a merge absorbed.',
+    'Versions come oldest first, up to 1 MiB per answer: pass the `next_after` of the previous page as `after` until it is null.',
     example({ memory_id: 'mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S' }),
   ].join(' '),
   remember_memory: [

@@ -97,6 +97,7 @@ export const toWireHistory = (r: HistoryResult): Wire['HistoryResponse'] => ({
   versions: r.versions.map(toWireMemory),
   transitions: r.transitions.map(toWireChange),
   merges: r.merges.map(toWireMergeRelation),
+  next_after: r.nextAfter,
 })
 
 export const toWireRestore = (r: RestoreResult): Wire['RestoreResponse'] => ({
@@ -265,6 +266,7 @@ export const fromWireHistory = (r: Wire['HistoryResponse'], scopeId: string): Hi
     versions: Object.freeze(r.versions.map(fromWireMemory)),
     transitions: Object.freeze(r.transitions.map(fromWireChange)),
     merges: Object.freeze(r.merges.map((m) => fromWireMergeRelation(m, scopeId))),
+    nextAfter: r.next_after,
   })
 
 /** A plan entry of a restore preview (inverse of `toWirePlanRef`). */

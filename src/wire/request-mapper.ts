@@ -105,6 +105,7 @@ export const fromWireGet = (b: Wire['GetRequest']): Spi.GetCommand => {
 export const fromWireHistory = (b: Wire['HistoryRequest']): Spi.HistoryCommand => ({
   scopeId: b.scope_id,
   memoryId: b.memory_id,
+  after: b.after,
 })
 
 export const fromWireList = (b: Wire['ListRequest']): Spi.ListCommand => ({

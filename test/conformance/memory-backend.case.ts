@@ -14,6 +14,7 @@ import type { ConformanceOptions } from './harness.case.js'
 import { ConformanceSuite } from './harness.case.js'
 import { badInputArea } from './memory-bad-input.case.js'
 import { flushArea } from './memory-flush.case.js'
+import { historyPagesArea } from './memory-history-pages.case.js'
 import { forgetRestoreArea, getHistoryArea } from './memory-lifecycle.case.js'
 import { listingArea } from './memory-listing.case.js'
 import { mergeArea } from './memory-merge.case.js'
@@ -28,6 +29,7 @@ import { relatedArea } from './memory-related.case.js'
 import { rememberArea } from './memory-remember.case.js'
 import { searchArea } from './memory-search.case.js'
 import { secretsArea } from './memory-secrets.case.js'
+import { sourceIdsArea } from './memory-source-ids.case.js'
 import { maintenanceArea, scopesArea, sourcesArea } from './memory-sources.case.js'
 import { updateArea } from './memory-update.case.js'
 import { vectorArea } from './memory-vector.case.js'
@@ -43,10 +45,12 @@ export function describeMemoryBackend(options: ConformanceOptions): void {
     updateArea(suite)
     forgetRestoreArea(suite)
     getHistoryArea(suite)
+    historyPagesArea(suite)
     listArea(suite)
     changesArea(suite)
     searchArea(suite)
     sourcesArea(suite)
+    sourceIdsArea(suite)
     scopesArea(suite)
     listingArea(suite)
     recentArea(suite)

@@ -259,7 +259,7 @@ export function badInputArea(suite: ConformanceSuite): void {
         { kind: 'fact' },
         { kind: 'fact', text: 'typed', sources: 'ok' },
         { kind: 'fact', text: 'typed', sources: [{ name: 'file', sourceId: 'ok' }] },
-        { kind: 'fact', text: 'typed', sources: [{ name: 'content', sourceId: 'bad id' }] },
+        { kind: 'fact', text: 'typed', sources: [{ name: 'content', sourceId: 'bad\u0007id' }] },
         { kind: 'fact', text: 'typed', sources: [{ name: 'content' }] },
         { kind: 'fact', text: 'typed', sources: [null] },
       ]

@@ -113,7 +113,7 @@ export function sourcesArea(suite: ConformanceSuite): void {
       const scopeId = newScope()
       const bad = [
         { scopeId, sourceId: 'a', content: '   ' },
-        { scopeId, sourceId: 'with space', content: 'x' },
+        { scopeId, sourceId: 'with\ttab', content: 'x' },
         { scopeId, sourceId: '', content: 'x' },
         { scopeId: 'bad scope', sourceId: 'a', content: 'x' },
         { scopeId, sourceId: 'a', content: 'x', metadata: ['not', 'an', 'object'] },

@@ -192,6 +192,33 @@ describe('web console in headless Chromium', () => {
     })
   })
 
+  it('shows a long history one bounded answer at a time, with a button for the newer versions', async () => {
+    const scope = 'console:long-history'
+    const textOf = (n: number) =>
+      `Version ${n}: ${'the gateway retries idempotent calls. '.repeat(210)}end`
+    const [m] = await rememberIn(scope, textOf(1))
+    const memoryId = m!.memory_ref.artifact_id
+    // 140 versions of ≈ 8 KB: more than one answer of at most 1 MiB.
+    for (let n = 2; n <= 140; n += 1)
+      await pc.update({
+        scope_id: scope,
+        memory_ref: { artifact_id: memoryId, revision: n - 1 },
+        text: textOf(n),
+      })
+    await withPage(async (page) => {
+      await page.goto(`${server.url}/${memoryHash(memoryId, scope)}`)
+      await page.waitForSelector('[data-testid="version-1"]')
+      expect(await page.textContent('[data-testid="current-text"]')).toContain('Version 140:')
+      expect(await page.locator('[data-testid="version-140"]').count()).toBe(0)
+      const first = await page.locator('.versions > li').count()
+      expect(first).toBeLessThan(140)
+      await page.click(`text=Show the versions after revision ${first}`)
+      await page.waitForSelector('[data-testid="version-140"]')
+      expect(await page.locator('.versions > li').count()).toBe(140)
+      expect(await page.locator('text=Show the versions after').count()).toBe(0)
+    })
+  })
+
   it('edits at the shown revision; a conflict from another client shows the newer version and re-applies on it', async () => {
     const scope = 'console:edit'
     const [m] = await rememberIn(scope, 'Deploys happen on Tuesdays.')

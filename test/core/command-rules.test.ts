@@ -62,8 +62,8 @@ describe('checkSourceRefs', () => {
     expect(refusal(() => checkSourceRefs([{ sourceId: 'a' }]))).toBe(
       'sources[0].name: must be one of content',
     )
-    expect(refusal(() => checkSourceRefs([ok, { name: 'content', sourceId: 'a b' }], 'ev'))).toBe(
-      'ev[1].source_id: must be printable ASCII without spaces',
+    expect(refusal(() => checkSourceRefs([ok, { name: 'content', sourceId: 'a\tb' }], 'ev'))).toBe(
+      'ev[1].source_id: must be text without control characters',
     )
     expect(refusal(() => checkSourceRefs([{ name: 'content' }]))).toBe(
       'sources[0].source_id: must be a string',

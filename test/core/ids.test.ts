@@ -1,6 +1,7 @@
 /**
- * Identifiers (core/ids.ts, docs/memory-model.md): new ids are a prefix and a time-ordered ULID; scope,
- * source and memory ids are printable ASCII of 1–128 characters; a revision is an integer ≥ 1.
+ * Identifiers (core/ids.ts, docs/storage.md "Identifiers"): new ids are a prefix and a time-ordered
+ * ULID; scope and memory ids are printable ASCII of 1–128 characters; source ids are NFC text of
+ * 1–256 characters without control characters; a revision is an integer ≥ 1.
  */
 import { describe, expect, it } from 'vitest'
 
@@ -10,6 +11,8 @@ import {
   checkScopeId,
   checkSourceId,
   MAX_ID_LENGTH,
+  MAX_SOURCE_ID_BYTES,
+  MAX_SOURCE_ID_CHARS,
   MEMORY_ID_PREFIX,
   MERGE_ID_PREFIX,
   newMemoryId,
@@ -44,7 +47,6 @@ describe('new ids', () => {
 describe('printable ids', () => {
   it.each([
     ['scope_id', checkScopeId],
-    ['source_id', checkSourceId],
     ['memory_id', checkMemoryId],
   ] as const)('%s: printable ASCII, 1–128 characters, case kept', (field, check) => {
     expect(MAX_ID_LENGTH).toBe(128)
@@ -57,6 +59,39 @@ describe('printable ids', () => {
     }
     expect(refusal(() => check(12))).toBe(`${field}: must be a string`)
     expect(refusal(() => check('a b', 'x.y'))).toBe('x.y: must be printable ASCII without spaces')
+  })
+})
+
+describe('source ids', () => {
+  it('are the reference ids: Unicode text, NFC, 1–256 characters, case kept', () => {
+    expect([MAX_SOURCE_ID_CHARS, MAX_SOURCE_ID_BYTES]).toEqual([256, 1024])
+    for (const id of ['A!~z', '会议纪要-2025-12-01', 'a b', 'note 😀 x', '纪'.repeat(256)]) {
+      expect(checkSourceId(id)).toBe(id)
+    }
+    // 256 characters of four UTF-8 bytes each: the byte bound is reached, not passed.
+    const widest = '😀'.repeat(256)
+    expect(checkSourceId(widest)).toBe(widest)
+    expect(Buffer.byteLength(widest)).toBe(MAX_SOURCE_ID_BYTES)
+    // Two spellings of one id are one id: the decomposed form is stored composed.
+    expect(checkSourceId('Cafe\u0301-纪要')).toBe('Caf\u00e9-纪要')
+    expect(checkSourceId('x'.repeat(255) + 'e\u0301')).toBe('x'.repeat(255) + '\u00e9')
+  })
+
+  it('refuses control characters, edge white space, lone surrogates and more than 256 characters', () => {
+    for (const bad of ['a\tb', 'a\nb', '\u0000', 'x\u007f', 'x\u0085y', 'x\ud800', '\udc00x']) {
+      expect(refusal(() => checkSourceId(bad))).toBe(
+        'source_id: must be text without control characters',
+      )
+    }
+    for (const bad of [' a', 'a ', '\u3000会议', 'a\u00a0']) {
+      expect(refusal(() => checkSourceId(bad))).toBe(
+        'source_id: must not begin or end with white space',
+      )
+    }
+    for (const bad of ['', '纪'.repeat(257), '😀'.repeat(257)]) {
+      expect(refusal(() => checkSourceId(bad))).toBe('source_id: must be 1–256 characters')
+    }
+    expect(refusal(() => checkSourceId(12, 'x.y'))).toBe('x.y: must be a string')
   })
 })
 

@@ -159,6 +159,10 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
 
     const history = await ok(client, 'memory_history', { scope_id, memory_id })
     expect(history.versions.map((v: Wire) => v.memory_ref.revision)).toEqual([1, 2])
+    expect(history.next_after).toBeNull()
+    const later = await ok(client, 'memory_history', { scope_id, memory_id, after: 1 })
+    expect(later.versions.map((v: Wire) => v.memory_ref.revision)).toEqual([2])
+    expect([later.merges, later.next_after]).toEqual([[], null])
 
     const forgotten = await ok(client, 'forget_memory', { scope_id, memory_id, reason: 'test' })
     expect(forgotten.status).toBe('forgotten')

@@ -693,9 +693,11 @@ class HistoryRequest(Model):
 
     scope_id: str
     memory_id: str
+    after: int | Unset = UNSET
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("scope_id", "scope_id", T.STR, True),
         Field("memory_id", "memory_id", T.STR, True),
+        Field("after", "after", T.INT, False),
     )
 
 
@@ -709,6 +711,7 @@ class HistoryResponse(Model):
     versions: List[Memory]
     transitions: List[MemoryChange]
     merges: List[MergeRelation]
+    next_after: Optional[int]
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("memory_id", "memory_id", T.STR, True),
         Field("state", "state", T.STR, True),
@@ -716,6 +719,7 @@ class HistoryResponse(Model):
         Field("versions", "versions", T.list(T.model("Memory")), True),
         Field("transitions", "transitions", T.list(T.model("MemoryChange")), True),
         Field("merges", "merges", T.list(T.model("MergeRelation")), True),
+        Field("next_after", "next_after", T.nullable(T.INT), True),
     )
 
 
@@ -1608,11 +1612,12 @@ class Operations:
         *,
         scope_id: str | Unset = UNSET,
         memory_id: str | Unset = UNSET,
+        after: int | Unset = UNSET,
         request_id: str | None = None,
         timeout: float | None = None,
     ) -> HistoryResponse:
-        "POST /v1/memory/history: Every version and state transition of one memory."
-        return self._call("history", _body(request, HistoryRequest, {"scope_id": scope_id, "memory_id": memory_id}), request_id, timeout)  # type: ignore[no-any-return]
+        "POST /v1/memory/history: Every version and state transition of one memory, a page at a time."
+        return self._call("history", _body(request, HistoryRequest, {"scope_id": scope_id, "memory_id": memory_id, "after": after}), request_id, timeout)  # type: ignore[no-any-return]
 
     def list(
         self,

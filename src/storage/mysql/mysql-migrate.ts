@@ -83,7 +83,10 @@ export async function migrateMysql(sql: SqlSession, dialect: MysqlDialect): Prom
   }
   const opts = tableOptions(dialect)
   for (let v = from; v < MYSQL_SCHEMA_VERSION; v += 1) {
-    for (const statement of MYSQL_MIGRATIONS[v] ?? []) await sql.run(statement(opts))
+    for (const step of MYSQL_MIGRATIONS[v] ?? []) {
+      if (typeof step === 'function') await sql.run(step(opts))
+      else await step.procedure(sql)
+    }
     await sql.run(SET_SCHEMA_VERSION_SQL, [v + 1])
   }
   return from

@@ -1,11 +1,13 @@
 /*
  * Schema of the MySQL-protocol adapter (docs/storage.md, docs/oceanbase.md; the OceanBase DDL adapted to
  * the atomic tables): identity and hash columns are ASCII with a binary collation (case-variant
- * scope and source ids stay distinct), text columns utf8mb4 with a binary collation, refs canonical
+ * scope ids stay distinct; source ids are utf8mb4 with a binary collation since version 6), text columns utf8mb4 with a binary collation, refs canonical
  * JSON text, every key well inside InnoDB's 3072-byte limit. The FULLTEXT and vector indexes are
  * not migrations: they depend on what the server supports and are ensured at open.
  */
+import type { SqlSession } from '../sql/session.js'
 import type { MysqlDialect } from './mysql-search.js'
+import { widenSourceIdColumns } from './mysql-source-ids.js'
 
 const ID = 'VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin'
 const HASH = 'CHAR(64) CHARACTER SET ascii COLLATE ascii_bin'
@@ -24,11 +26,18 @@ export function tableOptions(dialect: MysqlDialect): string {
 }
 
 /**
+ * One step of a migration: a statement (a function of the dialect's table options), or a
+ * procedure that reads the schema to decide its statements (each of them idempotent too).
+ */
+export type MigrationStep =
+  ((opts: string) => string) | { readonly procedure: (sql: SqlSession) => Promise<void> }
+
+/**
  * Forward-only migrations: entry `i` moves the schema from version `i` to `i + 1`. Each statement
  * is idempotent (`IF NOT EXISTS`), because DDL commits implicitly: a migration interrupted half
- * way is simply run again. Statements are functions of the dialect's table options.
+ * way is simply run again.
  */
-export const MYSQL_MIGRATIONS: readonly (readonly ((opts: string) => string)[])[] = [
+export const MYSQL_MIGRATIONS: readonly (readonly MigrationStep[])[] = [
   [
     (o) => `CREATE TABLE IF NOT EXISTS scopes (
       scope_id ${ID} NOT NULL,
@@ -280,6 +289,9 @@ export const MYSQL_MIGRATIONS: readonly (readonly ((opts: string) => string)[])[
     () => `ALTER TABLE redactions ADD UNIQUE KEY IF NOT EXISTS
       redactions_by_record (scope_id, record_id)`,
   ],
+  // 6: source ids are Unicode text (NFC, 1–256 characters): their columns become utf8mb4 with a
+  // binary collation (mysql-source-ids.ts).
+  [{ procedure: widenSourceIdColumns }],
 ]
 
 /** The schema version this code writes and reads. */
@@ -308,8 +320,10 @@ export function ftsProbeTableSql(dialect: MysqlDialect): string {
   ) ${tableOptions(dialect)}`
 }
 
-/** Every statement of every migration in order, for a dialect (tests parse each one). */
+/** Every fixed statement of every migration in order, for a dialect (tests parse each one). */
 export function migrationStatements(dialect: MysqlDialect, from = 0): string[] {
   const opts = tableOptions(dialect)
-  return MYSQL_MIGRATIONS.slice(from).flatMap((m) => m.map((statement) => statement(opts)))
+  return MYSQL_MIGRATIONS.slice(from).flatMap((m) =>
+    m.flatMap((step) => (typeof step === 'function' ? [step(opts)] : [])),
+  )
 }

@@ -38,7 +38,8 @@ export interface DialectTx {
   readonly redactions: RedactionTx
   getMemory(memoryId: string): Promise<MemoryRow | undefined>
   getVersion(memoryId: string, version: number): Promise<VersionRow | undefined>
-  listVersions(memoryId: string): Promise<VersionRow[]>
+  /** Versions after `after` (default 0), oldest first, at most `limit` of them (default all). */
+  listVersions(memoryId: string, after?: number, limit?: number): Promise<VersionRow[]>
   /** Current rows + versions of the given memories (missing ids are absent from the map). */
   loadCurrent(memoryIds: readonly string[]): Promise<Map<string, CurrentMemory>>
   /** Active heads of the scope whose current content hash equals `contentHash`. */

@@ -28,6 +28,18 @@ export const RECENT_LIMIT_MAX = 100
 export const RECENT_SCOPES_MAX = 9
 /** Largest content source `captureSource` accepts, in UTF-8 bytes. */
 export const MAX_SOURCE_CONTENT_BYTES = 1_000_000
+/**
+ * Byte budget of one history answer: the versions' text, sources, artifacts and reasons and the
+ * transitions at their revisions. The first version of a page always fits; `nextAfter` continues.
+ */
+export const HISTORY_RESPONSE_BYTES_MAX = 1024 * 1024
+/**
+ * Byte budget of one `list` answer (the memories' current versions, counted as in history): a
+ * page that reached it holds fewer than `limit` memories, and `nextAfter` continues.
+ */
+export const LIST_RESPONSE_BYTES_MAX = 1024 * 1024
+/** Versions read per statement while a history page is filled. */
+export const HISTORY_READ_BATCH = 64
 
 /** One entry of a `remember` batch. */
 export interface RememberEntry {
@@ -177,16 +189,27 @@ export interface GetResult {
 export interface HistoryCommand {
   readonly scopeId: string
   readonly memoryId: string
+  /** Continue after this revision (the previous page's `nextAfter`); default 0, the first page. */
+  readonly after?: number | undefined
 }
 
+/**
+ * One page of a memory's history: versions after `after`, oldest first, up to
+ * {@link HISTORY_RESPONSE_BYTES_MAX}. Each transition travels with the page holding its revision
+ * (`toRevision`, else `fromRevision`); the last page also takes any later one. Merges come on the
+ * first page only.
+ */
 export interface HistoryResult {
   readonly memoryId: string
   readonly state: MemoryState
   readonly currentRevision: number
   readonly versions: readonly Memory[]
-  /** Every change-log row of this memory, oldest first. */
+  /** The change-log rows at this page's revisions, oldest first. */
   readonly transitions: readonly MemoryChange[]
+  /** Every merge the memory took part in (first page; empty on later pages). */
   readonly merges: readonly MergeRecord[]
+  /** Pass as `after` for the next page, or null after the last one. */
+  readonly nextAfter: number | null
 }
 
 export interface ListCommand {
@@ -202,6 +225,7 @@ export interface ListCommand {
 
 export interface ListResult {
   readonly memories: readonly Memory[]
+  /** Pass as `after` for the next page, or null after the last one (see LIST_RESPONSE_BYTES_MAX). */
   readonly nextAfter: string | null
 }
 

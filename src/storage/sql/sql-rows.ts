@@ -109,10 +109,11 @@ export class SqlRows implements DialectTx {
     )
   }
 
-  async listVersions(memoryId: string): Promise<VersionRow[]> {
+  async listVersions(memoryId: string, after = 0, limit?: number): Promise<VersionRow[]> {
+    const bounded = limit === undefined ? '' : ' LIMIT ?'
     return this.#sql.all(
-      `SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE memory_id = ? ORDER BY version`,
-      [memoryId],
+      `SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE memory_id = ? AND version > ? ORDER BY version${bounded}`,
+      limit === undefined ? [memoryId, after] : [memoryId, after, limit],
     )
   }
 

@@ -3,7 +3,7 @@ import { checkArtifactRef, checkLimit } from '../../../core/command-rules.js'
 import { invalidRequest } from '../../../core/errors.js'
 import { type Pause, timeSlicer } from '../../../core/event-loop-slices.js'
 import { isIsolating, windowEnd } from '../../../core/flush-policy.js'
-import { checkScopeId, checkSourceId, newOperationId } from '../../../core/ids.js'
+import { checkRecordId, checkScopeId, checkSourceId, newOperationId } from '../../../core/ids.js'
 import { isActive } from '../../../core/memory-state.js'
 import type { RedactionInfo } from '../../../core/redaction.js'
 import {
@@ -236,8 +236,7 @@ export class SourceJournal implements F.SourceJournalPort {
 
   async records(cmd: F.FlushRecordsCommand): Promise<F.FlushRecordsResult> {
     const scopeId = checkScopeId(cmd.scopeId)
-    const recordId =
-      cmd.recordId === undefined ? undefined : checkSourceId(cmd.recordId, 'record_id')
+    const recordId = cmd.recordId === undefined ? undefined : checkRecordId(cmd.recordId)
     const after = checkLimit(cmd.after, 'after', {
       min: 0,
       max: Number.MAX_SAFE_INTEGER,
