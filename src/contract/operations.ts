@@ -196,6 +196,16 @@ export const OPERATIONS = [
     "mcpTool": null
   },
   {
+    "operationId": "contextReceipts",
+    "method": "POST",
+    "path": "/v1/context/receipts",
+    "summary": "What prepared context gave each agent session (receipts), newest first. Refs only, no text.",
+    "requestSchema": "ReceiptsRequest",
+    "successStatus": 200,
+    "public": false,
+    "mcpTool": null
+  },
+  {
     "operationId": "changes",
     "method": "POST",
     "path": "/v1/memory/changes",

@@ -85,6 +85,9 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         'database damage found: writes are refused; run `powercontext admin verify`',
       ),
   })
+  runtime.receipts.start({
+    onError: (err) => app.log.warn({ err }, 'receipts: record or prune failed'),
+  })
   const schedule = flushSchedule(settings, runtime.capabilities().extraction.provider !== null)
   if (schedule !== undefined) {
     runtime.startFlushScheduler({

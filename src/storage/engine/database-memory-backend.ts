@@ -50,6 +50,7 @@ import { rememberInTx } from './ops/remember.js'
 import { restoreInTx } from './ops/restore.js'
 import { planRestore } from './ops/restore-plan.js'
 import { updateInTx } from './ops/update.js'
+import { ReceiptLog } from './receipts/receipt-log.js'
 import { checkRedact, NO_ERASE_STEP, redact } from './redaction/redact.js'
 import { searchInMode, searchModesOf } from './search/search-modes.js'
 import { reindexVectors } from './vectors/reindex.js'
@@ -86,10 +87,13 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
 
   /** The source journal (DESIGN §6): flush windows, cursor CAS, failures, decision records. */
   readonly journal: SourceJournal
+  /** The receipt log (docs/agents.md "Receipts"). */
+  readonly receipts: ReceiptLog
 
   constructor(options: DatabaseBackendOptions = {}) {
     this.#now = options.now ?? (() => new Date())
     this.#vectors = new VectorSupport(options.embedder)
+    this.receipts = new ReceiptLog(this.#run, this.#now)
     this.journal = new SourceJournal({
       run: this.#run,
       now: this.#now,
