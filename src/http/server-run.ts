@@ -35,6 +35,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     extraction: settings.extraction,
     vectorAnn: settings.vectorAnn,
     lockWaitMs: settings.lockWaitMs,
+    receiptRetention: settings.receiptRetention,
   })
   const slot: RuntimeSlot = { current: runtime }
   const app = buildApp({

@@ -19,7 +19,19 @@ export interface DemoIds {
   readonly e: string
   /** Two active memories left to merge by hand. */
   readonly free: readonly [Memory, Memory]
+  /** An agent session the hooks gave a brief and a recall (receipts). */
+  readonly session: string
 }
+
+/** Agent sessions of the demo, as the hooks name them: each gets the brief, then a recall. */
+const DEMO_SESSIONS = [
+  {
+    host: 'claude-code',
+    session_id: '5d0c7a2e-claude-demo',
+    prompt: 'why do gateway retries need idempotency keys',
+  },
+  { host: 'codex', session_id: '019a66f1-codex-demo', prompt: 'which Node version does CI use' },
+] as const
 
 /** Captures evidence, remembers, edits, forgets, merges twice and flushes one structured source. */
 export async function seedDemo(pc: PowerContextClient, scope = DEMO_SCOPE): Promise<DemoIds> {
@@ -106,7 +118,17 @@ export async function seedDemo(pc: PowerContextClient, scope = DEMO_SCOPE): Prom
     scope_id: 'personal:dana',
     entries: [{ kind: 'preference', text: 'Prefers small pull requests.' }],
   })
+  for (const { host, session_id, prompt } of DEMO_SESSIONS) {
+    const event = (name: string) => ({ host, session_id, event: name })
+    await pc.prepareContext({ scope_id: scope, receipt: event('session_start') })
+    await pc.prepareContext({
+      scope_id: scope,
+      query: prompt,
+      receipt: event('user_prompt_submit'),
+    })
+  }
   return {
+    session: DEMO_SESSIONS[0].session_id,
     edited: id(0),
     forgotten: id(6),
     a: id(1),
