@@ -142,9 +142,17 @@ function Timeline({ scope, receipts }: { scope: string; receipts: readonly Recei
         <li key={r.receipt_id} class="event">
           <p>
             <Time at={r.created_at} /> · <strong>{r.event}</strong> ·{' '}
-            <span class="badge">{r.kind}</span> {r.items.length} item
-            {r.items.length === 1 ? '' : 's'} · {r.content_bytes.toLocaleString()} bytes ≈{' '}
-            {r.token_estimate.toLocaleString()} tokens · {r.duration_ms} ms
+            <span class="badge">{r.kind}</span>{' '}
+            {r.status === 'empty' ? (
+              <span class="muted">nothing new to inject</span>
+            ) : (
+              <>
+                {r.items.length} item{r.items.length === 1 ? '' : 's'} ·{' '}
+                {r.content_bytes.toLocaleString()} bytes ≈ {r.token_estimate.toLocaleString()}{' '}
+                tokens
+              </>
+            )}{' '}
+            · {r.duration_ms} ms
             {!r.within_budget && <span class="badge budget-cut">cut to fit</span>}
           </p>
           <ul class="plain">

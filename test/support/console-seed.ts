@@ -2,6 +2,7 @@
  * Demo data for the web console, written through the public API (the typed client): the e2e
  * tests, the screenshot script and the console benchmark all start from it.
  */
+import { citationsOf } from '../../integrations/shared/session-state.mjs'
 import type { Memory, PowerContextClient } from '../../src/client/index.js'
 
 export const DEMO_SCOPE = 'project:acme/api'
@@ -28,7 +29,7 @@ const DEMO_SESSIONS = [
   {
     host: 'claude-code',
     session_id: '5d0c7a2e-claude-demo',
-    prompt: 'why do gateway retries need idempotency keys',
+    prompt: 'how does CI install dependencies and how are releases tagged',
   },
   { host: 'codex', session_id: '019a66f1-codex-demo', prompt: 'which Node version does CI use' },
 ] as const
@@ -120,10 +121,12 @@ export async function seedDemo(pc: PowerContextClient, scope = DEMO_SCOPE): Prom
   })
   for (const { host, session_id, prompt } of DEMO_SESSIONS) {
     const event = (name: string) => ({ host, session_id, event: name })
-    await pc.prepareContext({ scope_id: scope, receipt: event('session_start') })
+    // As the hooks do: the recall leaves out what the brief already gave the session.
+    const brief = await pc.prepareContext({ scope_id: scope, receipt: event('session_start') })
     await pc.prepareContext({
       scope_id: scope,
       query: prompt,
+      exclude_refs: citationsOf(brief.content ?? ''),
       receipt: event('user_prompt_submit'),
     })
   }
