@@ -16,6 +16,8 @@ export const BRIEF_READ_PER_KIND = 16
  * standing: one session's brief alone does not make it so.
  */
 export const BRIEF_STANDING_SESSIONS = 2
+/** Receipts of the scopes the standing memories are counted over, the newest first. */
+export const BRIEF_RECEIPTS_WINDOW = 2000
 /**
  * Source ids of captured user prompts (the agent hooks' and the Python reference plugins'): a
  * memory citing one was stated by the user.
@@ -31,8 +33,8 @@ export const isStated = (m: Pick<Memory, 'sources'>): boolean =>
   m.sources.length === 0 || m.sources.some((s) => USER_PROMPT_SOURCE.test(s.sourceId))
 
 /**
- * Standing memories of the scopes by kind: active memories whose current version the receipts
- * show was given to at least {@link BRIEF_STANDING_SESSIONS} sessions (so neither forgotten nor
+ * Standing memories of the scopes by kind: active memories whose current version the newest
+ * {@link BRIEF_RECEIPTS_WINDOW} receipts show was given to at least {@link BRIEF_STANDING_SESSIONS} sessions (so neither forgotten nor
  * corrected since), most sessions first. A memory no longer readable is left out.
  */
 async function standingMemories(
@@ -40,7 +42,12 @@ async function standingMemories(
   scopeIds: readonly string[],
   limit: number,
 ): Promise<Map<string, Memory[]>> {
-  const given = await backend.receipts.given({ scopeIds, kinds: [...BRIEF_KINDS], limit })
+  const given = await backend.receipts.given({
+    scopeIds,
+    kinds: [...BRIEF_KINDS],
+    window: BRIEF_RECEIPTS_WINDOW,
+    limit,
+  })
   const read = await Promise.all(
     given.filter((g) => g.sessions >= BRIEF_STANDING_SESSIONS).map((g) => getActive(backend, g)),
   )

@@ -116,15 +116,25 @@ export function receiptsArea(suite: ConformanceSuite): void {
       const given = await t.backend.receipts.given({
         scopeIds: [scope],
         kinds: ['constraint', 'preference', 'decision'],
+        window: 100,
         limit: 10,
       })
       expect(given).toEqual([
         { memoryId: kept.memoryRef.artifactId, scopeId: scope, sessions: 3 },
         { memoryId: once.memoryRef.artifactId, scopeId: scope, sessions: 1 },
       ])
+      // Counted over the newest receipts only: the last one gave just `once`.
+      const newest = await t.backend.receipts.given({
+        scopeIds: [scope],
+        kinds: ['constraint', 'preference', 'decision'],
+        window: 1,
+        limit: 10,
+      })
+      expect(newest).toEqual([{ memoryId: once.memoryRef.artifactId, scopeId: scope, sessions: 1 }])
       const otherScope = await t.backend.receipts.given({
         scopeIds: [newScope('receipts-none')],
         kinds: ['constraint'],
+        window: 100,
         limit: 10,
       })
       expect(otherScope).toEqual([])

@@ -18,10 +18,14 @@ export interface GivenMemory {
   readonly sessions: number
 }
 
-/** What to read of the given memories: active ones of these scopes and kinds, most given first. */
+/**
+ * What to read of the given memories: active ones of these scopes and kinds, most given first,
+ * counted over the newest `window` receipts of the scopes (so the read stays bounded).
+ */
 export interface GivenQuery {
   readonly scopeIds: readonly string[]
   readonly kinds: readonly string[]
+  readonly window: number
   readonly limit: number
 }
 
@@ -34,8 +38,9 @@ export interface ReceiptTx {
   /** How often the scope's kept receipts injected the memory. */
   usage(scopeId: string, memoryId: string): Promise<MemoryUsage>
   /**
-   * Active memories of the scopes and kinds whose receipts name their current version: most
-   * distinct sessions first, then the latest receipt first, at most `limit`.
+   * Active memories of the scopes and kinds whose current version the newest `window` receipts
+   * of the scopes name: most distinct sessions first, then the latest receipt first, at most
+   * `limit`.
    */
   given(q: GivenQuery): Promise<GivenMemory[]>
   /** Ids of the oldest receipts (created before `before`, when given), oldest first, at most `limit`. */

@@ -146,15 +146,16 @@ export class ReceiptRows implements ReceiptTx {
     if (q.scopeIds.length === 0 || q.kinds.length === 0) return []
     const { sql, bind } = this.#d.inList
     const rows = await this.#s.all<{ memoryId: string; scopeId: string; sessions: unknown }>(
-      `SELECT i.memory_id AS memoryId, m.scope_id AS scopeId, COUNT(DISTINCT r.session_id) AS sessions,
-         MAX(r.created_at) AS lastAt
-       FROM receipt_items i
-       JOIN receipts r ON r.receipt_id = i.receipt_id
+      `SELECT i.memory_id AS memoryId, m.scope_id AS scopeId,
+         COUNT(DISTINCT r.session_id) AS sessions, MAX(r.created_at) AS lastAt
+       FROM (SELECT receipt_id, session_id, created_at FROM receipts WHERE scope_id IN ${sql}
+             ORDER BY created_at DESC, receipt_id DESC LIMIT ?) r
+       JOIN receipt_items i ON i.receipt_id = r.receipt_id
        JOIN memories m ON m.memory_id = i.memory_id AND m.current_version = i.revision
        WHERE i.scope_id IN ${sql} AND m.state = 'active' AND m.kind IN ${sql}
        GROUP BY i.memory_id, m.scope_id
        ORDER BY sessions DESC, lastAt DESC, i.memory_id LIMIT ?`,
-      [bind(q.scopeIds), bind(q.kinds), q.limit],
+      [bind(q.scopeIds), q.window, bind(q.scopeIds), bind(q.kinds), q.limit],
     )
     return rows.map((r) => ({
       memoryId: r.memoryId,
