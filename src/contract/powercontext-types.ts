@@ -133,9 +133,12 @@ export interface paths {
          * The bounded, cited block of memories an agent hook injects (recall or session brief).
          * @description With `query`: an `auto` search of `scope_id` (and of each of `scope_ids`), 16 candidates per
          *     scope, ranked together and de-duplicated. Without `query`: the session-start brief, the
-         *     active constraints, then preferences, then decisions of the scopes — within a kind, what
-         *     the user stated or an agent remembered directly before what was extracted from other
-         *     evidence, then most recently changed first. `exclude_refs` leaves versions out first.
+         *     active constraints, then preferences, then decisions of the scopes — within a kind, the
+         *     standing memories first (their current version given to two or more sessions, per the
+         *     receipts), then what the user stated or an agent remembered directly before what was
+         *     extracted from other evidence, then most recently changed first. `exclude_refs` leaves
+         *     versions out first. With `receipt` (the hooks send it), a receipt of what was given is
+         *     recorded after the answer (`POST /v1/context/receipts` reads it).
          *     Either way at most 8 items, each at most 2,000 UTF-8 bytes, rendered as the trust-policy
          *     paragraph, `BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1`, one compact JSON line
          *     `{"trust":"untrusted_history","items":[{"citation":{artifact_id, revision},"content",
