@@ -17,7 +17,7 @@ export const BRIEF_READ_PER_KIND = 16
  */
 export const BRIEF_STANDING_SESSIONS = 2
 /** Receipts of the scopes the standing memories are counted over, the newest first. */
-export const BRIEF_RECEIPTS_WINDOW = 2000
+export const BRIEF_RECEIPTS_WINDOW = 500
 /**
  * Source ids of captured user prompts (the agent hooks' and the Python reference plugins'): a
  * memory citing one was stated by the user.
