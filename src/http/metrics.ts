@@ -168,7 +168,8 @@ export class AppMetrics {
     const runtime = this.#slot.current
     if (this.#observed?.runtime === runtime) return
     this.#observed?.stop()
-    const stop = runtime?.receipts.onPrepared(this.#prepare) ?? (() => undefined)
+    // A runtime without receipts (a stand-in of a test) has no prepares to observe.
+    const stop = runtime?.receipts?.onPrepared(this.#prepare) ?? (() => undefined)
     this.#observed = { runtime, stop }
   }
 
