@@ -94,16 +94,34 @@ function failed(run, step, err) {
   if (UNREACHABLE.has(err?.outcome)) run.unreachable = true
 }
 
-async function prepare(run, step, scopeId, query, maxBytes, state) {
+/** Hook events as receipts name them. */
+const START = 'session_start'
+const PROMPT = 'user_prompt_submit'
+/** A session id the server records receipts under: printable ASCII, 1–128 characters. */
+const RECEIPT_SESSION = /^[\x21-\x7E]{1,128}$/
+
+/**
+ * The `receipt` of a prepare (docs/agents.md "Receipts"): the server records what this session
+ * was given. None when the payload has no usable session id.
+ */
+function receiptOf(run, event) {
+  const sessionId = identifier(run.payload, run.profile.sessionKeys)
+  if (sessionId === undefined || !RECEIPT_SESSION.test(sessionId)) return undefined
+  return { host: run.profile.host, session_id: sessionId, event }
+}
+
+async function prepare(run, step, scopeId, query, maxBytes, state, event) {
   if (!run.settings.recall) return run.diag.step(step, 'off')
   if (skipped(run, step)) return undefined
   try {
     const given = state.excludeRefs()
+    const receipt = receiptOf(run, event)
     const body = {
       scope_id: scopeId,
       max_bytes: maxBytes,
       ...(query ? { query } : {}),
       ...(given.length > 0 ? { exclude_refs: given } : {}),
+      ...(receipt === undefined ? {} : { receipt }),
     }
     const { json } = await postJson(run.settings, '/v1/context/prepare', body, run.deadline)
     const content = preparedContent(json, maxBytes)
@@ -156,7 +174,7 @@ async function sessionStart(run) {
   const state = sessionOf(run)
   // After a compaction or a clear the context no longer holds what was given: give it again.
   if (run.payload.source === 'compact' || run.payload.source === 'clear') state.reset()
-  const brief = await prepare(run, 'brief', scopeId, undefined, BRIEF_MAX_BYTES, state)
+  const brief = await prepare(run, 'brief', scopeId, undefined, BRIEF_MAX_BYTES, state, START)
   state.briefed = true
   state.save()
   return context('SessionStart', brief)
@@ -175,12 +193,12 @@ async function userPromptSubmit(run) {
   // prompt is not part of its own recall (as in the reference).
   let brief
   if (state.kept && !state.briefed) {
-    brief = await prepare(run, 'brief', scopeId, undefined, BRIEF_MAX_BYTES, state)
+    brief = await prepare(run, 'brief', scopeId, undefined, BRIEF_MAX_BYTES, state, PROMPT)
     state.briefed = true
   }
   // Both blocks together stay within the recall budget (hosts cut a context near 10,000 characters).
   const budget = brief === undefined ? RECALL_MAX_BYTES : RECALL_MAX_BYTES - bytes(brief) - 2
-  const recall = await prepare(run, 'recall', scopeId, recallQuery(prompt), budget, state)
+  const recall = await prepare(run, 'recall', scopeId, recallQuery(prompt), budget, state, PROMPT)
   const content = [brief, recall].filter((c) => c !== undefined).join('\n\n') || undefined
   state.turnHead = gitHead(run)
   state.save()

@@ -4,6 +4,7 @@ import { toWirePreparedContext } from '../wire/context-wire.js'
 import type { CliIo } from './cli-io.js'
 import { collect, parseInteger } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
+import { registerContextLog } from './context-log.js'
 import { SCOPE_OPTION_HELP } from './project-scope.js'
 
 /**
@@ -12,8 +13,8 @@ import { SCOPE_OPTION_HELP } from './project-scope.js'
  * Without a query it is the session-start brief. `--json` prints the v1 envelope.
  */
 export function registerContextCommand(program: Command, io: CliIo, run: RunWithMemory): void {
-  program
-    .command('context')
+  const context = program.command('context')
+  context
     .description(
       'print the prepared context an agent hook would inject for QUERY (without one: the session brief)',
     )
@@ -39,4 +40,5 @@ export function registerContextCommand(program: Command, io: CliIo, run: RunWith
         return 0
       }),
     )
+  registerContextLog(context, io, run)
 }

@@ -2,11 +2,13 @@ import type { PowerContextClient } from '../client/index.js'
 import type { ArtifactRef } from '../core/memory-model.js'
 import type { PrepareContextCommand } from '../runtime/context-preparer.js'
 import type { MemoryOperations, PreparedEnvelope } from '../runtime/memory-operations.js'
+import type { ReceiptsCommand, ReceiptsPage } from '../runtime/receipt-recorder.js'
 import type { FlushCommand, FlushResult } from '../runtime/source-flusher.js'
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/spi/flush-types.js'
 import type * as L from '../storage/spi/listing-types.js'
 import type * as Spi from '../storage/spi/memory-backend.js'
 import type { RedactCommand, RedactResult } from '../storage/spi/redaction-types.js'
+import { fromWireReceiptsPage } from '../wire/context-wire.js'
 import { fromWireFlush, fromWireFlushRecords } from '../wire/flush-wire.js'
 import { fromWireListScopes } from '../wire/listing-wire.js'
 import {
@@ -186,6 +188,17 @@ export class RemoteMemoryOperations implements MemoryOperations {
       ),
     })
     return { status: r.status, content: r.content, contentBytes: r.content_bytes }
+  }
+
+  async contextReceipts(cmd: ReceiptsCommand): Promise<ReceiptsPage> {
+    const r = await this.#client.contextReceipts({
+      scope_id: cmd.scopeId,
+      ...opt('session_id', cmd.sessionId),
+      ...opt('memory_id', cmd.memoryId),
+      ...opt('before', cmd.before),
+      ...opt('limit', cmd.limit),
+    })
+    return fromWireReceiptsPage(r)
   }
 
   async listScopes(cmd: L.ListScopesCommand): Promise<L.ListScopesResult> {

@@ -92,6 +92,8 @@ interface ServerRunOptions extends EmbeddingFlags, GenerationFlags, Partial<Conn
   autoFlush?: boolean
   vectorGraphMin?: number
   lockWaitMs?: number
+  receiptKeepDays?: number
+  receiptKeepCount?: number
   host: string
   port: number
   dataDir?: string
@@ -173,6 +175,16 @@ export function registerServerCommands(
     'embedded SQLite: how long a write waits for another process holding the write lock before it answers 503 storage_unavailable (busy) with Retry-After (default 8000; env POWERCONTEXT_SERVER_LOCK_WAIT_MS)',
     parseInteger,
   )
+  run.option(
+    '--receipt-keep-days <n>',
+    'receipts (what each agent session was given) older than N days are pruned (default 30; env POWERCONTEXT_SERVER_RECEIPT_KEEP_DAYS; docs/agents.md)',
+    parseInteger,
+  )
+  run.option(
+    '--receipt-keep-count <n>',
+    'at most N receipts are kept, the newest (default 100000; env POWERCONTEXT_SERVER_RECEIPT_KEEP_COUNT)',
+    parseInteger,
+  )
   for (const [flag, name, , what] of LIMIT_SETTINGS)
     run.option(`${flag} <n>`, `${what} (env POWERCONTEXT_SERVER_${name})`, parseInteger)
   addGenerationOptions(run)
@@ -195,6 +207,8 @@ export function registerServerCommands(
       const schedule = o.scheduleSeconds ?? envWholeNumber('SCHEDULE_SECONDS')
       const graphMin = o.vectorGraphMin ?? envWholeNumber('VECTOR_GRAPH_MIN')
       const lockWaitMs = o.lockWaitMs ?? envWholeNumber('LOCK_WAIT_MS')
+      const keepDays = o.receiptKeepDays ?? envWholeNumber('RECEIPT_KEEP_DAYS')
+      const keepCount = o.receiptKeepCount ?? envWholeNumber('RECEIPT_KEEP_COUNT')
       const { isLogFormat, LOG_FORMATS, startServer } = await import('../http/server-run.js')
       const { listSetting } = await import('../http/host-guard.js')
       const logFormat = o.logFormat ?? env('LOG_FORMAT') ?? 'auto'
@@ -212,6 +226,10 @@ export function registerServerCommands(
           : { vectorAnn: graphMin === 0 ? (false as const) : { minVectors: graphMin } }),
         ...(embedding === undefined ? {} : { embedding }),
         ...(lockWaitMs === undefined ? {} : { lockWaitMs }),
+        receiptRetention: {
+          ...(keepDays === undefined ? {} : { keepDays }),
+          ...(keepCount === undefined ? {} : { keepCount }),
+        },
         host: o.host,
         port: o.port,
         ...(dataDir === undefined ? {} : { dataDir }),

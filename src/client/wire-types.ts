@@ -93,6 +93,12 @@ export type SearchResponse = Schemas['SearchResponse']
 export type PrepareContextRequest = WithOptional<Schemas['PrepareContextRequest'], 'max_bytes'>
 /** `POST /v1/context/prepare`: the v1 envelope (exactly `schema`, `status`, `content`, `content_bytes`). */
 export type PreparedContextResponse = Schemas['PreparedContextResponse']
+/** `POST /v1/context/receipts` request (`limit` defaults to 50); `before` continues a listing. */
+export type ReceiptsRequest = WithOptional<Schemas['ReceiptsRequest'], 'limit'>
+/** `POST /v1/context/receipts` response: receipts newest first, `next_before`, the memory's usage. */
+export type ReceiptsResponse = Schemas['ReceiptsResponse']
+/** What prepared context gave a session once: memory refs, bytes, token estimate (never text). */
+export type Receipt = Schemas['Receipt']
 /** `POST /v1/memory/changes` request (`since` defaults to 0, `limit` to 1000). */
 export type ChangesRequest = WithOptional<Schemas['ChangesRequest'], 'since' | 'limit'>
 /** `POST /v1/memory/changes` response. */
@@ -161,6 +167,7 @@ export interface WireCorrections {
   ListSourcesResponse: ListSourcesResponse
   OpenApiDocument: OpenApiDocument
   PrepareContextRequest: PrepareContextRequest
+  ReceiptsRequest: ReceiptsRequest
   RedactRequest: RedactRequest
   SearchRequest: SearchRequest
 }

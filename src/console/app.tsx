@@ -15,6 +15,7 @@ import { MemoriesView } from './memories-view.js'
 import { MemoryView } from './memory-view.js'
 import { href, type Route, useRoute } from './routes.js'
 import { ScopesView } from './scopes-view.js'
+import { SessionsView } from './sessions-view.js'
 import { SourcesView } from './sources-view.js'
 import { TokenPrompt } from './token-prompt.js'
 import { ErrorBox } from './ui.js'
@@ -111,6 +112,14 @@ function View({ route }: { route: Route }) {
       return <ChangesView key={route.scope} scope={route.scope} />
     case 'sources':
       return <SourcesView key={route.scope} scope={route.scope} />
+    case 'sessions':
+      return (
+        <SessionsView
+          key={`${route.scope} ${route.session ?? ''}`}
+          scope={route.scope}
+          session={route.session}
+        />
+      )
   }
 }
 
@@ -120,6 +129,7 @@ function Breadcrumbs({ route }: { route: Route }) {
     { view: 'memories', label: 'Memories' },
     { view: 'changes', label: 'Changes' },
     { view: 'sources', label: 'Sources and flush' },
+    { view: 'sessions', label: 'Sessions' },
   ] as const
   const current = route.view === 'memory' ? 'memories' : route.view
   return (

@@ -8,6 +8,7 @@ import { EditPanel, ForgetPanel, RestorePanel } from './memory-actions.js'
 import { RedactedNote, RedactPanel } from './redact-panel.js'
 import { MergeGraph } from './merge-graph.js'
 import { href } from './routes.js'
+import { InjectionUsage } from './sessions-view.js'
 import { Clipped, ErrorBox, MoreButton, Section, shortId, StateBadge, Time } from './ui.js'
 
 /**
@@ -70,6 +71,7 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
           )}
           <StateHelp state={h.state} />
         </section>
+        <InjectionUsage scope={scope} memoryId={h.memory_id} />
         <Versions
           history={h}
           onRestoreTo={(v) => setRestoreTo(v)}

@@ -7,6 +7,7 @@ export type Route =
   | { readonly view: 'memory'; readonly scope: string; readonly memoryId: string }
   | { readonly view: 'changes'; readonly scope: string }
   | { readonly view: 'sources'; readonly scope: string }
+  | { readonly view: 'sessions'; readonly scope: string; readonly session?: string | undefined }
 
 /** The hash of a route: `#/scope/<scope>/memory/<id>` and so on (scope ids are URI-encoded). */
 export function href(route: Route): string {
@@ -14,6 +15,8 @@ export function href(route: Route): string {
   const base = `#/scope/${encodeURIComponent(route.scope)}`
   if (route.view === 'memories') return base
   if (route.view === 'memory') return `${base}/memory/${encodeURIComponent(route.memoryId)}`
+  if (route.view === 'sessions' && route.session !== undefined)
+    return `${base}/sessions/${encodeURIComponent(route.session)}`
   return `${base}/${route.view}`
 }
 
@@ -26,6 +29,8 @@ export function parseRoute(hash: string): Route {
     return { view: 'memory', scope, memoryId: parts[3] }
   if (parts[2] === 'changes') return { view: 'changes', scope }
   if (parts[2] === 'sources') return { view: 'sources', scope }
+  if (parts[2] === 'sessions')
+    return { view: 'sessions', scope, session: parts[3] === '' ? undefined : parts[3] }
   return { view: 'memories', scope }
 }
 

@@ -40,6 +40,31 @@ export function Time({ at }: { at: string | null }) {
   )
 }
 
+const UNITS = [
+  ['year', 31_536_000],
+  ['month', 2_592_000],
+  ['day', 86_400],
+  ['hour', 3600],
+  ['minute', 60],
+] as const
+
+/** A timestamp as "2 hours ago" (the reader's language), with the exact ISO value on hover. */
+export function Ago({ at, now = Date.now() }: { at: string | null; now?: number }) {
+  if (at === null) return <span class="muted">never</span>
+  const seconds = Math.round((new Date(at).getTime() - now) / 1000)
+  const format = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' })
+  const unit = UNITS.find(([, size]) => Math.abs(seconds) >= size)
+  const text =
+    unit === undefined
+      ? format.format(seconds, 'second')
+      : format.format(Math.round(seconds / unit[1]), unit[0])
+  return (
+    <time dateTime={at} title={at}>
+      {text}
+    </time>
+  )
+}
+
 export function Section(props: { title: string; children: ComponentChildren; id?: string }) {
   const headingId = `${props.id ?? props.title.toLowerCase().replace(/\W+/g, '-')}-heading`
   return (

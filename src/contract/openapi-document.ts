@@ -671,7 +671,7 @@ export const OPENAPI_DOCUMENT = {
           "context"
         ],
         "summary": "The bounded, cited block of memories an agent hook injects (recall or session brief).",
-        "description": "With `query`: an `auto` search of `scope_id` (and of each of `scope_ids`), 16 candidates per\nscope, ranked together and de-duplicated. Without `query`: the session-start brief, the\nactive constraints, then preferences, then decisions of the scopes — within a kind, what\nthe user stated or an agent remembered directly before what was extracted from other\nevidence, then most recently changed first. `exclude_refs` leaves versions out first.\nEither way at most 8 items, each at most 2,000 UTF-8 bytes, rendered as one line naming\n`scope_id` (`Project memory of scope <scope_id> (the scope_id of the PowerContext memory\ntools).`), the trust-policy paragraph, `BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1`, one\ncompact JSON line\n`{\"trust\":\"untrusted_history\",\"items\":[{\"citation\":{artifact_id, revision},\"content\",\n\"truncated\"}]}` (an item of an extra scope adds `scope_id`) and\n`END_POWERCONTEXT_PREPARED_CONTEXT_V1`, within `max_bytes`. The response has exactly the\nfour fields of the v1 envelope (agent plugins validate it strictly). Read-only: no write\nlock. Not an MCP tool.\n",
+        "description": "With `query`: an `auto` search of `scope_id` (and of each of `scope_ids`), 16 candidates per\nscope, ranked together and de-duplicated. Without `query`: the session-start brief, the\nactive constraints, then preferences, then decisions of the scopes — within a kind, the\nstanding memories first (their current version given to two or more sessions, per the\nreceipts), then what the user stated or an agent remembered directly before what was\nextracted from other evidence, then most recently changed first. `exclude_refs` leaves\nversions out first. With `receipt` (the hooks send it), a receipt of what was given is\nrecorded after the answer (`POST /v1/context/receipts` reads it).\nEither way at most 8 items, each at most 2,000 UTF-8 bytes, rendered as one line naming\n`scope_id` (`Project memory of scope <scope_id> (the scope_id of the PowerContext memory\ntools).`), the trust-policy paragraph, `BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1`, one\ncompact JSON line\n`{\"trust\":\"untrusted_history\",\"items\":[{\"citation\":{artifact_id, revision},\"content\",\n\"truncated\"}]}` (an item of an extra scope adds `scope_id`) and\n`END_POWERCONTEXT_PREPARED_CONTEXT_V1`, within `max_bytes`. The response has exactly the\nfour fields of the v1 envelope (agent plugins validate it strictly). Read-only: no write\nlock. Not an MCP tool.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/RequestId"
@@ -699,6 +699,51 @@ export const OPENAPI_DOCUMENT = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/PreparedContextResponse"
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        }
+      }
+    },
+    "/v1/context/receipts": {
+      "post": {
+        "operationId": "contextReceipts",
+        "tags": [
+          "context"
+        ],
+        "summary": "What prepared context gave each agent session (receipts), newest first. Refs only, no text.",
+        "description": "One keyset page of the receipts of `scope_id` (a receipt is recorded for each prepare that\ncarried `receipt`: the hooks' calls), newest first, optionally of one `session_id` or of the\nreceipts that injected one `memory_id`. Ask again with `before` = `next_before` while it is\nnot null. With `memory_id`, `usage` counts every kept receipt that injected that memory.\nReceipts hold memory refs only, never text; they are kept for a bounded time and count\n(docs/agents.md \"Receipts\"). Not an MCP tool.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RequestId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ReceiptsRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "One page of receipts and, with `memory_id`, that memory's usage.",
+            "headers": {
+              "X-PowerContext-Request-ID": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ReceiptsResponse"
                 }
               }
             }
@@ -2758,6 +2803,239 @@ export const OPENAPI_DOCUMENT = {
             "items": {
               "$ref": "#/components/schemas/ArtifactRef"
             }
+          },
+          "receipt": {
+            "$ref": "#/components/schemas/ReceiptInput"
+          }
+        }
+      },
+      "ReceiptInput": {
+        "type": "object",
+        "description": "Records a receipt of this prepare (what the session was given: scopes, memory refs, bytes,\ntoken estimate): the agent hooks send it. Without it nothing is recorded.\n",
+        "additionalProperties": false,
+        "required": [
+          "host",
+          "session_id",
+          "event"
+        ],
+        "properties": {
+          "host": {
+            "$ref": "#/components/schemas/ReceiptTag"
+          },
+          "session_id": {
+            "type": "string",
+            "description": "The host's session id; printable ASCII, 1–128 characters.",
+            "minLength": 1,
+            "maxLength": 128,
+            "pattern": "^[\\x21-\\x7E]+$"
+          },
+          "event": {
+            "$ref": "#/components/schemas/ReceiptTag"
+          }
+        }
+      },
+      "ReceiptTag": {
+        "type": "string",
+        "description": "A host name (`claude-code`, `codex`) or hook event (`session_start`, `user_prompt_submit`); 1–64 of `a-z0-9_.-`.",
+        "minLength": 1,
+        "maxLength": 64,
+        "pattern": "^[a-z0-9_.-]+$"
+      },
+      "ReceiptsRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "scope_id"
+        ],
+        "properties": {
+          "scope_id": {
+            "$ref": "#/components/schemas/ScopeId"
+          },
+          "session_id": {
+            "type": "string",
+            "description": "Only this session's receipts.",
+            "minLength": 1,
+            "maxLength": 128,
+            "pattern": "^[\\x21-\\x7E]+$"
+          },
+          "memory_id": {
+            "$ref": "#/components/schemas/MemoryId"
+          },
+          "before": {
+            "type": "string",
+            "description": "The `next_before` of the previous page (opaque).",
+            "minLength": 1,
+            "maxLength": 256
+          },
+          "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 200,
+            "default": 50
+          }
+        }
+      },
+      "ReceiptsResponse": {
+        "type": "object",
+        "required": [
+          "receipts",
+          "next_before",
+          "usage"
+        ],
+        "properties": {
+          "receipts": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Receipt"
+            }
+          },
+          "next_before": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The `before` of the next (older) page; null on the last page."
+          },
+          "usage": {
+            "description": "With `memory_id`, how often the kept receipts injected it; else null.",
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/components/schemas/MemoryUsage"
+              }
+            ]
+          }
+        }
+      },
+      "MemoryUsage": {
+        "type": "object",
+        "required": [
+          "injections",
+          "sessions",
+          "last_at"
+        ],
+        "properties": {
+          "injections": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "sessions": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "last_at": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
+      "Receipt": {
+        "type": "object",
+        "required": [
+          "receipt_id",
+          "scope_id",
+          "scope_ids",
+          "host",
+          "session_id",
+          "event",
+          "kind",
+          "status",
+          "max_bytes",
+          "content_bytes",
+          "token_estimate",
+          "within_budget",
+          "duration_ms",
+          "items",
+          "created_at"
+        ],
+        "properties": {
+          "receipt_id": {
+            "type": "string"
+          },
+          "scope_id": {
+            "type": "string"
+          },
+          "scope_ids": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "Every scope read",
+            "the primary one first.": null
+          },
+          "host": {
+            "type": "string"
+          },
+          "session_id": {
+            "type": "string"
+          },
+          "event": {
+            "type": "string"
+          },
+          "kind": {
+            "type": "string",
+            "enum": [
+              "brief",
+              "recall"
+            ]
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "ready",
+              "empty"
+            ]
+          },
+          "max_bytes": {
+            "type": "integer"
+          },
+          "content_bytes": {
+            "type": "integer"
+          },
+          "token_estimate": {
+            "type": "integer",
+            "description": "`ceil(content_bytes / 4)`: UTF-8 bytes over four, a rough token count."
+          },
+          "within_budget": {
+            "type": "boolean",
+            "description": "Every chosen item was served whole within `max_bytes` (none cut or left out to fit)."
+          },
+          "duration_ms": {
+            "type": "integer",
+            "description": "Server time spent preparing",
+            "in milliseconds.": null
+          },
+          "items": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ReceiptItem"
+            }
+          },
+          "created_at": {
+            "type": "string"
+          }
+        }
+      },
+      "ReceiptItem": {
+        "type": "object",
+        "required": [
+          "memory_ref",
+          "scope_id",
+          "truncated"
+        ],
+        "properties": {
+          "memory_ref": {
+            "$ref": "#/components/schemas/ArtifactRef"
+          },
+          "scope_id": {
+            "type": "string"
+          },
+          "truncated": {
+            "type": "boolean"
           }
         }
       },

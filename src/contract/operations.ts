@@ -213,6 +213,17 @@ export const OPERATIONS = [
     "mcpTool": null
   },
   {
+    "operationId": "contextReceipts",
+    "method": "POST",
+    "path": "/v1/context/receipts",
+    "summary": "What prepared context gave each agent session (receipts), newest first. Refs only, no text.",
+    "requestSchema": "ReceiptsRequest",
+    "successStatus": 200,
+    "responseSchema": "ReceiptsResponse",
+    "public": false,
+    "mcpTool": null
+  },
+  {
     "operationId": "changes",
     "method": "POST",
     "path": "/v1/memory/changes",

@@ -137,9 +137,12 @@ export interface paths {
          * The bounded, cited block of memories an agent hook injects (recall or session brief).
          * @description With `query`: an `auto` search of `scope_id` (and of each of `scope_ids`), 16 candidates per
          *     scope, ranked together and de-duplicated. Without `query`: the session-start brief, the
-         *     active constraints, then preferences, then decisions of the scopes — within a kind, what
-         *     the user stated or an agent remembered directly before what was extracted from other
-         *     evidence, then most recently changed first. `exclude_refs` leaves versions out first.
+         *     active constraints, then preferences, then decisions of the scopes — within a kind, the
+         *     standing memories first (their current version given to two or more sessions, per the
+         *     receipts), then what the user stated or an agent remembered directly before what was
+         *     extracted from other evidence, then most recently changed first. `exclude_refs` leaves
+         *     versions out first. With `receipt` (the hooks send it), a receipt of what was given is
+         *     recorded after the answer (`POST /v1/context/receipts` reads it).
          *     Either way at most 8 items, each at most 2,000 UTF-8 bytes, rendered as one line naming
          *     `scope_id` (`Project memory of scope <scope_id> (the scope_id of the PowerContext memory
          *     tools).`), the trust-policy paragraph, `BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1`, one
@@ -151,6 +154,31 @@ export interface paths {
          *     lock. Not an MCP tool.
          */
         post: operations["prepareContext"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/context/receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What prepared context gave each agent session (receipts), newest first. Refs only, no text.
+         * @description One keyset page of the receipts of `scope_id` (a receipt is recorded for each prepare that
+         *     carried `receipt`: the hooks' calls), newest first, optionally of one `session_id` or of the
+         *     receipts that injected one `memory_id`. Ask again with `before` = `next_before` while it is
+         *     not null. With `memory_id`, `usage` counts every kept receipt that injected that memory.
+         *     Receipts hold memory refs only, never text; they are kept for a bounded time and count
+         *     (docs/agents.md "Receipts"). Not an MCP tool.
+         */
+        post: operations["contextReceipts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -852,6 +880,11 @@ export interface components {
         MemoryState: "active" | "forgotten" | "merged" | "retired";
         /** @description NFC-normalised and trimmed by the server; then non-empty and at most 8192 UTF-8 bytes. */
         MemoryText: string;
+        MemoryUsage: {
+            injections: number;
+            last_at: string | null;
+            sessions: number;
+        };
         /** @description A merge the memory took part in, as result or input. */
         MergeRelation: {
             created_at: string;
@@ -913,6 +946,7 @@ export interface components {
             max_bytes?: number;
             /** @description What to recall (e.g. the user's prompt); omit it for the session-start brief. */
             query?: string;
+            receipt?: components["schemas"]["ReceiptInput"];
             scope_id: components["schemas"]["ScopeId"];
             /**
              * @description Up to 8 more scopes read with `scope_id` (e.g. a personal `user:<name>` scope beside the
@@ -940,6 +974,63 @@ export interface components {
         };
         /** @description Audit note; trimmed, blank becomes null, at most 512 characters. */
         Reason: string | null;
+        Receipt: {
+            content_bytes: number;
+            created_at: string;
+            /** @description Server time spent preparing */
+            duration_ms: number;
+            event: string;
+            host: string;
+            items: components["schemas"]["ReceiptItem"][];
+            /** @enum {string} */
+            kind: "brief" | "recall";
+            max_bytes: number;
+            receipt_id: string;
+            scope_id: string;
+            /** @description Every scope read */
+            scope_ids: string[];
+            session_id: string;
+            /** @enum {string} */
+            status: "ready" | "empty";
+            /** @description `ceil(content_bytes / 4)`: UTF-8 bytes over four, a rough token count. */
+            token_estimate: number;
+            /** @description Every chosen item was served whole within `max_bytes` (none cut or left out to fit). */
+            within_budget: boolean;
+        };
+        /**
+         * @description Records a receipt of this prepare (what the session was given: scopes, memory refs, bytes,
+         *     token estimate): the agent hooks send it. Without it nothing is recorded.
+         */
+        ReceiptInput: {
+            event: components["schemas"]["ReceiptTag"];
+            host: components["schemas"]["ReceiptTag"];
+            /** @description The host's session id; printable ASCII, 1–128 characters. */
+            session_id: string;
+        };
+        ReceiptItem: {
+            memory_ref: components["schemas"]["ArtifactRef"];
+            scope_id: string;
+            truncated: boolean;
+        };
+        ReceiptsRequest: {
+            /** @description The `next_before` of the previous page (opaque). */
+            before?: string;
+            /** @default 50 */
+            limit?: number;
+            memory_id?: components["schemas"]["MemoryId"];
+            scope_id: components["schemas"]["ScopeId"];
+            /** @description Only this session's receipts. */
+            session_id?: string;
+        };
+        ReceiptsResponse: {
+            /** @description The `before` of the next (older) page; null on the last page. */
+            next_before: string | null;
+            receipts: components["schemas"]["Receipt"][];
+            /** @description With `memory_id`, how often the kept receipts injected it; else null. */
+            usage: null | components["schemas"]["MemoryUsage"];
+        };
+        /** @description A host name (`claude-code`, `codex`) or hook event (`session_start`, `user_prompt_submit`); 1–64 of `a-z0-9_.-`. */
+        ReceiptTag: string;
         RedactedItem: {
             fields: string[];
             memory_ref: null | components["schemas"]["ArtifactRef"];
@@ -1398,6 +1489,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PreparedContextResponse"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    contextReceipts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Kept when it matches `[A-Za-z0-9._:-]{1,128}`, otherwise replaced by a generated id. */
+                "X-PowerContext-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReceiptsRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of receipts and, with `memory_id`, that memory's usage. */
+            200: {
+                headers: {
+                    "X-PowerContext-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptsResponse"];
                 };
             };
             default: components["responses"]["Error"];

@@ -30,6 +30,14 @@ export function newOperationId(now = Date.now()): string {
   return OPERATION_ID_PREFIX + nextUlid(now)
 }
 
+/** Prefix of every receipt id. */
+export const RECEIPT_ID_PREFIX = 'rcp_'
+
+/** A new receipt id: `rcp_` + ULID (time-ordered). */
+export function newReceiptId(now = Date.now()): string {
+  return RECEIPT_ID_PREFIX + nextUlid(now)
+}
+
 /** Whether `value` is a well-formed id (printable ASCII without spaces, 1–128 characters). */
 export function isPrintableId(value: unknown): value is string {
   return typeof value === 'string' && value.length <= MAX_ID_LENGTH && PRINTABLE_ASCII.test(value)

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 
+import type { PrepareObservation } from '../runtime/receipt-recorder.js'
 import { FLUSH_OUTCOMES } from '../runtime/runtime-counters.js'
 import type { RuntimeSlot } from '../wire/surface-call.js'
 import { routeLabel } from './request-log.js'
@@ -17,6 +18,10 @@ export interface MetricsOptions {
 /** Request latency buckets in seconds: ~1 ms reads up to model-backed flushes. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 const SEARCH_MODES_USED = ['fts', 'vector', 'hybrid'] as const
+/** Prepared-context size buckets in UTF-8 bytes, up to the largest budget (32,768). */
+const INJECTED_BYTES_BUCKETS = [0, 256, 512, 1024, 2048, 4096, 8192, 16_384, 32_768]
+/** Items per injection: 0 to the 8 a prepare shows at most. */
+const ITEMS_BUCKETS = [0, 1, 2, 3, 4, 5, 6, 7, 8]
 
 /**
  * The metrics of one app, in a registry of its own (several apps in one process never collide).
@@ -28,6 +33,10 @@ export class AppMetrics {
   readonly registry = new Registry()
   readonly #requests: Counter<'method' | 'route' | 'status'>
   readonly #latency: Histogram<'method' | 'route' | 'status'>
+  readonly #slot: RuntimeSlot
+  readonly #prepare: (o: PrepareObservation) => void
+  /** The runtime whose prepares are observed, and how to stop. */
+  #observed: { runtime: RuntimeSlot['current']; stop: () => void } | undefined
 
   constructor(slot: RuntimeSlot, options: MetricsOptions = {}) {
     const registers = [this.registry]
@@ -45,6 +54,9 @@ export class AppMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     })
+    this.#prepare = this.#prepareMetrics(registers)
+    this.#slot = slot
+    this.#follow()
     const stats = () => slot.current?.stats()
     new Counter({
       name: 'powercontext_searches_total',
@@ -117,8 +129,53 @@ export class AppMetrics {
     if (options.processMetrics === true) collectDefaultMetrics({ register: this.registry })
   }
 
+  /**
+   * The prepared-context histograms by hook event (`session_start`, `user_prompt_submit`, …;
+   * `api` without a receipt): injected bytes, items per injection, prepare latency.
+   */
+  #prepareMetrics(registers: Registry[]): (o: PrepareObservation) => void {
+    const labelNames = ['event'] as const
+    const bytes = new Histogram({
+      name: 'powercontext_prepare_injected_bytes',
+      help: 'UTF-8 bytes of prepared context answered, by hook event (0 when empty).',
+      labelNames,
+      buckets: INJECTED_BYTES_BUCKETS,
+      registers,
+    })
+    const items = new Histogram({
+      name: 'powercontext_prepare_items',
+      help: 'Memory items per prepared context answered, by hook event.',
+      labelNames,
+      buckets: ITEMS_BUCKETS,
+      registers,
+    })
+    const seconds = new Histogram({
+      name: 'powercontext_prepare_duration_seconds',
+      help: 'Server time spent preparing context, in seconds, by hook event.',
+      labelNames,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    })
+    return (o) => {
+      bytes.observe({ event: o.event }, o.bytes)
+      items.observe({ event: o.event }, o.items)
+      seconds.observe({ event: o.event }, o.seconds)
+    }
+  }
+
+  /** Observes the prepares of the runtime in the slot (again after it changed). */
+  #follow(): void {
+    const runtime = this.#slot.current
+    if (this.#observed?.runtime === runtime) return
+    this.#observed?.stop()
+    // A runtime without receipts (a stand-in of a test) has no prepares to observe.
+    const stop = runtime?.receipts?.onPrepared(this.#prepare) ?? (() => undefined)
+    this.#observed = { runtime, stop }
+  }
+
   /** Counts a finished request under its route pattern (`unmatched` when no route matched). */
   observe(req: FastifyRequest, reply: FastifyReply): void {
+    this.#follow()
     const labels = {
       method: req.method,
       route: routeLabel(req),

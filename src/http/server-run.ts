@@ -35,6 +35,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     extraction: settings.extraction,
     vectorAnn: settings.vectorAnn,
     lockWaitMs: settings.lockWaitMs,
+    receiptRetention: settings.receiptRetention,
   })
   const slot: RuntimeSlot = { current: runtime }
   const app = buildApp({
@@ -84,6 +85,9 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         { problems },
         'database damage found: writes are refused; run `powercontext admin verify`',
       ),
+  })
+  runtime.receipts.start({
+    onError: (err) => app.log.warn({ err }, 'receipts: record or prune failed'),
   })
   const schedule = flushSchedule(settings, runtime.capabilities().extraction.provider !== null)
   if (schedule !== undefined) {

@@ -57,6 +57,8 @@ export interface ServerSettings {
   readonly vectorAnn?: RuntimeOptions['vectorAnn']
   /** Embedded SQLite: wait for another process's write lock, ms (env `POWERCONTEXT_SERVER_LOCK_WAIT_MS`). */
   readonly lockWaitMs?: RuntimeOptions['lockWaitMs']
+  /** How long receipts are kept (env `POWERCONTEXT_SERVER_RECEIPT_KEEP_DAYS` / `_COUNT`). */
+  readonly receiptRetention?: RuntimeOptions['receiptRetention']
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/

@@ -7,8 +7,10 @@ import {
   PREPARE_MAX_BYTES_DEFAULT,
   PREPARE_MAX_BYTES_MAX,
   PREPARE_MAX_BYTES_MIN,
+  PREPARE_MAX_ITEMS,
   prepareItems,
 } from '../core/prepared-context.js'
+import type { ReceiptInput } from '../core/receipt-rules.js'
 import { SEARCH_LIMIT_MAX } from '../core/search-rules.js'
 import type { MemoryBackend, SearchHit } from '../storage/spi/memory-backend.js'
 import { RECENT_SCOPES_MAX } from '../storage/spi/memory-backend.js'
@@ -29,10 +31,21 @@ export interface PrepareContextCommand {
    * A ref that matches nothing is ignored.
    */
   readonly excludeRefs?: readonly ArtifactRef[] | undefined
+  /**
+   * Who asks (the host, its session id, the hook event): a receipt of what was given is recorded
+   * (docs/agents.md "Receipts"). Without it nothing is recorded.
+   */
+  readonly receipt?: ReceiptInput | undefined
 }
 
-/** The prepared context and the exact versions it cites (`items`). */
-export type PrepareContextResult = PreparedContextRender
+/**
+ * The prepared context and the exact versions it cites (`items`), the budget it was prepared
+ * within, and whether every chosen candidate was served whole (none cut or left out to fit).
+ */
+export type PrepareContextResult = PreparedContextRender & {
+  readonly maxBytes: number
+  readonly withinBudget: boolean
+}
 
 /** Candidates searched per scope: the reference's 16, twice the items shown. */
 export const PREPARE_SEARCH_LIMIT = 16
@@ -150,6 +163,9 @@ export async function prepareContext(
       results.map((r) => r.hits),
     )
   }
-  const fresh = candidates.filter((r) => !excluded.has(refKey(r.candidate.memoryRef)))
-  return prepareItems(distinct(fresh), maxBytes, scopes[0])
+  const fresh = distinct(candidates.filter((r) => !excluded.has(refKey(r.candidate.memoryRef))))
+  const render = prepareItems(fresh, maxBytes, scopes[0])
+  const chosen = Math.min(fresh.filter((c) => c.text.trim() !== '').length, PREPARE_MAX_ITEMS)
+  const whole = render.items.length === chosen && render.items.every((i) => !i.truncated)
+  return { ...render, maxBytes, withinBudget: whole }
 }

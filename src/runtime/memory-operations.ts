@@ -3,6 +3,7 @@ import type * as Spi from '../storage/spi/memory-backend.js'
 import { MEMORY_OPERATION_NAMES } from '../storage/spi/memory-backend.js'
 import type { RedactCommand, RedactResult } from '../storage/spi/redaction-types.js'
 import type { PrepareContextCommand } from './context-preparer.js'
+import type { ReceiptsCommand, ReceiptsPage } from './receipt-recorder.js'
 import type { FlushCommand, FlushResult } from './source-flusher.js'
 
 /** What a prepared-context call returns on every path (the wire's four fields, in domain terms). */
@@ -36,6 +37,8 @@ export interface MemoryOperations extends Pick<
 > {
   /** The prepared context's envelope (the cited items stay server-side over HTTP). */
   prepareContext(cmd: PrepareContextCommand): Promise<PreparedEnvelope>
+  /** One page of receipts: what prepared context gave each session (docs/agents.md "Receipts"). */
+  contextReceipts(cmd: ReceiptsCommand): Promise<ReceiptsPage>
   flush(cmd: FlushCommand): Promise<FlushResult>
   flushRecords(cmd: FlushRecordsCommand): Promise<FlushRecordsResult>
   /** The administrative erase (`admin redact`, docs/storage.md "Redaction"). */

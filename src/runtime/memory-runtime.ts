@@ -1,5 +1,6 @@
 import type { Embedder, EmbeddingProfile } from '../core/embedding.js'
 import { PRODUCT_VERSION } from '../core/product-version.js'
+import type { ReceiptRetention } from '../core/receipt-rules.js'
 import type { ExportRecord } from '../storage/spi/export-types.js'
 import type { ImportReport } from '../storage/spi/export-types.js'
 import type { FlushRecordsCommand, FlushRecordsResult } from '../storage/spi/flush-types.js'
@@ -8,7 +9,6 @@ import type { RedactCommand, RedactResult } from '../storage/spi/redaction-types
 import type { AnnSettings } from '../storage/sqlite/index.js'
 import { openSqliteBackend } from '../storage/sqlite/index.js'
 import type { PrepareContextCommand, PrepareContextResult } from './context-preparer.js'
-import { prepareContext } from './context-preparer.js'
 import { budgetPath, databasePath, resolveDataDir } from './data-dir.js'
 import type { EmbeddingSettings } from './embedder.js'
 import { createEmbedder } from './embedder.js'
@@ -19,6 +19,8 @@ import { Extraction } from './extraction.js'
 import type { FlushScheduler, FlushSchedulerOptions } from './flush-scheduler.js'
 import type { MemoryOperations } from './memory-operations.js'
 import { BackendDelegation } from './memory-operations.js'
+import type { ReceiptsCommand, ReceiptsPage } from './receipt-recorder.js'
+import { ReceiptRecorder } from './receipt-recorder.js'
 import type { UpgradeOptions, UpgradeReport } from './reference-upgrade.js'
 import { openReferenceSession, upgradeFromReference } from './reference-upgrade.js'
 import { RuntimeCounters, type RuntimeStats } from './runtime-counters.js'
@@ -59,6 +61,11 @@ export interface RuntimeOptions {
    * `storage_unavailable` (`busy`, HTTP 503 + `Retry-After`). Default 8000 ms.
    */
   readonly lockWaitMs?: number | undefined
+  /**
+   * How long receipts are kept (docs/agents.md "Receipts"): days and count, default 30 days and
+   * 100,000 receipts; the server prunes in the background.
+   */
+  readonly receiptRetention?: Partial<ReceiptRetention> | undefined
 }
 
 /** Readiness as the server reports it (`/health/ready`). */
@@ -97,16 +104,24 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
   #reindexLoop: ReindexLoop | undefined
   readonly #extraction: Extraction
   readonly #counters = new RuntimeCounters()
+  /** Prepared context and its receipts (docs/agents.md "Receipts"). */
+  readonly receipts: ReceiptRecorder
   #closed = false
 
   private constructor(
     backend: Spi.MemoryBackend,
     dataDir: string | undefined,
     embedder: Embedder | undefined,
-    extraction: ExtractionOptions | undefined,
+    options: RuntimeOptions,
+    extraction: ExtractionOptions | undefined = options.extraction,
   ) {
     super(backend)
     this.#backend = backend
+    this.receipts = new ReceiptRecorder(
+      backend,
+      options.now ?? (() => new Date()),
+      options.receiptRetention,
+    )
     this.dataDir = dataDir
     this.#health = embedder === undefined ? undefined : new EmbeddingHealth(embedder)
     this.#extraction = new Extraction(backend.journal, extraction)
@@ -123,7 +138,7 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
       options.embedder ??
       (options.embedding === undefined ? undefined : createEmbedder(options.embedding))
     if (options.backend !== undefined) {
-      return new MemoryRuntime(options.backend, undefined, embedder, options.extraction)
+      return new MemoryRuntime(options.backend, undefined, embedder, options)
     }
     if (options.databaseUrl !== undefined) {
       const { openMysqlBackend } = await import('../storage/mysql/index.js')
@@ -133,7 +148,10 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
         embedder,
       })
       const budgetFile = budgetPath(resolveDataDir(options.dataDir))
-      return new MemoryRuntime(backend, undefined, embedder, { budgetFile, ...options.extraction })
+      return new MemoryRuntime(backend, undefined, embedder, options, {
+        budgetFile,
+        ...options.extraction,
+      })
     }
     const dataDir = resolveDataDir(options.dataDir)
     const backend = await openSqliteBackend({
@@ -144,7 +162,7 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
       ...(options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs }),
       embedder,
     })
-    return new MemoryRuntime(backend, dataDir, embedder, {
+    return new MemoryRuntime(backend, dataDir, embedder, options, {
       budgetFile: budgetPath(dataDir),
       ...options.extraction,
     })
@@ -161,11 +179,16 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
   }
   /**
    * Prepared context for an agent hook (docs/agents.md): the cited, bounded block of
-   * memories relevant to `query`, or the session-start brief without one. Read-only, no write lock.
+   * memories relevant to `query`, or the session-start brief without one. Read-only, no write lock;
+   * with `receipt`, its receipt is recorded after the answer (docs/agents.md "Receipts").
    * @throws PowerContextError `invalid_request`, and the codes of `search`.
    */
   prepareContext(cmd: PrepareContextCommand): Promise<PrepareContextResult> {
-    return prepareContext(this.#backend, cmd)
+    return this.receipts.prepare(cmd)
+  }
+  /** One page of receipts, newest first (docs/agents.md "Receipts"). */
+  contextReceipts(cmd: ReceiptsCommand): Promise<ReceiptsPage> {
+    return this.receipts.list(cmd)
   }
   /**
    * Processes one window of the scope's captured sources; see `docs/sources-and-flush.md`.
@@ -347,6 +370,7 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
     this.#closed = true
     await this.#reindexLoop?.stop()
     await this.#extraction.stop()
+    await this.receipts.stop()
     await this.#backend.close()
   }
 }

@@ -1,11 +1,14 @@
 /**
- * Domain ↔ wire conversion of prepared context: `POST /v1/context/prepare`. The
+ * Domain ↔ wire conversion of prepared context: `POST /v1/context/prepare` and
+ * `POST /v1/context/receipts`. The prepare
  * response is the v1 envelope with exactly its four fields: the Python reference's plugins reject
  * any other field, so nothing may be added here.
  */
 import type { components } from '../contract/powercontext-types.js'
 import { PREPARED_CONTEXT_SCHEMA } from '../core/prepared-context.js'
+import type { Receipt } from '../core/receipt-rules.js'
 import type { PrepareContextCommand, PrepareContextResult } from '../runtime/context-preparer.js'
+import type { ReceiptsCommand, ReceiptsPage } from '../runtime/receipt-recorder.js'
 
 type Wire = components['schemas']
 
@@ -18,6 +21,52 @@ export const fromWirePrepareContext = (
   query: b.query,
   maxBytes: b.max_bytes,
   excludeRefs: b.exclude_refs?.map((r) => ({ artifactId: r.artifact_id, revision: r.revision })),
+  receipt:
+    b.receipt === undefined
+      ? undefined
+      : { host: b.receipt.host, sessionId: b.receipt.session_id, event: b.receipt.event },
+})
+
+/** `POST /v1/context/receipts` body → command. */
+export const fromWireReceipts = (b: Wire['ReceiptsRequest']): ReceiptsCommand => ({
+  scopeId: b.scope_id,
+  sessionId: b.session_id,
+  memoryId: b.memory_id,
+  before: b.before,
+  limit: b.limit,
+})
+
+/** One receipt on the wire (refs only, never text). */
+export const toWireReceipt = (r: Receipt): Wire['Receipt'] => ({
+  receipt_id: r.receiptId,
+  scope_id: r.scopeId,
+  scope_ids: [...r.scopeIds],
+  host: r.host,
+  session_id: r.sessionId,
+  event: r.event,
+  kind: r.kind,
+  status: r.status,
+  max_bytes: r.maxBytes,
+  content_bytes: r.contentBytes,
+  token_estimate: r.tokenEstimate,
+  within_budget: r.withinBudget,
+  duration_ms: r.durationMs,
+  items: r.items.map((i) => ({
+    memory_ref: { artifact_id: i.memoryRef.artifactId, revision: i.memoryRef.revision },
+    scope_id: i.scopeId,
+    truncated: i.truncated,
+  })),
+  created_at: r.createdAt,
+})
+
+/** A page of receipts → wire. */
+export const toWireReceipts = (p: ReceiptsPage): Wire['ReceiptsResponse'] => ({
+  receipts: p.receipts.map(toWireReceipt),
+  next_before: p.nextBefore,
+  usage:
+    p.usage === null
+      ? null
+      : { injections: p.usage.injections, sessions: p.usage.sessions, last_at: p.usage.lastAt },
 })
 
 /** Result → the v1 envelope. */
@@ -28,4 +77,34 @@ export const toWirePreparedContext = (
   status: r.status,
   content: r.content,
   content_bytes: r.contentBytes,
+})
+
+/** A page of receipts on the wire → domain (the CLI through `--server-url`). */
+export const fromWireReceiptsPage = (w: Wire['ReceiptsResponse']): ReceiptsPage => ({
+  receipts: w.receipts.map((r) => ({
+    receiptId: r.receipt_id,
+    scopeId: r.scope_id,
+    scopeIds: r.scope_ids,
+    host: r.host,
+    sessionId: r.session_id,
+    event: r.event,
+    kind: r.kind,
+    status: r.status,
+    maxBytes: r.max_bytes,
+    contentBytes: r.content_bytes,
+    tokenEstimate: r.token_estimate,
+    withinBudget: r.within_budget,
+    durationMs: r.duration_ms,
+    items: r.items.map((i) => ({
+      memoryRef: { artifactId: i.memory_ref.artifact_id, revision: i.memory_ref.revision },
+      scopeId: i.scope_id,
+      truncated: i.truncated,
+    })),
+    createdAt: r.created_at,
+  })),
+  nextBefore: w.next_before,
+  usage:
+    w.usage === null
+      ? null
+      : { injections: w.usage.injections, sessions: w.usage.sessions, lastAt: w.usage.last_at },
 })

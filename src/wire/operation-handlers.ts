@@ -12,7 +12,12 @@ import {
   REMEMBER_MAX_ENTRIES,
 } from '../storage/spi/memory-backend.js'
 import { MAX_BODY_VALUES } from './body-values.js'
-import { fromWirePrepareContext, toWirePreparedContext } from './context-wire.js'
+import {
+  fromWirePrepareContext,
+  fromWireReceipts,
+  toWirePreparedContext,
+  toWireReceipts,
+} from './context-wire.js'
 import {
   fromWireFlushRecordsRequest,
   fromWireFlushRequest,
@@ -161,6 +166,7 @@ export const OPERATION_HANDLERS = {
   search: async (rt, b) => toWireSearch(await rt.search(req.fromWireSearch(b))),
   prepareContext: async (rt, b) =>
     toWirePreparedContext(await rt.prepareContext(fromWirePrepareContext(b))),
+  contextReceipts: async (rt, b) => toWireReceipts(await rt.contextReceipts(fromWireReceipts(b))),
   changes: async (rt, b) => toWireChanges(await rt.changes(req.fromWireChanges(b))),
   flush: async (rt, b) => toWireFlush(await rt.flush(fromWireFlushRequest(b))),
   listScopes: async (rt, b) => toWireListScopes(await rt.listScopes(fromWireListScopesRequest(b))),

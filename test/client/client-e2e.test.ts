@@ -297,6 +297,14 @@ describe('client end to end', () => {
     expect(brief.content).not.toContain('dist/')
     const bad = await failure(pc.prepareContext({ scope_id, query: 'x', max_bytes: 100 }))
     expect([bad.code, bad.status]).toEqual(['invalid_request', 422])
+    // A prepare that names its session leaves a receipt: refs, never text.
+    const receipt = { host: 'codex', session_id: 'client-e2e', event: 'session_start' }
+    const given = await pc.prepareContext({ scope_id, max_bytes: 1024, receipt })
+    const page = await pc.contextReceipts({ scope_id, session_id: 'client-e2e' })
+    expect(page.receipts.map((r) => [r.kind, r.content_bytes])).toEqual([
+      ['brief', given.content_bytes],
+    ])
+    expect(JSON.stringify(page)).not.toContain('Never commit')
   })
 
   it('covered every contract operation with a validated response', () => {

@@ -41,6 +41,7 @@ interface HandWrittenClient {
     body: Wire.PrepareContextRequest,
     options?: CallOptions,
   ): Promise<Wire.PreparedContextResponse>
+  contextReceipts(body: Wire.ReceiptsRequest, options?: CallOptions): Promise<Wire.ReceiptsResponse>
   changes(body: Wire.ChangesRequest, options?: CallOptions): Promise<Wire.ChangesResponse>
   flush(body: Wire.FlushRequest, options?: CallOptions): Promise<Wire.FlushResponse>
   listScopes(body: Wire.ListScopesRequest, options?: CallOptions): Promise<Wire.ListScopesResponse>

@@ -22,6 +22,7 @@ import { mergeCorruptArea } from './memory-merge-corrupt.case.js'
 import { mergePropertiesArea } from './memory-merge-properties.case.js'
 import { mergeRestoreArea, restorePreviewArea } from './memory-merge-restore.case.js'
 import { changesArea, listArea } from './memory-reads.case.js'
+import { receiptsArea } from './memory-receipts.case.js'
 import { recentArea } from './memory-recent.case.js'
 import { redactArea } from './memory-redact.case.js'
 import { redactRecordArea } from './memory-redact-record.case.js'
@@ -54,6 +55,7 @@ export function describeMemoryBackend(options: ConformanceOptions): void {
     scopesArea(suite)
     listingArea(suite)
     recentArea(suite)
+    receiptsArea(suite)
     maintenanceArea(suite)
     badInputArea(suite)
     secretsArea(suite)

@@ -558,7 +558,7 @@ describe('web console in headless Chromium', () => {
         ids: seeded,
         dir: ARTIFACTS,
       })
-      expect(files).toHaveLength(9)
+      expect(files).toHaveLength(11)
     } finally {
       await fresh.stop()
     }

@@ -749,6 +749,36 @@ describe('HTTP contract, end to end', () => {
     expect(errorOf(expectContract('prepareContext', extra, 422)).code).toBe('invalid_request')
   })
 
+  it('records a receipt of a prepare that names its session, and reads it back', async () => {
+    const receipt = { host: 'claude-code', session_id: 'contract-session', event: 'session_start' }
+    const prepared = expectContract<{ content: string | null; content_bytes: number }>(
+      'prepareContext',
+      await call('prepareContext', { scope_id: SCOPE, receipt }),
+      200,
+    )
+    const page = expectContract<{ receipts: Record<string, unknown>[]; usage: unknown }>(
+      'contextReceipts',
+      await call('contextReceipts', { scope_id: SCOPE, session_id: 'contract-session' }),
+      200,
+    )
+    expect(page.usage).toBeNull()
+    expect(page.receipts).toHaveLength(1)
+    expect(page.receipts[0]).toMatchObject({
+      host: 'claude-code',
+      session_id: 'contract-session',
+      event: 'session_start',
+      kind: 'brief',
+      content_bytes: prepared.content_bytes,
+    })
+    const badReceipt = await call('prepareContext', {
+      scope_id: SCOPE,
+      receipt: { ...receipt, host: 'Not A Tag' },
+    })
+    expect(errorOf(expectContract('prepareContext', badReceipt, 422)).code).toBe('invalid_request')
+    const badCursor = await call('contextReceipts', { scope_id: SCOPE, before: 'nope' })
+    expect(errorOf(expectContract('contextReceipts', badCursor, 422)).code).toBe('invalid_request')
+  })
+
   it('covered every operation of the contract', () => {
     const all = OPERATIONS.map((o) => o.operationId).sort()
     expect([...validated].sort()).toEqual(all)

@@ -684,6 +684,12 @@ function basesFor(ids: Ids): Record<PostOp, readonly Base[]> {
         },
       },
     ],
+    contextReceipts: [
+      {
+        shape: shape('ReceiptsRequest'),
+        body: { scope_id: SCOPE, session_id: 'robustness-session', limit: 10 },
+      },
+    ],
     getSources: [
       { shape: shape('GetSourcesRequest'), body: { scope_id: SCOPE, source_ids: [SOURCE_ID] } },
     ],
@@ -996,6 +1002,12 @@ function domainArb(
           .filter((id) => id !== SOURCE_ID)
           .map((id) => c('source_id: unknown', N, { ...b, source_id: id })),
         fc.constant(c('two targets', I, { ...b, scan: true })),
+      ]
+    case 'contextReceipts':
+      return [
+        fc
+          .stringMatching(/^[A-Za-z0-9_-]{1,64}$/)
+          .map((cursor) => c('before: not a cursor', I, { ...b, before: cursor })),
       ]
     case 'changes':
     case 'flush':

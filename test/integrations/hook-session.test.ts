@@ -12,7 +12,12 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 import { MAX_QUERY_BYTES, recallQuery } from '../../integrations/shared/events.mjs'
-import { MAX_REFS, MAX_SESSIONS, SessionState } from '../../integrations/shared/session-state.mjs'
+import {
+  citationsOf,
+  MAX_REFS,
+  MAX_SESSIONS,
+  SessionState,
+} from '../../integrations/shared/session-state.mjs'
 import { readTurn } from '../../integrations/shared/transcript.mjs'
 import { useHookFixture } from '../support/hook-fixture.js'
 import { diagnosticOf, runHookProcess } from '../support/hook-harness.js'
@@ -256,5 +261,40 @@ describe('Stop', () => {
     const turn = readTurn(rollout)
     expect(turn.edits).toEqual(['src/a.ts', 'src/b.ts', 'gone.txt'])
     expect(turn.messages.map((m) => m.text)).toEqual(['first', 'second'])
+  })
+})
+
+describe('receipts', () => {
+  it('the server records what each prepare gave the session: refs, bytes, never text', async () => {
+    const brief = await fire('SessionStart', 'receipts-1', { source: 'startup' })
+    const recall = await ask('receipts-1', QUESTION)
+    const res = await fetch(`${fx.server.url}/v1/context/receipts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ scope_id: SCOPE, session_id: 'receipts-1' }),
+    })
+    expect(res.status).toBe(200)
+    const text = await res.text()
+    for (const memory of [DECISION, CONSTRAINT, FACT]) expect(text).not.toContain(memory)
+    const page = JSON.parse(text) as {
+      receipts: {
+        host: string
+        event: string
+        kind: string
+        content_bytes: number
+        token_estimate: number
+        items: { memory_ref: unknown }[]
+      }[]
+    }
+    const shown = page.receipts.map((r) => [r.host, r.event, r.kind, r.content_bytes])
+    expect(shown).toEqual([
+      ['claude-code', 'user_prompt_submit', 'recall', Buffer.byteLength(recall, 'utf8')],
+      ['claude-code', 'session_start', 'brief', Buffer.byteLength(brief, 'utf8')],
+    ])
+    expect(page.receipts.map((r) => r.items.map((i) => i.memory_ref))).toEqual([
+      citationsOf(recall),
+      citationsOf(brief),
+    ])
+    for (const r of page.receipts) expect(r.token_estimate).toBe(Math.ceil(r.content_bytes / 4))
   })
 })

@@ -23,7 +23,7 @@ afterAll(async () => {
 
 describeWithMariadb('MySQL schema 5: decision records as a redaction target', () => {
   it('a schema 4 database keeps its redactions and can then erase a decision record', async () => {
-    expect(MYSQL_SCHEMA_VERSION).toBe(6)
+    expect(MYSQL_SCHEMA_VERSION).toBeGreaterThanOrEqual(5)
     const url = await databases.create('redact-migration')
     const name = new URL(url).pathname.slice(1)
     const scopeId = 'project:acme/api'

@@ -2,6 +2,7 @@
  * Demo data for the web console, written through the public API (the typed client): the e2e
  * tests, the screenshot script and the console benchmark all start from it.
  */
+import { citationsOf } from '../../integrations/shared/session-state.mjs'
 import type { Memory, PowerContextClient } from '../../src/client/index.js'
 
 export const DEMO_SCOPE = 'project:acme/api'
@@ -19,7 +20,19 @@ export interface DemoIds {
   readonly e: string
   /** Two active memories left to merge by hand. */
   readonly free: readonly [Memory, Memory]
+  /** An agent session the hooks gave a brief and a recall (receipts). */
+  readonly session: string
 }
+
+/** Agent sessions of the demo, as the hooks name them: each gets the brief, then a recall. */
+const DEMO_SESSIONS = [
+  {
+    host: 'claude-code',
+    session_id: '5d0c7a2e-claude-demo',
+    prompt: 'how does CI install dependencies and how are releases tagged',
+  },
+  { host: 'codex', session_id: '019a66f1-codex-demo', prompt: 'which Node version does CI use' },
+] as const
 
 /** Captures evidence, remembers, edits, forgets, merges twice and flushes one structured source. */
 export async function seedDemo(pc: PowerContextClient, scope = DEMO_SCOPE): Promise<DemoIds> {
@@ -106,7 +119,19 @@ export async function seedDemo(pc: PowerContextClient, scope = DEMO_SCOPE): Prom
     scope_id: 'personal:dana',
     entries: [{ kind: 'preference', text: 'Prefers small pull requests.' }],
   })
+  for (const { host, session_id, prompt } of DEMO_SESSIONS) {
+    const event = (name: string) => ({ host, session_id, event: name })
+    // As the hooks do: the recall leaves out what the brief already gave the session.
+    const brief = await pc.prepareContext({ scope_id: scope, receipt: event('session_start') })
+    await pc.prepareContext({
+      scope_id: scope,
+      query: prompt,
+      exclude_refs: citationsOf(brief.content ?? ''),
+      receipt: event('user_prompt_submit'),
+    })
+  }
   return {
+    session: DEMO_SESSIONS[0].session_id,
     edited: id(0),
     forgotten: id(6),
     a: id(1),

@@ -784,6 +784,20 @@ class SearchResponse(Model):
 
 
 @dataclass(frozen=True)
+class ReceiptInput(Model):
+    "Records a receipt of this prepare (what the session was given: scopes, memory refs, bytes, token estimate): the agent hooks send it. Without it nothing is recorded."
+
+    host: str
+    session_id: str
+    event: str
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("host", "host", T.STR, True),
+        Field("session_id", "session_id", T.STR, True),
+        Field("event", "event", T.STR, True),
+    )
+
+
+@dataclass(frozen=True)
 class PrepareContextRequest(Model):
     "The `PrepareContextRequest` shape of the contract."
 
@@ -792,12 +806,112 @@ class PrepareContextRequest(Model):
     query: str | Unset = UNSET
     max_bytes: int | Unset = UNSET
     exclude_refs: List[ArtifactRef] | Unset = UNSET
+    receipt: ReceiptInput | Unset = UNSET
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("scope_id", "scope_id", T.STR, True),
         Field("scope_ids", "scope_ids", T.list(T.STR), False),
         Field("query", "query", T.STR, False),
         Field("max_bytes", "max_bytes", T.INT, False),
         Field("exclude_refs", "exclude_refs", T.list(T.model("ArtifactRef")), False),
+        Field("receipt", "receipt", T.model("ReceiptInput"), False),
+    )
+
+
+@dataclass(frozen=True)
+class ReceiptsRequest(Model):
+    "The `ReceiptsRequest` shape of the contract."
+
+    scope_id: str
+    session_id: str | Unset = UNSET
+    memory_id: str | Unset = UNSET
+    before: str | Unset = UNSET
+    limit: int | Unset = UNSET
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("scope_id", "scope_id", T.STR, True),
+        Field("session_id", "session_id", T.STR, False),
+        Field("memory_id", "memory_id", T.STR, False),
+        Field("before", "before", T.STR, False),
+        Field("limit", "limit", T.INT, False),
+    )
+
+
+@dataclass(frozen=True)
+class ReceiptItem(Model):
+    "The `ReceiptItem` shape of the contract."
+
+    memory_ref: ArtifactRef
+    scope_id: str
+    truncated: bool
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("memory_ref", "memory_ref", T.model("ArtifactRef"), True),
+        Field("scope_id", "scope_id", T.STR, True),
+        Field("truncated", "truncated", T.BOOL, True),
+    )
+
+
+@dataclass(frozen=True)
+class Receipt(Model):
+    "The `Receipt` shape of the contract."
+
+    receipt_id: str
+    scope_id: str
+    scope_ids: List[str]
+    host: str
+    session_id: str
+    event: str
+    kind: str
+    status: str
+    max_bytes: int
+    content_bytes: int
+    token_estimate: int
+    within_budget: bool
+    duration_ms: int
+    items: List[ReceiptItem]
+    created_at: str
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("receipt_id", "receipt_id", T.STR, True),
+        Field("scope_id", "scope_id", T.STR, True),
+        Field("scope_ids", "scope_ids", T.list(T.STR), True),
+        Field("host", "host", T.STR, True),
+        Field("session_id", "session_id", T.STR, True),
+        Field("event", "event", T.STR, True),
+        Field("kind", "kind", T.STR, True),
+        Field("status", "status", T.STR, True),
+        Field("max_bytes", "max_bytes", T.INT, True),
+        Field("content_bytes", "content_bytes", T.INT, True),
+        Field("token_estimate", "token_estimate", T.INT, True),
+        Field("within_budget", "within_budget", T.BOOL, True),
+        Field("duration_ms", "duration_ms", T.INT, True),
+        Field("items", "items", T.list(T.model("ReceiptItem")), True),
+        Field("created_at", "created_at", T.STR, True),
+    )
+
+
+@dataclass(frozen=True)
+class MemoryUsage(Model):
+    "The `MemoryUsage` shape of the contract."
+
+    injections: int
+    sessions: int
+    last_at: Optional[str]
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("injections", "injections", T.INT, True),
+        Field("sessions", "sessions", T.INT, True),
+        Field("last_at", "last_at", T.nullable(T.STR), True),
+    )
+
+
+@dataclass(frozen=True)
+class ReceiptsResponse(Model):
+    "The `ReceiptsResponse` shape of the contract."
+
+    receipts: List[Receipt]
+    next_before: Optional[str]
+    usage: Optional[MemoryUsage]
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("receipts", "receipts", T.list(T.model("Receipt")), True),
+        Field("next_before", "next_before", T.nullable(T.STR), True),
+        Field("usage", "usage", T.nullable(T.model("MemoryUsage")), True),
     )
 
 
@@ -1436,6 +1550,7 @@ OPERATIONS: Dict[str, Operation] = {
     "list": Operation("list", "POST", "/v1/memory/list", "ListRequest", {200: T.model("ListResponse")}),
     "search": Operation("search", "POST", "/v1/memory/search", "SearchRequest", {200: T.model("SearchResponse")}),
     "prepareContext": Operation("prepareContext", "POST", "/v1/context/prepare", "PrepareContextRequest", {200: T.model("PreparedContextResponse")}),
+    "contextReceipts": Operation("contextReceipts", "POST", "/v1/context/receipts", "ReceiptsRequest", {200: T.model("ReceiptsResponse")}),
     "changes": Operation("changes", "POST", "/v1/memory/changes", "ChangesRequest", {200: T.model("ChangesResponse")}),
     "flush": Operation("flush", "POST", "/v1/memory/flush", "FlushRequest", {200: T.model("FlushResponse")}),
     "flushRecords": Operation("flushRecords", "POST", "/v1/memory/flush/records", "FlushRecordsRequest", {200: T.model("FlushRecordsResponse")}),
@@ -1661,11 +1776,28 @@ class Operations:
         query: str | Unset = UNSET,
         max_bytes: int | Unset = UNSET,
         exclude_refs: List[ArtifactRef] | Unset = UNSET,
+        receipt: ReceiptInput | Unset = UNSET,
         request_id: str | None = None,
         timeout: float | None = None,
     ) -> PreparedContextResponse:
         "POST /v1/context/prepare: The bounded, cited block of memories an agent hook injects (recall or session brief)."
-        return self._call("prepareContext", _body(request, PrepareContextRequest, {"scope_id": scope_id, "scope_ids": scope_ids, "query": query, "max_bytes": max_bytes, "exclude_refs": exclude_refs}), request_id, timeout)  # type: ignore[no-any-return]
+        return self._call("prepareContext", _body(request, PrepareContextRequest, {"scope_id": scope_id, "scope_ids": scope_ids, "query": query, "max_bytes": max_bytes, "exclude_refs": exclude_refs, "receipt": receipt}), request_id, timeout)  # type: ignore[no-any-return]
+
+    def context_receipts(
+        self,
+        request: ReceiptsRequest | None = None,
+        /,
+        *,
+        scope_id: str | Unset = UNSET,
+        session_id: str | Unset = UNSET,
+        memory_id: str | Unset = UNSET,
+        before: str | Unset = UNSET,
+        limit: int | Unset = UNSET,
+        request_id: str | None = None,
+        timeout: float | None = None,
+    ) -> ReceiptsResponse:
+        "POST /v1/context/receipts: What prepared context gave each agent session (receipts), newest first. Refs only, no text."
+        return self._call("contextReceipts", _body(request, ReceiptsRequest, {"scope_id": scope_id, "session_id": session_id, "memory_id": memory_id, "before": before, "limit": limit}), request_id, timeout)  # type: ignore[no-any-return]
 
     def changes(
         self,
@@ -1839,7 +1971,13 @@ __all__ = [
     "ListResponse",
     "SearchRequest",
     "SearchResponse",
+    "ReceiptInput",
     "PrepareContextRequest",
+    "ReceiptsRequest",
+    "ReceiptItem",
+    "Receipt",
+    "MemoryUsage",
+    "ReceiptsResponse",
     "PreparedContextResponse",
     "ChangesRequest",
     "SkippedSourceErrorDetail",

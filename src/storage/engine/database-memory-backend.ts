@@ -30,6 +30,7 @@ import { restore } from './ops/restore.js'
 import { restorePreview } from './ops/restore-plan.js'
 import { search } from './ops/search.js'
 import { update } from './ops/update.js'
+import { ReceiptLog } from './receipts/receipt-log.js'
 import { checkRedact, NO_ERASE_STEP, redact } from './redaction/redact.js'
 import { searchInMode, searchModesOf } from './search/search-modes.js'
 import { reindexVectors } from './vectors/reindex.js'
@@ -64,10 +65,13 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
 
   /** The source journal (docs/sources-and-flush.md): flush windows, cursor CAS, failures, decision records. */
   readonly journal: SourceJournal
+  /** The receipt log (docs/agents.md "Receipts"). */
+  readonly receipts: ReceiptLog
 
   constructor(options: DatabaseBackendOptions = {}) {
     this.#now = options.now ?? (() => new Date())
     this.#vectors = new VectorSupport(options.embedder)
+    this.receipts = new ReceiptLog(this.#run, this.#now)
     this.journal = new SourceJournal({
       run: this.#run,
       now: this.#now,

@@ -292,6 +292,40 @@ export const MYSQL_MIGRATIONS: readonly (readonly MigrationStep[])[] = [
   // 6: source ids are Unicode text (NFC, 1–256 characters): their columns become utf8mb4 with a
   // binary collation (mysql-source-ids.ts).
   [{ procedure: widenSourceIdColumns }],
+  // 7: receipts (docs/agents.md "Receipts"): what prepared context gave each agent session, as
+  // memory refs and sizes (never text). An operational log: no foreign keys, not exported, pruned.
+  [
+    (o) => `CREATE TABLE IF NOT EXISTS receipts (
+      receipt_id ${ID} NOT NULL,
+      scope_id ${ID} NOT NULL,
+      scope_ids_json ${TEXT} NOT NULL,
+      host ${ID} NOT NULL,
+      session_id ${ID} NOT NULL,
+      event ${ID} NOT NULL,
+      kind ${TAG} NOT NULL CHECK (kind IN ('brief', 'recall')),
+      status ${TAG} NOT NULL CHECK (status IN ('ready', 'empty')),
+      max_bytes INT NOT NULL,
+      content_bytes INT NOT NULL CHECK (content_bytes >= 0),
+      token_estimate INT NOT NULL CHECK (token_estimate >= 0),
+      within_budget TINYINT NOT NULL CHECK (within_budget IN (0, 1)),
+      duration_ms INT NOT NULL CHECK (duration_ms >= 0),
+      created_at ${STAMP} NOT NULL,
+      PRIMARY KEY (receipt_id),
+      KEY receipts_by_scope (scope_id, created_at, receipt_id),
+      KEY receipts_by_session (scope_id, session_id, created_at, receipt_id),
+      KEY receipts_by_age (created_at, receipt_id)
+    ) ${o}`,
+    (o) => `CREATE TABLE IF NOT EXISTS receipt_items (
+      receipt_id ${ID} NOT NULL,
+      ordinal INT NOT NULL CHECK (ordinal >= 0),
+      memory_id ${ID} NOT NULL,
+      revision BIGINT NOT NULL CHECK (revision >= 1),
+      scope_id ${ID} NOT NULL,
+      truncated TINYINT NOT NULL CHECK (truncated IN (0, 1)),
+      PRIMARY KEY (receipt_id, ordinal),
+      KEY receipt_items_by_memory (memory_id, revision)
+    ) ${o}`,
+  ],
 ]
 
 /** The schema version this code writes and reads. */

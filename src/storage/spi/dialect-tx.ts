@@ -3,6 +3,7 @@ import type { MemoryState, MergeRecord, SourceType } from '../../core/memory-mod
 import type { PlannedTerm } from '../../core/query-plan.js'
 import type { JournalTx } from './journal-tx.js'
 import type { LegacyTx } from './legacy-tx.js'
+import type { ReceiptTx } from './receipt-types.js'
 import type { RedactionTx } from './redaction-types.js'
 import type {
   ChangeRow,
@@ -36,6 +37,8 @@ export interface DialectTx {
   readonly pages: TransferTx
   /** The administrative erase's verbs (docs/storage.md "Redaction"). */
   readonly redactions: RedactionTx
+  /** The receipt log's verbs (docs/agents.md "Receipts"). */
+  readonly receipts: ReceiptTx
   getMemory(memoryId: string): Promise<MemoryRow | undefined>
   getVersion(memoryId: string, version: number): Promise<VersionRow | undefined>
   /** Versions after `after` (default 0), oldest first, at most `limit` of them (default all). */

@@ -3,6 +3,7 @@ import type { ExportRecord, ImportReport } from './export-types.js'
 import type { SourceJournalPort } from './flush-types.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from './legacy-types.js'
 import type * as C from './memory-commands.js'
+import type { ReceiptLogPort } from './receipt-types.js'
 import type { RedactCommand, RedactResult } from './redaction-types.js'
 
 /**
@@ -47,6 +48,8 @@ export interface MemoryBackend extends C.MemoryOperationMethods {
   startIndexMaintenance?(events?: S.IndexMaintenanceEvents): void
   /** The source journal: flush windows, cursor, failures, decision records (docs/sources-and-flush.md). */
   readonly journal: SourceJournalPort
+  /** The receipt log: what prepared context gave each agent session (docs/agents.md "Receipts"). */
+  readonly receipts: ReceiptLogPort
   /**
    * Every authoritative row as export records, read in one snapshot in pages (`admin export`);
    * returns the row counts.

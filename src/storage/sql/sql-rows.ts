@@ -27,6 +27,7 @@ import {
 import { currentSql, splitCurrent } from './current.js'
 import { placeholders, type SqlDialect } from './dialect.js'
 import { LegacyRows } from './legacy-rows.js'
+import { ReceiptRows } from './receipt-rows.js'
 import { RedactionRows } from './redaction-rows.js'
 import type { SqlSession } from './session.js'
 import { SqlJournal } from './sql-journal.js'
@@ -70,6 +71,7 @@ export class SqlRows implements DialectTx {
   readonly legacy: LegacyTx
   readonly pages: TransferTx
   readonly redactions: RedactionRows
+  readonly receipts: ReceiptRows
   /** Scopes whose row this transaction has already ensured. */
   readonly #ensured = new Set<string>()
 
@@ -82,6 +84,7 @@ export class SqlRows implements DialectTx {
     this.legacy = new LegacyRows(sql)
     this.pages = new TransferRows(sql)
     this.redactions = new RedactionRows(sql)
+    this.receipts = new ReceiptRows(sql, dialect)
   }
 
   async #ensureScope(scopeId: string): Promise<void> {
