@@ -2,6 +2,7 @@ import { InvalidArgumentError } from 'commander'
 
 import { PowerContextClientError } from '../client/index.js'
 import { PowerContextError } from '../core/errors.js'
+import { databaseBackendFor } from '../runtime/backend-registry.js'
 import { toWireError } from '../wire/memory-wire.js'
 import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-output.js'
 
@@ -52,6 +53,32 @@ export function parseServerUrl(value: string): string {
     // reported below
   }
   throw new InvalidArgumentError('must be an http(s) URL')
+}
+
+/** Why `value` names no backend of the registry (the supported schemes named), or undefined. */
+function databaseUrlProblem(value: string): string | undefined {
+  try {
+    databaseBackendFor(value)
+    return undefined
+  } catch (err) {
+    return (err as Error).message.replace(/^database: /, '')
+  }
+}
+
+/**
+ * Checks a database URL given by the option or environment variable `name`: its scheme must name
+ * a backend of the registry, else a usage error (exit 2) naming the supported schemes and never
+ * the URL (it may hold a password). The adapter itself is loaded only when the database is opened.
+ */
+export function checkDatabaseUrl(value: string, name: string): string {
+  const problem = databaseUrlProblem(value)
+  if (problem !== undefined) throw new CliUsageError(`${name}: ${problem}`)
+  return value
+}
+
+/** The option parser of a database URL option `name` (see {@link checkDatabaseUrl}). */
+export function databaseOption(name: string): (value: string) => string {
+  return (value) => checkDatabaseUrl(value, name)
 }
 
 /**

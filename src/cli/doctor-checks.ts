@@ -55,7 +55,7 @@ export async function mcpCheck(serverUrl: string, token: string | undefined): Pr
 export interface LocalStore {
   /** `--data-dir`, when given. */
   readonly dataDir?: string | undefined
-  /** `--database` was given (a MySQL-protocol database, no data directory). */
+  /** `--database` was given (a database by URL, no data directory). */
   readonly database: boolean
   /** `--server-url` or `POWERCONTEXT_CLIENT_SERVER_URL` sends memory commands to a server. */
   readonly remote: boolean

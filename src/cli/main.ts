@@ -5,7 +5,7 @@ import { registerAdminCommands } from './admin-commands.js'
 import { runHostDoctor } from './agents/doctor-host-command.js'
 import { registerSetupCommand } from './agents/setup-command.js'
 import type { CliIo } from './cli-io.js'
-import { EXIT_OK, EXIT_USAGE, printError, PROCESS_IO } from './cli-io.js'
+import { databaseOption, EXIT_OK, EXIT_USAGE, printError, PROCESS_IO } from './cli-io.js'
 import { createRunners } from './cli-runners.js'
 import { registerContextCommand } from './context-command.js'
 import { registerDoctorCommand } from './doctor-command.js'
@@ -35,7 +35,8 @@ export async function main(argv: readonly string[], io: CliIo = PROCESS_IO): Pro
     .option('--data-dir <dir>', 'data directory (default $POWERCONTEXT_HOME or the user data dir)')
     .option(
       '--database <url>',
-      'a MySQL-protocol database instead of the data directory: mysql://user:pass@host:port/db (OceanBase, MariaDB)',
+      'a database instead of the data directory, its backend chosen by the URL scheme: mysql://user:pass@host:port/db (OceanBase, MariaDB; docs/storage.md)',
+      databaseOption('--database'),
     )
     .option('--json', 'print JSON (wire shapes) instead of text')
     .exitOverride()

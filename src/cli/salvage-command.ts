@@ -6,7 +6,7 @@ import type { Command } from 'commander'
 
 import type { ExportRecord } from '../storage/spi/export-types.js'
 import type { CliIo } from './cli-io.js'
-import { CliUsageError, EXIT_FAILURE, EXIT_OK } from './cli-io.js'
+import { CliUsageError, databaseOption, EXIT_FAILURE, EXIT_OK } from './cli-io.js'
 import type { RunWithRuntime } from './cli-runners.js'
 import { localDatabase, openLocalRuntime } from './cli-runners.js'
 import { readRecords, summary } from './transfer-commands.js'
@@ -23,7 +23,11 @@ export function registerSalvageCommand(admin: Command, io: CliIo, run: RunWithRu
       'copy every row that still verifies into a new, empty database and list what could not be copied',
     )
     .option('--to-data-dir <dir>', 'the new data directory (its database must not exist yet)')
-    .option('--to-database <url>', 'or a new, empty MySQL-protocol database')
+    .option(
+      '--to-database <url>',
+      'or a new, empty database, its backend chosen by the URL scheme (mysql://…)',
+      databaseOption('--to-database'),
+    )
     .action(async (o: { toDataDir?: string; toDatabase?: string }, cmd: Command) =>
       run(
         cmd,

@@ -4,7 +4,14 @@ import type { ConnectionLimits } from '../http/connection-limits.js'
 import type { RunningServer } from '../http/server-run.js'
 import { resolveDataDir } from '../runtime/data-dir.js'
 import type { CliIo } from './cli-io.js'
-import { CliUsageError, EXIT_FAILURE, parseInteger, printError } from './cli-io.js'
+import {
+  checkDatabaseUrl,
+  CliUsageError,
+  databaseOption,
+  EXIT_FAILURE,
+  parseInteger,
+  printError,
+} from './cli-io.js'
 import type { EmbeddingFlags } from './embedding-options.js'
 import { addEmbeddingOptions, embeddingSettings } from './embedding-options.js'
 import type { GenerationFlags } from './generation-options.js'
@@ -134,7 +141,8 @@ export function registerServerCommands(
     )
     .option(
       '--database <url>',
-      'a MySQL-protocol database instead of the data directory: mysql://user:pass@host:port/db (env POWERCONTEXT_SERVER_DATABASE_URL; docs/oceanbase.md)',
+      'a database instead of the data directory, its backend chosen by the URL scheme: mysql://user:pass@host:port/db (env POWERCONTEXT_SERVER_DATABASE_URL; docs/storage.md)',
+      databaseOption('--database'),
     )
     .option(
       '--insecure-no-auth',
@@ -197,6 +205,8 @@ export function registerServerCommands(
     const dataDir = dataDirFlag ?? (databaseUrl === undefined ? env('DATA_DIR') : undefined)
     let running: RunningServer
     try {
+      if (databaseUrl !== undefined && databaseFlag === undefined)
+        checkDatabaseUrl(databaseUrl, 'POWERCONTEXT_SERVER_DATABASE_URL')
       // flags > environment > <data dir>/server-settings.json
       applyServerSettingsFile(dataDir ?? resolveDataDir())
       const authToken = env('AUTH_TOKEN')

@@ -8,6 +8,7 @@ import type * as Spi from '../storage/spi/memory-backend.js'
 import type { RedactCommand, RedactResult } from '../storage/spi/redaction-types.js'
 import type { AnnSettings } from '../storage/sqlite/index.js'
 import { openSqliteBackend } from '../storage/sqlite/index.js'
+import { databaseBackendFor } from './backend-registry.js'
 import type { PrepareContextCommand, PrepareContextResult } from './context-preparer.js'
 import { budgetPath, databasePath, resolveDataDir } from './data-dir.js'
 import type { EmbeddingSettings } from './embedder.js'
@@ -31,9 +32,9 @@ export interface RuntimeOptions {
   /** Data directory; default `$POWERCONTEXT_HOME` or the platform's user data dir. */
   readonly dataDir?: string
   /**
-   * A MySQL-protocol database instead of the data directory: `mysql://user:pass@host:port/db`
-   * (OceanBase ≥ 4.3.5 in MySQL mode, or MariaDB; docs/oceanbase.md). The adapter and its driver
-   * are loaded only then.
+   * A database instead of the data directory, its backend chosen by the URL scheme
+   * (`backend-registry.ts`): `mysql://user:pass@host:port/db` for OceanBase ≥ 4.3.5 in MySQL mode
+   * or MariaDB (docs/oceanbase.md). The adapter and its driver are loaded only then.
    */
   readonly databaseUrl?: string | undefined
   /** Use this backend instead of opening one (tests, embedding applications). */
@@ -128,10 +129,11 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
   }
 
   /**
-   * Opens a runtime on its embedded default (SQLite file in the data directory), on a MySQL-protocol
-   * database (`databaseUrl`) or on a given backend.
+   * Opens a runtime on its embedded default (SQLite file in the data directory), on the database
+   * that `databaseUrl` names (its backend chosen by scheme) or on a given backend.
    * @throws PowerContextError `internal_error` when the database cannot be opened, `invalid_request`
-   *   for a malformed `databaseUrl` (messages never contain its password).
+   *   for a malformed `databaseUrl` or one whose scheme no backend opens (messages never contain
+   *   its password).
    */
   static async open(options: RuntimeOptions = {}): Promise<MemoryRuntime> {
     const embedder =
@@ -141,10 +143,9 @@ export class MemoryRuntime extends BackendDelegation implements MemoryOperations
       return new MemoryRuntime(options.backend, undefined, embedder, options)
     }
     if (options.databaseUrl !== undefined) {
-      const { openMysqlBackend } = await import('../storage/mysql/index.js')
-      const backend = await openMysqlBackend({
+      const backend = await databaseBackendFor(options.databaseUrl).open({
         url: options.databaseUrl,
-        ...(options.now === undefined ? {} : { now: options.now }),
+        now: options.now,
         embedder,
       })
       const budgetFile = budgetPath(resolveDataDir(options.dataDir))

@@ -5,7 +5,7 @@
  * scope moves in its own transaction through the backend, which checks every step. A rerun moves
  * nothing twice: upgraded scopes are recorded, and a crash loses at most the scope under way.
  */
-import { PowerContextError } from '../core/errors.js'
+import { invalidRequest, PowerContextError } from '../core/errors.js'
 import type { LegacyScopeCounts } from '../storage/spi/legacy-types.js'
 import type { MemoryBackend } from '../storage/spi/memory-backend.js'
 import type { ArchiveCount } from '../storage/upgrade/reference-archive.js'
@@ -16,6 +16,7 @@ import { scanScope } from '../storage/upgrade/reference-scan.js'
 import { readReferenceSchema } from '../storage/upgrade/reference-schema.js'
 import type { ReferenceSession } from '../storage/upgrade/reference-session.js'
 import { referenceSteps } from '../storage/upgrade/reference-steps.js'
+import { databaseBackendFor, urlScheme } from './backend-registry.js'
 
 const SCOPE_PAGE = 200
 
@@ -255,16 +256,20 @@ function failedPlan(legacyScopeId: string, scopeId: string, err: PowerContextErr
 }
 
 /**
- * Opens the reference database: a `mysql://` URL (its adapter loaded only then) or a SQLite file.
- * `targetFile` is this runtime's own SQLite file, which may be the same file (in-place upgrade).
+ * Opens the reference database: a URL (`scheme://…`, its backend chosen in `backend-registry.ts`
+ * and loaded only then) or a SQLite file. `targetFile` is this runtime's own SQLite file, which
+ * may be the same file (in-place upgrade).
+ * @throws PowerContextError `invalid_request` for a URL whose backend cannot be a reference source.
  */
 export async function openReferenceSession(
   from: string,
   targetFile: string | undefined,
 ): Promise<ReferenceSession> {
-  if (/^mysql:\/\//i.test(from)) {
-    const { openMysqlReference } = await import('../storage/mysql/reference-mysql.js')
-    return openMysqlReference(from)
+  if (urlScheme(from) !== undefined) {
+    const backend = databaseBackendFor(from)
+    if (backend.openReference === undefined)
+      throw invalidRequest('from', `a ${backend.name} database cannot be a reference source`)
+    return backend.openReference(from)
   }
   const { openSqliteReference } = await import('../storage/sqlite/reference-sqlite.js')
   return openSqliteReference(from, targetFile)
