@@ -7,6 +7,13 @@
 import { createHash } from 'node:crypto'
 import { isAbsolute, relative } from 'node:path'
 
+import {
+  BRIEF_MAX_BYTES,
+  cutUtf8,
+  recallBudget,
+  recallQuery,
+  utf8Bytes as bytes,
+} from './budgets.mjs'
 import { HookFailure } from './diagnostics.mjs'
 import { preparedContent } from './envelope.mjs'
 import { gitOutput } from './git.mjs'
@@ -16,13 +23,8 @@ import { loadSecretFinder } from './secret-scanner.mjs'
 import { citationsOf, SessionState } from './session-state.mjs'
 import { readTranscript, readTurn } from './transcript.mjs'
 
-/** Prepared-context budgets (UTF-8 bytes): the reference's 8,000 for recall, less for the brief. */
-export const RECALL_MAX_BYTES = 8000
-export const BRIEF_MAX_BYTES = 4000
 /** Capture bounds. */
 export const MAX_PROMPT_CHARS = 200_000
-/** The server's query limit (UTF-8 bytes after NFC): a longer prompt is recalled by its start. */
-export const MAX_QUERY_BYTES = 8192
 export const OUTCOME_TASK_BYTES = 1000
 export const OUTCOME_SUMMARY_BYTES = 4000
 export const OUTCOME_MAX_PATHS = 50
@@ -31,33 +33,6 @@ export const COMPACT_MESSAGE_BYTES = 4000
 const TASK_OUTCOME_MEDIA_TYPE = 'application/vnd.powercontext.task-outcome+json'
 
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex')
-const bytes = (text) => Buffer.byteLength(text, 'utf8')
-
-/** The longest start of `text` of at most `max` UTF-8 bytes, cut between characters. */
-function prefixUtf8(text, max) {
-  let out = ''
-  let used = 0
-  for (const ch of text) {
-    used += bytes(ch)
-    if (used > max) break
-    out += ch
-  }
-  return out
-}
-
-/** `text` cut to at most `max` UTF-8 bytes on a character boundary, ending in `…` when cut. */
-export function cutUtf8(text, max) {
-  return bytes(text) <= max ? text : `${prefixUtf8(text, max - 3)}…`
-}
-
-/**
- * The query for a prompt: NFC (as the server measures it), lone surrogates and NULs replaced,
- * cut to at most MAX_QUERY_BYTES UTF-8 bytes on a character boundary (never inside a surrogate
- * pair), no ellipsis.
- */
-export function recallQuery(prompt) {
-  return prefixUtf8(prompt.toWellFormed().normalize('NFC').replaceAll('\0', ' '), MAX_QUERY_BYTES)
-}
 
 /** The first non-blank string among `names` of the payload, trimmed. */
 function identifier(payload, names) {
@@ -178,8 +153,8 @@ async function userPromptSubmit(run) {
     brief = await prepare(run, 'brief', scopeId, undefined, BRIEF_MAX_BYTES, state)
     state.briefed = true
   }
-  // Both blocks together stay within the recall budget (hosts cut a context near 10,000 characters).
-  const budget = brief === undefined ? RECALL_MAX_BYTES : RECALL_MAX_BYTES - bytes(brief) - 2
+  // Both blocks together stay within the recall budget.
+  const budget = recallBudget(brief)
   const recall = await prepare(run, 'recall', scopeId, recallQuery(prompt), budget, state)
   const content = [brief, recall].filter((c) => c !== undefined).join('\n\n') || undefined
   state.turnHead = gitHead(run)

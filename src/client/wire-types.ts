@@ -93,6 +93,10 @@ export type SearchResponse = Schemas['SearchResponse']
 export type PrepareContextRequest = WithOptional<Schemas['PrepareContextRequest'], 'max_bytes'>
 /** `POST /v1/context/prepare`: the v1 envelope (exactly `schema`, `status`, `content`, `content_bytes`). */
 export type PreparedContextResponse = Schemas['PreparedContextResponse']
+/** `POST /v1/hooks/claude-code` request: a Claude Code hook payload as Claude Code posts it. */
+export type ClaudeCodeHookPayload = Schemas['ClaudeCodeHookPayload']
+/** `POST /v1/hooks/claude-code` response: the hook output Claude Code reads (`{}` for none). */
+export type ClaudeCodeHookOutput = Schemas['ClaudeCodeHookOutput']
 /** `POST /v1/memory/changes` request (`since` defaults to 0, `limit` to 1000). */
 export type ChangesRequest = WithOptional<Schemas['ChangesRequest'], 'since' | 'limit'>
 /** `POST /v1/memory/changes` response. */

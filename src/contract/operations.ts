@@ -196,6 +196,16 @@ export const OPERATIONS = [
     "mcpTool": null
   },
   {
+    "operationId": "claudeCodeHook",
+    "method": "POST",
+    "path": "/v1/hooks/claude-code",
+    "summary": "Claude Code's hook payload in, the hook's output out (the http form of the hooks).",
+    "requestSchema": "ClaudeCodeHookPayload",
+    "successStatus": 200,
+    "public": false,
+    "mcpTool": null
+  },
+  {
     "operationId": "changes",
     "method": "POST",
     "path": "/v1/memory/changes",

@@ -41,6 +41,10 @@ interface HandWrittenClient {
     body: Wire.PrepareContextRequest,
     options?: CallOptions,
   ): Promise<Wire.PreparedContextResponse>
+  claudeCodeHook(
+    body: Wire.ClaudeCodeHookPayload,
+    options?: CallOptions,
+  ): Promise<Wire.ClaudeCodeHookOutput>
   changes(body: Wire.ChangesRequest, options?: CallOptions): Promise<Wire.ChangesResponse>
   flush(body: Wire.FlushRequest, options?: CallOptions): Promise<Wire.FlushResponse>
   listScopes(body: Wire.ListScopesRequest, options?: CallOptions): Promise<Wire.ListScopesResponse>

@@ -542,6 +542,17 @@ function basesFor(ids: Ids): Record<PostOp, readonly Base[]> {
   const source = [{ name: 'content', source_id: SOURCE_ID }]
   const at = '2025-05-01T10:00:00Z'
   return {
+    claudeCodeHook: [
+      {
+        shape: shape('ClaudeCodeHookPayload'),
+        body: {
+          hook_event_name: 'UserPromptSubmit',
+          session_id: 'robustness-session',
+          cwd: '/',
+          prompt: 'How do refunds reach the PSP?',
+        },
+      },
+    ],
     captureContent: [
       {
         shape: shape('CaptureContentRequest'),
@@ -973,6 +984,13 @@ function domainArb(
           .constantFrom('vector', 'hybrid')
           .map((m) => c('mode: unavailable', I, { ...b, mode: m })),
         fc.oneof(BLANK, LONE_SURROGATE).map((k) => c('kinds: bad', I, { ...b, kinds: [k] })),
+      ]
+    case 'claudeCodeHook':
+      return [
+        BLANK.map((t) => c('prompt: blank', I, { ...b, prompt: t })),
+        fc
+          .stringMatching(/^[a-z.][a-z/]{0,20}$/)
+          .map((d) => c('cwd: relative', I, { ...b, cwd: d })),
       ]
     case 'prepareContext':
       return [

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
-import { MAX_QUERY_BYTES, recallQuery } from '../../integrations/shared/events.mjs'
+import { MAX_QUERY_BYTES, recallQuery } from '../../integrations/shared/budgets.mjs'
 import { MAX_REFS, MAX_SESSIONS, SessionState } from '../../integrations/shared/session-state.mjs'
 import { readTurn } from '../../integrations/shared/transcript.mjs'
 import { useHookFixture } from '../support/hook-fixture.js'
