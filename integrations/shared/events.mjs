@@ -31,6 +31,8 @@ export const OUTCOME_MAX_PATHS = 50
 export const COMPACT_MAX_BYTES = 16_000
 export const COMPACT_MESSAGE_BYTES = 4000
 const TASK_OUTCOME_MEDIA_TYPE = 'application/vnd.powercontext.task-outcome+json'
+/** The server's route for Claude Code's http hooks (the http form). */
+const HOOK_ROUTE = '/v1/hooks/claude-code'
 
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex')
 
@@ -127,6 +129,8 @@ function baseMetadata(run, event) {
 }
 
 async function sessionStart(run) {
+  // The http form: the server keeps what the session was given; it resets and gives the brief.
+  if (run.settings.form === 'http') return tellServer(run, 'brief')
   const scopeId = scopeOf(run)
   const state = sessionOf(run)
   // After a compaction or a clear the context no longer holds what was given: give it again.
@@ -140,7 +144,7 @@ async function sessionStart(run) {
 async function userPromptSubmit(run) {
   // The secret rules load while the first request is under way (only events that capture).
   if (run.settings.capture) loadSecretFinder().catch(() => undefined)
-  const { profile, payload } = run
+  const { payload } = run
   const prompt = typeof payload.prompt === 'string' ? payload.prompt : payload.user_prompt
   if (typeof prompt !== 'string' || prompt.trim() === '') throw new HookFailure('invalid_payload')
   const scopeId = scopeOf(run)
@@ -159,22 +163,44 @@ async function userPromptSubmit(run) {
   const content = [brief, recall].filter((c) => c !== undefined).join('\n\n') || undefined
   state.turnHead = gitHead(run)
   state.save()
-  if (prompt.length <= MAX_PROMPT_CHARS) {
-    // Id and metadata exactly as the reference plugins send them, so either one's capture repeats.
-    const sessionId = identifier(payload, profile.sessionKeys)
-    const turnId = identifier(payload, profile.turnKeys)
-    const identity = [scopeId, sessionId ?? '', turnId ?? '', prompt].join('\0')
-    const metadata = baseMetadata(run, 'user_prompt_submit')
-    if (turnId !== undefined) metadata[profile.turnMetaKey] = turnId
-    const body = {
-      scope_id: scopeId,
-      source_id: `${profile.promptSourcePrefix}${sha256(identity)}`,
-      content: prompt,
-      metadata,
-    }
-    await capture(run, 'capture', body, [prompt])
-  } else run.diag.step('capture', 'too_large')
+  await capturePrompt(run, scopeId, prompt, 'capture')
   return context('UserPromptSubmit', content)
+}
+
+/** Captures the turn's prompt (withheld when it matches a secret rule). */
+async function capturePrompt(run, scopeId, prompt, step) {
+  if (prompt.length > MAX_PROMPT_CHARS) return run.diag.step(step, 'too_large')
+  const { profile, payload } = run
+  // Id and metadata exactly as the reference plugins send them, so either one's capture repeats.
+  const sessionId = identifier(payload, profile.sessionKeys)
+  const turnId = identifier(payload, profile.turnKeys)
+  const identity = [scopeId, sessionId ?? '', turnId ?? '', prompt].join('\0')
+  const metadata = baseMetadata(run, 'user_prompt_submit')
+  if (turnId !== undefined) metadata[profile.turnMetaKey] = turnId
+  const body = {
+    scope_id: scopeId,
+    source_id: `${profile.promptSourcePrefix}${sha256(identity)}`,
+    content: prompt,
+    metadata,
+  }
+  await capture(run, step, body, [prompt])
+}
+
+/**
+ * The http form: hands the payload to the server's hook route, which keeps the session's state
+ * (a reset after a clear or a compaction); returns the hook output it answered, if valid.
+ */
+async function tellServer(run, step) {
+  if (skipped(run, step)) return undefined
+  try {
+    const { json } = await postJson(run.settings, HOOK_ROUTE, run.payload, run.deadline)
+    const text = json?.hookSpecificOutput?.additionalContext
+    run.diag.step(step, typeof text === 'string' && text !== '' ? 'ready' : 'empty')
+    return typeof text === 'string' && text !== '' ? context('SessionStart', text) : undefined
+  } catch (err) {
+    failed(run, step, err)
+    return undefined
+  }
 }
 
 /** The checkout's HEAD commit id, or undefined (outside Git, no commit yet). */
@@ -217,8 +243,15 @@ async function stop(run) {
     typeof payload.last_assistant_message === 'string'
       ? payload.last_assistant_message
       : messages.findLast((m) => m.role === 'assistant')?.text
+  // The http form's UserPromptSubmit hook only reads: the turn's prompt is captured here.
+  if (run.settings.form === 'http' && lastUser?.trim())
+    await capturePrompt(run, scopeId, lastUser, 'prompt')
   if (reply === undefined || reply.trim() === '') return run.diag.step('capture', 'nothing')
-  const { head, paths } = turnChanges(run, edits, sessionOf(run))
+  const state = sessionOf(run)
+  const { head, paths } = turnChanges(run, edits, state)
+  // The next turn's changes count from here (the http form has no local prompt hook to say).
+  state.turnHead = head
+  state.save()
   // The task is the turn's prompt; one that carries a secret is named generically instead.
   const findSecret = await loadSecretFinder()
   const task =
@@ -254,6 +287,7 @@ async function preCompact(run) {
   const state = sessionOf(run)
   state.reset()
   state.save()
+  if (run.settings.form === 'http') await tellServer(run, 'reset')
   const messages = readTranscript(payload.transcript_path)
   // Newest first until the budget is spent; a message matching a secret rule is left out.
   const findSecret = await loadSecretFinder()

@@ -12,6 +12,7 @@ import Fastify, {
 import { OPENAPI_DOCUMENT } from '../contract/openapi-document.js'
 import { OPERATIONS } from '../contract/operations.js'
 import { PowerContextError } from '../core/errors.js'
+import { type ClaudeCodeHookPayload, ClaudeCodeHooks } from '../wire/claude-code-hook.js'
 import { ContractValidator } from '../wire/contract-validator.js'
 import { toWireError } from '../wire/memory-wire.js'
 import {
@@ -19,7 +20,6 @@ import {
   MAX_BODY_BYTES,
   type SurfaceOperationId,
 } from '../wire/operation-handlers.js'
-import { type ClaudeCodeHookPayload, ClaudeCodeHooks } from '../wire/claude-code-hook.js'
 import { REQUEST_ID_HEADER, requestIdFor } from '../wire/request-id.js'
 import { checkedBody, invokeOperation, type RuntimeSlot } from '../wire/surface-call.js'
 import { bearerMatches } from './auth.js'

@@ -9,11 +9,7 @@
  */
 import { isAbsolute } from 'node:path'
 
-import {
-  BRIEF_MAX_BYTES,
-  recallBudget,
-  recallQuery,
-} from '../../integrations/shared/budgets.mjs'
+import { BRIEF_MAX_BYTES, recallBudget, recallQuery } from '../../integrations/shared/budgets.mjs'
 import { preparedContent } from '../../integrations/shared/envelope.mjs'
 import { resolveScope } from '../../integrations/shared/scope.mjs'
 import { citationsOf, SessionState } from '../../integrations/shared/session-state.mjs'
@@ -160,5 +156,7 @@ export class ClaudeCodeHooks {
 
 function output(event: string, blocks: readonly (string | undefined)[]): Output {
   const text = blocks.filter((b) => b !== undefined).join('\n\n')
-  return text === '' ? {} : { hookSpecificOutput: { hookEventName: event, additionalContext: text } }
+  return text === ''
+    ? {}
+    : { hookSpecificOutput: { hookEventName: event, additionalContext: text } }
 }

@@ -43,7 +43,14 @@ const count = (text: string, part: string): number => text.split(part).length - 
 async function project(): Promise<{ dir: string; scope: string }> {
   const dir = t.tempDir()
   execFileSync('git', ['init', '-q', dir])
-  execFileSync('git', ['-C', dir, 'remote', 'add', 'origin', `git@github.com:acme/route${++unique}`])
+  execFileSync('git', [
+    '-C',
+    dir,
+    'remote',
+    'add',
+    'origin',
+    `git@github.com:acme/route${++unique}`,
+  ])
   const scope = resolveScope({ cwd: dir, env: { PATH: process.env['PATH'] } }).scope_id
   const res = await fetch(`${t.server.url}/v1/memory/remember`, {
     method: 'POST',
