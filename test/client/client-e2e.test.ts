@@ -297,6 +297,14 @@ describe('client end to end', () => {
     expect(brief.content).not.toContain('dist/')
     const bad = await failure(pc.prepareContext({ scope_id, query: 'x', max_bytes: 100 }))
     expect([bad.code, bad.status]).toEqual(['invalid_request', 422])
+    // Claude Code's http hook route: the project of `/` holds nothing, so the output is empty.
+    const hook = await pc.claudeCodeHook({
+      hook_event_name: 'UserPromptSubmit',
+      session_id: 's',
+      cwd: '/',
+      prompt: 'where do generated files go?',
+    })
+    expect(hook).toEqual({})
   })
 
   it('covered every contract operation with a validated response', () => {
