@@ -1111,7 +1111,9 @@ function postProbes(
     fault('shape', [422], `body ${describeValue(v)}`, jsonBody(v))
   for (const n of [64, 10_000, 100_000])
     fault('shape', [422], `deep arrays ${n}`, textBody(deep(n)))
-  fault('shape', [422], 'deep array as scope_id', spliced(base, 'scope_id', deep(5000)))
+  // The field a fault is put in: `scope_id`, or one the route requires when it takes none.
+  const key = 'scope_id' in base ? 'scope_id' : 'session_id'
+  fault('shape', [422], `deep array as ${key}`, spliced(base, key, deep(5000)))
 
   // Invalid JSON and invalid UTF-8.
   for (const f of jsonFaults(base)) fault('json', [400], f.label, f.body)
@@ -1149,8 +1151,8 @@ function postProbes(
   fault(
     'schema',
     [422],
-    'exactly the limit, scope_id too long',
-    padded(base, 'scope_id', MAX_BODY_BYTES),
+    `exactly the limit, ${key} too long`,
+    padded(base, key, MAX_BODY_BYTES),
   )
 
   // Wrong methods, and method tokens Node's HTTP parser rejects.
