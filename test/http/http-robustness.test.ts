@@ -1148,12 +1148,7 @@ function postProbes(
   fault('too-large', [413], '3 MiB invalid JSON, chunked', () => Buffer.alloc(3 * 2 ** 20, '['), {
     chunked: true,
   })
-  fault(
-    'schema',
-    [422],
-    `exactly the limit, ${key} too long`,
-    padded(base, key, MAX_BODY_BYTES),
-  )
+  fault('schema', [422], `exactly the limit, ${key} too long`, padded(base, key, MAX_BODY_BYTES))
 
   // Wrong methods, and method tokens Node's HTTP parser rejects.
   for (const m of WRONG_METHODS_FOR_POST)

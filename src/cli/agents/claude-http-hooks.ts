@@ -6,10 +6,9 @@
  * state and that Stop captures the prompt. The token and the scope override travel as headers
  * filled from Claude Code's environment (`allowedEnvVars`), never written to the file.
  */
+import { CLAUDE_HOOK_ROUTE } from './claude-hook-route.js'
 import type { HookGroup, HookHandler, HookTable } from './hook-merge.js'
 
-/** The server's route for Claude Code's http hooks. */
-export const CLAUDE_HOOK_ROUTE = '/v1/hooks/claude-code'
 /** Seconds Claude Code waits for the route (brief and recall in one request); then it goes on. */
 export const HTTP_HOOK_TIMEOUT_S = 2
 /** The variable the hooks read the server's token from. */
@@ -25,16 +24,6 @@ export function isLoopbackUrl(serverUrl: string): boolean {
     return (
       (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOST.test(url.hostname)
     )
-  } catch {
-    return false
-  }
-}
-
-/** True for a handler that posts to our route (a hook `setup` wrote in the http form). */
-export function isOurHttpHook(h: Readonly<Record<string, unknown>>): boolean {
-  if (h['type'] !== 'http' || typeof h['url'] !== 'string') return false
-  try {
-    return new URL(h['url']).pathname.replace(/\/+$/u, '').endsWith(CLAUDE_HOOK_ROUTE)
   } catch {
     return false
   }
