@@ -249,9 +249,12 @@ async function stop(run) {
   if (reply === undefined || reply.trim() === '') return run.diag.step('capture', 'nothing')
   const state = sessionOf(run)
   const { head, paths } = turnChanges(run, edits, state)
-  // The next turn's changes count from here (the http form has no local prompt hook to say).
-  state.turnHead = head
-  state.save()
+  // The http form has no local prompt hook to note HEAD: the next turn's changes count from here.
+  // (In the command form the prompt hook notes it; a detached Stop saving too could race it.)
+  if (run.settings.form === 'http') {
+    state.turnHead = head
+    state.save()
+  }
   // The task is the turn's prompt; one that carries a secret is named generically instead.
   const findSecret = await loadSecretFinder()
   const task =
