@@ -6,7 +6,7 @@
 // host does not wait for them. A payload that cannot be handed over runs at once instead.
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 import { privateDir, stateDir } from './session-state.mjs'
@@ -14,6 +14,8 @@ import { privateDir, stateDir } from './session-state.mjs'
 /** Largest stdin payload read (a prompt is at most 200,000 characters). */
 export const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
 const PENDING_DIR = 'pending'
+/** A payload file older than this was left by a worker that never ran: it is removed. */
+const STALE_MS = 60 * 60 * 1000
 
 /**
  * Runs one hook program for a host profile (see run-hook.mjs) as its arguments say.
@@ -71,6 +73,7 @@ function handOver(env, script, payload) {
   const file = join(dir, `${process.pid}-${randomBytes(6).toString('hex')}.json`)
   try {
     privateDir(dir)
+    removeStale(dir)
     writeFileSync(file, payload, { mode: 0o600, flag: 'wx' })
   } catch {
     return false
@@ -91,5 +94,18 @@ function handOver(env, script, payload) {
       // already gone
     }
     return false
+  }
+}
+
+/** Removes the payload files no worker took (a worker removes its own first thing). */
+function removeStale(dir) {
+  const now = Date.now()
+  for (const name of readdirSync(dir)) {
+    try {
+      const path = join(dir, name)
+      if (now - statSync(path).mtimeMs > STALE_MS) unlinkSync(path)
+    } catch {
+      // taken by its worker meanwhile
+    }
   }
 }

@@ -4,7 +4,7 @@
  * route answers UserPromptSubmit and captures nothing), and a prompt carrying a credential is
  * still never sent. Real hook processes against a real server on loopback.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 import { describe, expect, it } from 'vitest'
@@ -52,6 +52,12 @@ async function sourcesWith(text: string, count = 1): Promise<{ content: string }
 describe('Stop --detach', () => {
   it('exits with nothing printed; its worker captures the outcome and removes the payload file', async () => {
     const env = fx.envFor(fx.server.url, { POWERCONTEXT_HOOKS_STATE_DIR: STATE })
+    // A payload file no worker took, two hours old: removed by the next hand-over.
+    const pending = join(STATE, 'pending')
+    mkdirSync(pending, { recursive: true, mode: 0o700 })
+    const stale = join(pending, 'stale.json')
+    writeFileSync(stale, '{}', { mode: 0o600 })
+    utimesSync(stale, new Date(Date.now() - 7_200_000), new Date(Date.now() - 7_200_000))
     const run = await runHookProcess(HOOK, stopPayload('Add refunds', 'Refunds added.'), env, [
       '--detach',
     ])
@@ -61,7 +67,6 @@ describe('Stop --detach', () => {
     expect(JSON.parse(outcome!.content)).toMatchObject({ task: 'Add refunds' })
     // The command form's prompt hook captured the prompt: Stop does not capture it again.
     expect(all.some((s) => s.content === 'Add refunds')).toBe(false)
-    const pending = join(STATE, 'pending')
     expect(existsSync(pending) ? readdirSync(pending) : []).toEqual([])
   })
 
