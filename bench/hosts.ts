@@ -210,5 +210,6 @@ try {
 } finally {
   await servers.stopAll()
   await guard.close()
-  rmSync(base, { recursive: true, force: true })
+  // A detached Stop worker of the last turn may still write its session state there.
+  rmSync(base, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 })
 }
