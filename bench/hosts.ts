@@ -14,11 +14,14 @@
  *   blocks in the model's first request: `role: "system"` for Claude Code, `developer` input
  *   for Codex).
  *
- * Usage: `npm run bench:hosts [-- --runs 10 --hosts claude-code,codex]` (needs `npm run build`).
+ * Usage: `npm run bench:hosts [-- --runs 10 --hosts claude-code,codex --server up|down|hung]`
+ * (needs `npm run build`). `--server down` sets the integration up against a loopback port where
+ * nothing listens, `hung` against one that accepts and never answers: what a turn then costs.
  * The last line states the milliseconds added per turn.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type Socket } from 'node:net'
 import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -55,11 +58,29 @@ const MEMORIES = [
 ]
 
 type Host = 'claude-code' | 'codex'
-const opts = { runs: 10, hosts: ['claude-code', 'codex'] as Host[] }
+const opts = { runs: 10, hosts: ['claude-code', 'codex'] as Host[], server: 'up' }
 parseFlags(process.argv.slice(2), {
   '--runs': (v, f) => (opts.runs = positiveInt(f, v)),
   '--hosts': (v) => (opts.hosts = (v ?? '').split(',').filter(Boolean) as Host[]),
+  '--server': (v) => {
+    if (!['up', 'down', 'hung'].includes(v ?? '')) throw new Error('--server: up, down or hung')
+    opts.server = v as string
+  },
 })
+
+/** A loopback port that accepts connections and never answers (`hung`), or where none listens. */
+async function unreachableUrl(kind: 'down' | 'hung'): Promise<{ url: string; close: () => void }> {
+  const sockets: Socket[] = []
+  const server = createServer((s) => void sockets.push(s.on('error', () => undefined)))
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const { port } = server.address() as { port: number }
+  const close = (): void => {
+    for (const s of sockets) s.destroy()
+    server.close()
+  }
+  if (kind === 'down') close()
+  return { url: `http://127.0.0.1:${port}`, close }
+}
 
 const base = mkdtempSync(join(os.tmpdir(), 'pc-bench-hosts-'))
 const servers = new ServerProcesses()
@@ -161,10 +182,14 @@ try {
     body: JSON.stringify({ scope_id: SCOPE, entries: MEMORIES }),
   })
   if (res.status !== 200) throw new Error(`remember: ${res.status}`)
+  const target = opts.server === 'up' ? undefined : await unreachableUrl(opts.server as 'down')
   const results: HostResult[] = []
-  for (const host of opts.hosts) results.push(await bench(host, server.url))
+  for (const host of opts.hosts) results.push(await bench(host, target?.url ?? server.url))
+  target?.close()
 
-  console.log(`runs: ${opts.runs} interleaved pairs per host, ${os.cpus().length} cores`)
+  console.log(
+    `runs: ${opts.runs} interleaved pairs per host, ${os.cpus().length} cores, server ${opts.server}`,
+  )
   console.log('host          with p50  with p95  without p50  without p95  added p50  bytes/turn')
   const added: string[] = []
   for (const r of results) {
@@ -184,5 +209,6 @@ try {
 } finally {
   await servers.stopAll()
   await guard.close()
-  rmSync(base, { recursive: true, force: true })
+  // A detached Stop worker of the last turn may still write its session state there.
+  rmSync(base, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 })
 }

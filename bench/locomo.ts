@@ -40,7 +40,7 @@ const MODES = ['fts', 'hybrid'] as const
 type Mode = (typeof MODES)[number]
 const VIAS = ['search', 'prepare'] as const
 type Via = (typeof VIAS)[number]
-/** The hooks' recall budget (integrations/shared/events.mjs `RECALL_MAX_BYTES`). */
+/** The hooks' recall budget (integrations/shared/budgets.mjs `RECALL_MAX_BYTES`). */
 const PREPARE_MAX_BYTES = 8000
 
 interface Options {

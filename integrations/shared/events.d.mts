@@ -2,9 +2,6 @@
 import type { Diagnostics } from './diagnostics.mjs'
 import type { HookSettings } from './settings.mjs'
 
-export declare const MAX_QUERY_BYTES: number
-/** The query for a prompt: NFC, well-formed, at most MAX_QUERY_BYTES UTF-8 bytes, cut on a character boundary. */
-export declare function recallQuery(prompt: string): string
 /** One hook run as `run-hook.mjs` hands it to an event's handler. */
 export interface HookRun {
   readonly profile: object

@@ -7,6 +7,13 @@
 import { createHash } from 'node:crypto'
 import { isAbsolute, relative } from 'node:path'
 
+import {
+  BRIEF_MAX_BYTES,
+  cutUtf8,
+  recallBudget,
+  recallQuery,
+  utf8Bytes as bytes,
+} from './budgets.mjs'
 import { HookFailure } from './diagnostics.mjs'
 import { preparedContent } from './envelope.mjs'
 import { gitOutput } from './git.mjs'
@@ -16,48 +23,18 @@ import { loadSecretFinder } from './secret-scanner.mjs'
 import { citationsOf, SessionState } from './session-state.mjs'
 import { readTranscript, readTurn } from './transcript.mjs'
 
-/** Prepared-context budgets (UTF-8 bytes): the reference's 8,000 for recall, less for the brief. */
-export const RECALL_MAX_BYTES = 8000
-export const BRIEF_MAX_BYTES = 4000
 /** Capture bounds. */
 export const MAX_PROMPT_CHARS = 200_000
-/** The server's query limit (UTF-8 bytes after NFC): a longer prompt is recalled by its start. */
-export const MAX_QUERY_BYTES = 8192
 export const OUTCOME_TASK_BYTES = 1000
 export const OUTCOME_SUMMARY_BYTES = 4000
 export const OUTCOME_MAX_PATHS = 50
 export const COMPACT_MAX_BYTES = 16_000
 export const COMPACT_MESSAGE_BYTES = 4000
 const TASK_OUTCOME_MEDIA_TYPE = 'application/vnd.powercontext.task-outcome+json'
+/** The server's route for Claude Code's http hooks (the http form). */
+const HOOK_ROUTE = '/v1/hooks/claude-code'
 
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex')
-const bytes = (text) => Buffer.byteLength(text, 'utf8')
-
-/** The longest start of `text` of at most `max` UTF-8 bytes, cut between characters. */
-function prefixUtf8(text, max) {
-  let out = ''
-  let used = 0
-  for (const ch of text) {
-    used += bytes(ch)
-    if (used > max) break
-    out += ch
-  }
-  return out
-}
-
-/** `text` cut to at most `max` UTF-8 bytes on a character boundary, ending in `…` when cut. */
-export function cutUtf8(text, max) {
-  return bytes(text) <= max ? text : `${prefixUtf8(text, max - 3)}…`
-}
-
-/**
- * The query for a prompt: NFC (as the server measures it), lone surrogates and NULs replaced,
- * cut to at most MAX_QUERY_BYTES UTF-8 bytes on a character boundary (never inside a surrogate
- * pair), no ellipsis.
- */
-export function recallQuery(prompt) {
-  return prefixUtf8(prompt.toWellFormed().normalize('NFC').replaceAll('\0', ' '), MAX_QUERY_BYTES)
-}
 
 /** The first non-blank string among `names` of the payload, trimmed. */
 function identifier(payload, names) {
@@ -170,6 +147,8 @@ function baseMetadata(run, event) {
 }
 
 async function sessionStart(run) {
+  // The http form: the server keeps what the session was given; it resets and gives the brief.
+  if (run.settings.form === 'http') return tellServer(run, 'brief')
   const scopeId = scopeOf(run)
   const state = sessionOf(run)
   // After a compaction or a clear the context no longer holds what was given: give it again.
@@ -183,7 +162,7 @@ async function sessionStart(run) {
 async function userPromptSubmit(run) {
   // The secret rules load while the first request is under way (only events that capture).
   if (run.settings.capture) loadSecretFinder().catch(() => undefined)
-  const { profile, payload } = run
+  const { payload } = run
   const prompt = typeof payload.prompt === 'string' ? payload.prompt : payload.user_prompt
   if (typeof prompt !== 'string' || prompt.trim() === '') throw new HookFailure('invalid_payload')
   const scopeId = scopeOf(run)
@@ -196,28 +175,50 @@ async function userPromptSubmit(run) {
     brief = await prepare(run, 'brief', scopeId, undefined, BRIEF_MAX_BYTES, state, PROMPT)
     state.briefed = true
   }
-  // Both blocks together stay within the recall budget (hosts cut a context near 10,000 characters).
-  const budget = brief === undefined ? RECALL_MAX_BYTES : RECALL_MAX_BYTES - bytes(brief) - 2
+  // Both blocks together stay within the recall budget.
+  const budget = recallBudget(brief)
   const recall = await prepare(run, 'recall', scopeId, recallQuery(prompt), budget, state, PROMPT)
   const content = [brief, recall].filter((c) => c !== undefined).join('\n\n') || undefined
   state.turnHead = gitHead(run)
   state.save()
-  if (prompt.length <= MAX_PROMPT_CHARS) {
-    // Id and metadata exactly as the reference plugins send them, so either one's capture repeats.
-    const sessionId = identifier(payload, profile.sessionKeys)
-    const turnId = identifier(payload, profile.turnKeys)
-    const identity = [scopeId, sessionId ?? '', turnId ?? '', prompt].join('\0')
-    const metadata = baseMetadata(run, 'user_prompt_submit')
-    if (turnId !== undefined) metadata[profile.turnMetaKey] = turnId
-    const body = {
-      scope_id: scopeId,
-      source_id: `${profile.promptSourcePrefix}${sha256(identity)}`,
-      content: prompt,
-      metadata,
-    }
-    await capture(run, 'capture', body, [prompt])
-  } else run.diag.step('capture', 'too_large')
+  await capturePrompt(run, scopeId, prompt, 'capture')
   return context('UserPromptSubmit', content)
+}
+
+/** Captures the turn's prompt (withheld when it matches a secret rule). */
+async function capturePrompt(run, scopeId, prompt, step) {
+  if (prompt.length > MAX_PROMPT_CHARS) return run.diag.step(step, 'too_large')
+  const { profile, payload } = run
+  // Id and metadata exactly as the reference plugins send them, so either one's capture repeats.
+  const sessionId = identifier(payload, profile.sessionKeys)
+  const turnId = identifier(payload, profile.turnKeys)
+  const identity = [scopeId, sessionId ?? '', turnId ?? '', prompt].join('\0')
+  const metadata = baseMetadata(run, 'user_prompt_submit')
+  if (turnId !== undefined) metadata[profile.turnMetaKey] = turnId
+  const body = {
+    scope_id: scopeId,
+    source_id: `${profile.promptSourcePrefix}${sha256(identity)}`,
+    content: prompt,
+    metadata,
+  }
+  await capture(run, step, body, [prompt])
+}
+
+/**
+ * The http form: hands the payload to the server's hook route, which keeps the session's state
+ * (a reset after a clear or a compaction); returns the hook output it answered, if valid.
+ */
+async function tellServer(run, step) {
+  if (skipped(run, step)) return undefined
+  try {
+    const { json } = await postJson(run.settings, HOOK_ROUTE, run.payload, run.deadline)
+    const text = json?.hookSpecificOutput?.additionalContext
+    run.diag.step(step, typeof text === 'string' && text !== '' ? 'ready' : 'empty')
+    return typeof text === 'string' && text !== '' ? context('SessionStart', text) : undefined
+  } catch (err) {
+    failed(run, step, err)
+    return undefined
+  }
 }
 
 /** The checkout's HEAD commit id, or undefined (outside Git, no commit yet). */
@@ -260,8 +261,18 @@ async function stop(run) {
     typeof payload.last_assistant_message === 'string'
       ? payload.last_assistant_message
       : messages.findLast((m) => m.role === 'assistant')?.text
+  // The http form's UserPromptSubmit hook only reads: the turn's prompt is captured here.
+  if (run.settings.form === 'http' && lastUser?.trim())
+    await capturePrompt(run, scopeId, lastUser, 'prompt')
   if (reply === undefined || reply.trim() === '') return run.diag.step('capture', 'nothing')
-  const { head, paths } = turnChanges(run, edits, sessionOf(run))
+  const state = sessionOf(run)
+  const { head, paths } = turnChanges(run, edits, state)
+  // The http form has no local prompt hook to note HEAD: the next turn's changes count from here.
+  // (In the command form the prompt hook notes it; a detached Stop saving too could race it.)
+  if (run.settings.form === 'http') {
+    state.turnHead = head
+    state.save()
+  }
   // The task is the turn's prompt; one that carries a secret is named generically instead.
   const findSecret = await loadSecretFinder()
   const task =
@@ -297,6 +308,7 @@ async function preCompact(run) {
   const state = sessionOf(run)
   state.reset()
   state.save()
+  if (run.settings.form === 'http') await tellServer(run, 'reset')
   const messages = readTranscript(payload.transcript_path)
   // Newest first until the budget is spent; a message matching a secret rule is left out.
   const findSecret = await loadSecretFinder()

@@ -3,10 +3,9 @@
 // on every failure too (fail open), with at most one JSON diagnostic line on stderr.
 import { Diagnostics, HookFailure } from './diagnostics.mjs'
 import { EVENT_HANDLERS, normaliseEvent } from './events.mjs'
+import { MAX_PAYLOAD_BYTES } from './hook-entry.mjs'
 import { readSettings } from './settings.mjs'
 
-/** Largest stdin payload read (a prompt is at most 200,000 characters). */
-export const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
 /** @type {Record<string, string>} */
 const EVENT_NAMES = {
   sessionstart: 'SessionStart',
@@ -16,11 +15,12 @@ const EVENT_NAMES = {
 }
 
 /**
- * Runs one hook for a host and exits the process with 0.
+ * Runs one hook for a host and exits the process with 0. The payload is read from `input`
+ * (stdin, or the bytes a detached worker was handed).
  * @param {{host: 'claude-code' | 'codex', component: string, origin: string, displayName: string,
  *   promptSourcePrefix: string, sessionKeys: string[], turnKeys: string[], turnMetaKey: string}} profile
  */
-export async function runHook(profile, io = process) {
+export async function runHook(profile, io = process, input = io.stdin) {
   const started = Date.now()
   const env = io.env
   const diag = new Diagnostics({ component: profile.component, event: 'unknown', started })
@@ -39,7 +39,7 @@ export async function runHook(profile, io = process) {
       diag.step('budget', 'timeout')
       done()
     }, settings.budgetMs + 50).unref()
-    const payload = await readPayload(io.stdin)
+    const payload = await readPayload(input)
     const key = normaliseEvent(payload.hook_event_name)
     const handler = EVENT_HANDLERS[key]
     if (handler === undefined) return done()

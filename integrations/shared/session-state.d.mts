@@ -10,6 +10,9 @@ export declare function stateDir(
 export declare class SessionState {
   refs: string[]
   turnHead: string | undefined
+  briefed: boolean
+  /** A state kept only in memory (no directory, no file): never saved. */
+  constructor(dir: undefined, file: undefined)
   static load(
     env: Readonly<Record<string, string | undefined>>,
     host: string,

@@ -39,7 +39,7 @@ export function stateDir(env) {
 }
 
 /** A directory only this user can read: created 0700, an existing one of ours narrowed to 0700. */
-function privateDir(dir) {
+export function privateDir(dir) {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const st = statSync(dir)
   if (!st.isDirectory()) throw new Error('not a directory')

@@ -6,6 +6,8 @@ export interface HookSettings {
   readonly recall: boolean
   readonly requestTimeoutMs: number
   readonly budgetMs: number
+  /** `http`: the host's UserPromptSubmit hook is the server's route (POWERCONTEXT_HOOKS_FORM). */
+  readonly form: 'command' | 'http'
 }
 export declare const DEFAULT_SERVER_URL: string
 export declare const DEFAULT_REQUEST_TIMEOUT_MS: number

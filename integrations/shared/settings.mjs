@@ -20,7 +20,7 @@ const SERVER_URL_ENV = {
 
 /**
  * @typedef {{serverUrl: URL, authorization: string | undefined, capture: boolean, recall: boolean,
- *   requestTimeoutMs: number, budgetMs: number}} HookSettings
+ *   requestTimeoutMs: number, budgetMs: number, form: 'command' | 'http'}} HookSettings
  */
 
 /**
@@ -28,7 +28,9 @@ const SERVER_URL_ENV = {
  * trailing `/mcp` is dropped; plain http only to a loopback host, https anywhere; no credentials,
  * query or fragment), `POWERCONTEXT_CLIENT_API_TOKEN` (sent as a bearer token),
  * `POWERCONTEXT_HOOKS_CAPTURE` and `POWERCONTEXT_HOOKS_RECALL` (`off`/`0`/`false`/`no` turn one
- * off), `POWERCONTEXT_HOOKS_REQUEST_TIMEOUT_MS` (1000) and `POWERCONTEXT_HOOKS_BUDGET_MS` (4000).
+ * off), `POWERCONTEXT_HOOKS_REQUEST_TIMEOUT_MS` (1000), `POWERCONTEXT_HOOKS_BUDGET_MS` (4000) and
+ * `POWERCONTEXT_HOOKS_FORM` (`command`, or `http` when the host's `UserPromptSubmit` hook is the
+ * server's route: Stop then captures the prompt, SessionStart and PreCompact tell the server).
  * @param {Record<string, string | undefined>} env
  * @param {'claude-code' | 'codex'} host
  * @returns {HookSettings}
@@ -45,6 +47,7 @@ export function readSettings(env, host) {
     recall: flag(env.POWERCONTEXT_HOOKS_RECALL),
     requestTimeoutMs: millis(env.POWERCONTEXT_HOOKS_REQUEST_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS),
     budgetMs: millis(env.POWERCONTEXT_HOOKS_BUDGET_MS, DEFAULT_BUDGET_MS),
+    form: hookForm(env.POWERCONTEXT_HOOKS_FORM),
   }
 }
 
@@ -70,6 +73,13 @@ function serverUrl(text) {
   }
   url.pathname = url.pathname.replace(/\/+$/u, '').replace(/\/mcp$/u, '')
   return url
+}
+
+function hookForm(value) {
+  const v = (value ?? '').trim().toLowerCase()
+  if (v === '' || v === 'command') return 'command'
+  if (v === 'http') return 'http'
+  throw new HookFailure('invalid_settings')
 }
 
 function flag(value) {

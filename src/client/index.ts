@@ -22,6 +22,8 @@ export type {
   CaptureContentResponse,
   ChangesRequest,
   ChangesResponse,
+  ClaudeCodeHookOutput,
+  ClaudeCodeHookPayload,
   ContractErrorCode,
   ErrorResponse,
   FlushRecord,

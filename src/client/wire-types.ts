@@ -99,6 +99,10 @@ export type ReceiptsRequest = WithOptional<Schemas['ReceiptsRequest'], 'limit'>
 export type ReceiptsResponse = Schemas['ReceiptsResponse']
 /** What prepared context gave a session once: memory refs, bytes, token estimate (never text). */
 export type Receipt = Schemas['Receipt']
+/** `POST /v1/hooks/claude-code` request: a Claude Code hook payload as Claude Code posts it. */
+export type ClaudeCodeHookPayload = Schemas['ClaudeCodeHookPayload']
+/** `POST /v1/hooks/claude-code` response: the hook output Claude Code reads (`{}` for none). */
+export type ClaudeCodeHookOutput = Schemas['ClaudeCodeHookOutput']
 /** `POST /v1/memory/changes` request (`since` defaults to 0, `limit` to 1000). */
 export type ChangesRequest = WithOptional<Schemas['ChangesRequest'], 'since' | 'limit'>
 /** `POST /v1/memory/changes` response. */

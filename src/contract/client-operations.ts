@@ -55,6 +55,8 @@ export const CLIENT_OPERATIONS = {
   search: {"operationId":"search","method":"POST","path":"/v1/memory/search","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":"SearchRequest","responseType":"SearchResponse","responseFormat":"json"},
   /** `POST /v1/context/prepare`: The bounded, cited block of memories an agent hook injects (recall or session brief). */
   prepareContext: {"operationId":"prepareContext","method":"POST","path":"/v1/context/prepare","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":"PrepareContextRequest","responseType":"PreparedContextResponse","responseFormat":"json"},
+  /** `POST /v1/hooks/claude-code`: Claude Code's hook payload in, the hook's output out (the http form of the hooks). */
+  claudeCodeHook: {"operationId":"claudeCodeHook","method":"POST","path":"/v1/hooks/claude-code","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":"ClaudeCodeHookPayload","responseType":"ClaudeCodeHookOutput","responseFormat":"json"},
   /** `POST /v1/context/receipts`: What prepared context gave each agent session (receipts), newest first. Refs only, no text. */
   contextReceipts: {"operationId":"contextReceipts","method":"POST","path":"/v1/context/receipts","pathParams":[],"successStatuses":[200],"answerStatuses":[],"requestType":"ReceiptsRequest","responseType":"ReceiptsResponse","responseFormat":"json"},
   /** `POST /v1/memory/changes`: The scope's change log after `since` (exclusive; 0 = from the start). No text. */
@@ -97,6 +99,7 @@ export interface ClientOperationTypes {
   list: { request: Schemas['ListRequest']; response: Schemas['ListResponse'] }
   search: { request: Schemas['SearchRequest']; response: Schemas['SearchResponse'] }
   prepareContext: { request: Schemas['PrepareContextRequest']; response: Schemas['PreparedContextResponse'] }
+  claudeCodeHook: { request: Schemas['ClaudeCodeHookPayload']; response: Schemas['ClaudeCodeHookOutput'] }
   contextReceipts: { request: Schemas['ReceiptsRequest']; response: Schemas['ReceiptsResponse'] }
   changes: { request: Schemas['ChangesRequest']; response: Schemas['ChangesResponse'] }
   flush: { request: Schemas['FlushRequest']; response: Schemas['FlushResponse'] }

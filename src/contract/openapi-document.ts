@@ -709,6 +709,61 @@ export const OPENAPI_DOCUMENT = {
         }
       }
     },
+    "/v1/hooks/claude-code": {
+      "post": {
+        "operationId": "claudeCodeHook",
+        "tags": [
+          "context"
+        ],
+        "summary": "Claude Code's hook payload in, the hook's output out (the http form of the hooks).",
+        "description": "For a Claude Code hook entry of `type: \"http\"`: the body is the hook's JSON payload as\nClaude Code posts it, the answer is the hook output Claude Code reads. `UserPromptSubmit`:\nthe scope's brief on the session's first prompt (again after a reset), then the recall of\nthe prompt (cut to the query limit on a character boundary), both within the hooks' 8,000\nbyte budget; a memory version already given in the session is not given again.\n`SessionStart` with `source` `clear` or `compact` and `PreCompact` reset what the session\nwas given (`SessionStart` then answers the brief). Other events answer `{}`. The session\nstate is kept in the server's memory only, bounded, and holds memory refs, never text.\nThe scope: the `X-PowerContext-Scope` header (the hooks' override, same rules as\n`POWERCONTEXT_CLAUDE_SCOPE_ID`) when not empty, else the project scope of `cwd` resolved\nas the hooks and the CLI resolve it (binding, Git origin, local path) — only for a client\non loopback; a remote client must send the header. Read-only: nothing is captured. A\nserver that cannot recall answers `{}` (the turn goes on without memory). Not an MCP tool.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RequestId"
+          },
+          {
+            "name": "X-PowerContext-Scope",
+            "in": "header",
+            "required": false,
+            "description": "The scope override of the hook (empty means none).",
+            "schema": {
+              "type": "string",
+              "maxLength": 1024
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ClaudeCodeHookPayload"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The hook output (`{}` when there is nothing to add).",
+            "headers": {
+              "X-PowerContext-Request-ID": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ClaudeCodeHookOutput"
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        }
+      }
+    },
     "/v1/context/receipts": {
       "post": {
         "operationId": "contextReceipts",
@@ -3036,6 +3091,67 @@ export const OPENAPI_DOCUMENT = {
           },
           "truncated": {
             "type": "boolean"
+          }
+        }
+      },
+      "ClaudeCodeHookPayload": {
+        "type": "object",
+        "description": "A Claude Code hook payload; fields this route does not read are ignored.",
+        "additionalProperties": true,
+        "required": [
+          "hook_event_name",
+          "session_id",
+          "cwd"
+        ],
+        "properties": {
+          "hook_event_name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64
+          },
+          "session_id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 256
+          },
+          "cwd": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 4096
+          },
+          "prompt": {
+            "type": "string",
+            "description": "The prompt of `UserPromptSubmit`."
+          },
+          "source": {
+            "type": "string",
+            "description": "What started a `SessionStart` (`startup`, `resume`, `clear`, `compact`)."
+          },
+          "transcript_path": {
+            "type": "string"
+          }
+        }
+      },
+      "ClaudeCodeHookOutput": {
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+          "hookSpecificOutput": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "hookEventName",
+              "additionalContext"
+            ],
+            "properties": {
+              "hookEventName": {
+                "type": "string"
+              },
+              "additionalContext": {
+                "type": "string",
+                "description": "Prepared-context blocks (brief, recall) joined by a blank line."
+              }
+            }
           }
         }
       },

@@ -213,6 +213,17 @@ export const OPERATIONS = [
     "mcpTool": null
   },
   {
+    "operationId": "claudeCodeHook",
+    "method": "POST",
+    "path": "/v1/hooks/claude-code",
+    "summary": "Claude Code's hook payload in, the hook's output out (the http form of the hooks).",
+    "requestSchema": "ClaudeCodeHookPayload",
+    "successStatus": 200,
+    "responseSchema": "ClaudeCodeHookOutput",
+    "public": false,
+    "mcpTool": null
+  },
+  {
     "operationId": "contextReceipts",
     "method": "POST",
     "path": "/v1/context/receipts",

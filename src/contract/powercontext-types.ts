@@ -185,6 +185,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/hooks/claude-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claude Code's hook payload in, the hook's output out (the http form of the hooks).
+         * @description For a Claude Code hook entry of `type: "http"`: the body is the hook's JSON payload as
+         *     Claude Code posts it, the answer is the hook output Claude Code reads. `UserPromptSubmit`:
+         *     the scope's brief on the session's first prompt (again after a reset), then the recall of
+         *     the prompt (cut to the query limit on a character boundary), both within the hooks' 8,000
+         *     byte budget; a memory version already given in the session is not given again.
+         *     `SessionStart` with `source` `clear` or `compact` and `PreCompact` reset what the session
+         *     was given (`SessionStart` then answers the brief). Other events answer `{}`. The session
+         *     state is kept in the server's memory only, bounded, and holds memory refs, never text.
+         *     The scope: the `X-PowerContext-Scope` header (the hooks' override, same rules as
+         *     `POWERCONTEXT_CLAUDE_SCOPE_ID`) when not empty, else the project scope of `cwd` resolved
+         *     as the hooks and the CLI resolve it (binding, Git origin, local path) — only for a client
+         *     on loopback; a remote client must send the header. Read-only: nothing is captured. A
+         *     server that cannot recall answers `{}` (the turn goes on without memory). Not an MCP tool.
+         */
+        post: operations["claudeCodeHook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/memory/changes": {
         parameters: {
             query?: never;
@@ -642,6 +674,26 @@ export interface components {
             redactions: components["schemas"]["RedactionEntry"][];
             /** @description Sources flush skipped (poison) within this page's range; they share `seq` with changes. */
             skipped_sources: components["schemas"]["SkippedSource"][];
+        };
+        ClaudeCodeHookOutput: {
+            hookSpecificOutput?: {
+                /** @description Prepared-context blocks (brief, recall) joined by a blank line. */
+                additionalContext: string;
+                hookEventName: string;
+            };
+        };
+        /** @description A Claude Code hook payload; fields this route does not read are ignored. */
+        ClaudeCodeHookPayload: {
+            cwd: string;
+            hook_event_name: string;
+            /** @description The prompt of `UserPromptSubmit`. */
+            prompt?: string;
+            session_id: string;
+            /** @description What started a `SessionStart` (`startup`, `resume`, `clear`, `compact`). */
+            source?: string;
+            transcript_path?: string;
+        } & {
+            [key: string]: unknown;
         };
         ErrorResponse: {
             error: {
@@ -1518,6 +1570,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReceiptsResponse"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    claudeCodeHook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Kept when it matches `[A-Za-z0-9._:-]{1,128}`, otherwise replaced by a generated id. */
+                "X-PowerContext-Request-ID"?: components["parameters"]["RequestId"];
+                /** @description The scope override of the hook (empty means none). */
+                "X-PowerContext-Scope"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaudeCodeHookPayload"];
+            };
+        };
+        responses: {
+            /** @description The hook output (`{}` when there is nothing to add). */
+            200: {
+                headers: {
+                    "X-PowerContext-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaudeCodeHookOutput"];
                 };
             };
             default: components["responses"]["Error"];

@@ -13,6 +13,7 @@ import { OPENAPI_DOCUMENT } from '../contract/openapi-document.js'
 import { OPERATIONS } from '../contract/operations.js'
 import { PowerContextError } from '../core/errors.js'
 import { countJsonValues, MAX_BODY_VALUES } from '../wire/body-values.js'
+import { type ClaudeCodeHookPayload, ClaudeCodeHooks } from '../wire/claude-code-hook.js'
 import { ContractValidator } from '../wire/contract-validator.js'
 import { toWireError } from '../wire/memory-wire.js'
 import {
@@ -21,7 +22,7 @@ import {
   type SurfaceOperationId,
 } from '../wire/operation-handlers.js'
 import { REQUEST_ID_HEADER, requestIdFor } from '../wire/request-id.js'
-import { invokeOperation, type RuntimeSlot } from '../wire/surface-call.js'
+import { checkedBody, invokeOperation, type RuntimeSlot } from '../wire/surface-call.js'
 import { bearerMatches } from './auth.js'
 import { clientAddress, ConnectionGuard, FailedAuthLimiter } from './client-guard.js'
 import {
@@ -60,6 +61,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 const PUBLIC_PATHS: ReadonlySet<string> = new Set(
   OPERATIONS.filter((op) => op.public).map((op) => op.path),
 )
+
+/** A client address on this machine. */
+const LOOPBACK_ADDRESS = /^(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1)$/u
 
 /** `Content-Encoding` values that leave the body as sent (RFC 9110: `identity`, or nothing). */
 const IDENTITY = /^\s*(identity\s*)?$/i
@@ -277,6 +281,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     )
   })
 
+  const call = { slot: options.slot, validator, bodyName: 'request' } as const
+  const hooks = new ClaudeCodeHooks((body) => invokeOperation('prepareContext', body, call))
   // The operations the app answers itself (exhaustive over SURFACE_OPERATIONS).
   const own = {
     live: async () => ({ status: 'ok' }),
@@ -290,9 +296,17 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // The contract itself (public, like the health routes: it holds no data).
     openapiDocument: async () => OPENAPI_DOCUMENT,
     metrics: async (_req, reply) => metrics.send(reply),
+    claudeCodeHook: async (req) => {
+      const scope = req.headers['x-powercontext-scope']
+      // The body has passed the contract's ClaudeCodeHookPayload schema.
+      const payload = checkedBody('claudeCodeHook', req.body, call) as ClaudeCodeHookPayload
+      return hooks.answer(payload, {
+        scopeHeader: typeof scope === 'string' ? scope : undefined,
+        loopback: LOOPBACK_ADDRESS.test(clientAddress(req.raw.socket)),
+      })
+    },
   } satisfies Record<SurfaceOperationId, RouteHandlerMethod>
 
-  const call = { slot: options.slot, validator, bodyName: 'request' } as const
   for (const op of OPERATIONS) {
     const id = op.operationId
     if (!isRuntimeOperation(id)) {

@@ -53,13 +53,15 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024
 
 /**
  * The contract operations a surface answers itself, without the runtime's handler table: liveness,
- * readiness (its own 503 report), the contract document and the server's metrics.
+ * readiness (its own 503 report), the contract document, the server's metrics and Claude Code's
+ * http hook (it keeps per-session state of the server and reads request headers).
  */
 export const SURFACE_OPERATIONS = [
   'live',
   'ready',
   'openapiDocument',
   'metrics',
+  'claudeCodeHook',
 ] as const satisfies readonly OperationId[]
 /** An operation a surface answers itself. */
 export type SurfaceOperationId = (typeof SURFACE_OPERATIONS)[number]

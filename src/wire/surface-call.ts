@@ -35,19 +35,7 @@ export async function invokeOperation(
   body: unknown,
   ctx: SurfaceCallContext,
 ): Promise<unknown> {
-  const schema = BY_ID.get(operationId)?.requestSchema ?? null
-  let checked: Record<string, unknown> = {}
-  if (schema !== null) {
-    const errors = ctx.validator.check(schema, body)
-    if (errors.length > 0) {
-      throw new PowerContextError(
-        'invalid_request',
-        `${DOES_NOT_MATCH[ctx.bodyName]} not match ${schema}: ${errors[0]?.field} ${errors[0]?.message}`,
-        { errors },
-      )
-    }
-    checked = body as Record<string, unknown>
-  }
+  const checked = checkedBody(operationId, body, ctx)
   const runtime = ctx.slot.current
   if (runtime === undefined)
     throw new PowerContextError('runtime_not_ready', 'the runtime is not open yet')
@@ -57,4 +45,27 @@ export async function invokeOperation(
     body: unknown,
   ) => Promise<unknown>
   return handler(runtime, checked)
+}
+
+/**
+ * The body of a call to `operationId` once it matches the operation's request schema (`{}` for an
+ * operation without one).
+ * @throws PowerContextError `invalid_request` with `details.errors` when it does not
+ */
+export function checkedBody(
+  operationId: OperationId,
+  body: unknown,
+  ctx: SurfaceCallContext,
+): Record<string, unknown> {
+  const schema = BY_ID.get(operationId)?.requestSchema ?? null
+  if (schema === null) return {}
+  const errors = ctx.validator.check(schema, body)
+  if (errors.length > 0) {
+    throw new PowerContextError(
+      'invalid_request',
+      `${DOES_NOT_MATCH[ctx.bodyName]} not match ${schema}: ${errors[0]?.field} ${errors[0]?.message}`,
+      { errors },
+    )
+  }
+  return body as Record<string, unknown>
 }

@@ -48,9 +48,22 @@ const OUR_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop', 'PreCompact']
 const skillText = (host: string): string =>
   readFileSync(join('integrations', host, 'skills', 'project-memory', 'SKILL.md'), 'utf8')
 
-/** Every command of ours is absolute: the running node and an existing hook script. */
+/**
+ * Every command of ours is absolute: the running node and an existing hook script. Claude Code
+ * with a server on loopback (every setup here) posts UserPromptSubmit to the server instead.
+ */
 function expectAbsoluteCommands(settings: Json, host = 'claude-code'): void {
   for (const event of OUR_EVENTS) {
+    if (host === 'claude-code' && event === 'UserPromptSubmit') {
+      const http = (settings['hooks'][event] as Json[])
+        .flatMap((g) => g.hooks)
+        .filter((h: Json) => h['type'] === 'http')
+      expect(http, event).toHaveLength(1)
+      expect(String(http[0]?.['url'])).toMatch(
+        /^http:\/\/127\.0\.0\.1:\d+\/v1\/hooks\/claude-code$/,
+      )
+      continue
+    }
     const ours = (settings['hooks'][event] as Json[])
       .flatMap((g) => g.hooks)
       .filter((h: Json) => String(h['command']).includes(`integrations/${host}/`))
@@ -355,6 +368,42 @@ describe('setup: which of our tools the agent may call without asking', () => {
         'X-PowerContext-Scope': projectScope(repo),
       },
     })
+    // The prompt hook posts to the server with the token from the environment, never written.
+    const hooks = readFileSync(join(repo, '.claude', 'settings.local.json'), 'utf8')
+    expect(hooks).not.toContain('s3cr3t-t0k3n')
+    expect(JSON.parse(hooks)['hooks']['UserPromptSubmit']).toEqual([
+      {
+        hooks: [
+          {
+            type: 'http',
+            url: 'http://127.0.0.1:8000/v1/hooks/claude-code',
+            headers: {
+              Authorization: 'Bearer $POWERCONTEXT_CLIENT_API_TOKEN',
+              'X-PowerContext-Scope': '$POWERCONTEXT_CLAUDE_SCOPE_ID',
+            },
+            allowedEnvVars: ['POWERCONTEXT_CLIENT_API_TOKEN', 'POWERCONTEXT_CLAUDE_SCOPE_ID'],
+            timeout: 2,
+          },
+        ],
+      },
+    ])
+  })
+
+  it('Claude Code: a server beyond this machine keeps every hook a command (no http form)', async () => {
+    const repo = tempDir()
+    git(repo, 'init', '-q')
+    const url = 'https://memory.example.com'
+    expect((await cli('setup', 'claude-code', '--project', repo, '--server-url', url)).code).toBe(0)
+    const settings = readJson(join(repo, '.claude', 'settings.local.json'))
+    const prompt = settings['hooks']['UserPromptSubmit'][0]['hooks'][0] as Json
+    expect(prompt['type']).toBe('command')
+    expect(String(prompt['command'])).not.toContain('POWERCONTEXT_HOOKS_FORM')
+    expect(JSON.stringify(settings['hooks'])).not.toContain('"http"')
+    // Switching back to a loopback server turns the prompt hook into the http form, in place.
+    expect((await cli('setup', 'claude-code', '--project', repo)).code).toBe(0)
+    const again = readJson(join(repo, '.claude', 'settings.local.json'))
+    expect(again['hooks']['UserPromptSubmit']).toHaveLength(1)
+    expect(again['hooks']['UserPromptSubmit'][0]['hooks'][0]['type']).toBe('http')
   })
   it('Codex: write tools approved only with --allow-writes', async () => {
     const repo = tempDir()

@@ -305,6 +305,14 @@ describe('client end to end', () => {
       ['brief', given.content_bytes],
     ])
     expect(JSON.stringify(page)).not.toContain('Never commit')
+    // Claude Code's http hook route: the project of `/` holds nothing, so the output is empty.
+    const hook = await pc.claudeCodeHook({
+      hook_event_name: 'UserPromptSubmit',
+      session_id: 's',
+      cwd: '/',
+      prompt: 'where do generated files go?',
+    })
+    expect(hook).toEqual({})
   })
 
   it('covered every contract operation with a validated response', () => {

@@ -42,6 +42,10 @@ interface HandWrittenClient {
     options?: CallOptions,
   ): Promise<Wire.PreparedContextResponse>
   contextReceipts(body: Wire.ReceiptsRequest, options?: CallOptions): Promise<Wire.ReceiptsResponse>
+  claudeCodeHook(
+    body: Wire.ClaudeCodeHookPayload,
+    options?: CallOptions,
+  ): Promise<Wire.ClaudeCodeHookOutput>
   changes(body: Wire.ChangesRequest, options?: CallOptions): Promise<Wire.ChangesResponse>
   flush(body: Wire.FlushRequest, options?: CallOptions): Promise<Wire.FlushResponse>
   listScopes(body: Wire.ListScopesRequest, options?: CallOptions): Promise<Wire.ListScopesResponse>

@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest'
 import { READ_TOOLS, WRITE_TOOLS } from '../../src/cli/agents/mcp-entries.js'
 import { messageText, systemMessages } from '../support/anthropic-server.js'
 import {
+  isOutcome,
   REMEMBER_TURN,
   SEEDED,
   type TestProject,
@@ -100,6 +101,39 @@ describe('Claude Code, project setup', () => {
     await fx.expectTurnCaptured(p.scope, PROMPT, TOOL_TURN.answer)
   })
 
+  it('in the http form, the second prompt of a session gets no repeats; both prompts are captured', async () => {
+    const p = await fx.seeded('http-form')
+    const home = fx.home()
+    await fx.setup('claude-code', home, '--project', p.dir)
+    // The server is on loopback: UserPromptSubmit posts to it, Stop runs detached.
+    const settings = JSON.parse(
+      readFileSync(join(p.dir, '.claude', 'settings.local.json'), 'utf8'),
+    ) as { hooks: Record<string, { hooks: Record<string, unknown>[] }[]> }
+    const prompt = settings.hooks['UserPromptSubmit']?.[0]?.hooks[0]
+    expect(prompt).toMatchObject({ type: 'http', url: `${fx.server.url}/v1/hooks/claude-code` })
+    expect(String(settings.hooks['Stop']?.[0]?.hooks[0]?.['command'])).toMatch(
+      /^POWERCONTEXT_CLIENT_SERVER_URL=\S+ POWERCONTEXT_HOOKS_FORM=http .*powercontext-hook\.mjs"? --detach$/,
+    )
+    fx.model.turns({ text: 'Via the ledger.' })
+    const first = await turn(PROMPT, p, home)
+    expect(first.code, first.stderr).toBe(0)
+    expect(occurrences(hookContext(bodies()[0]), DECISION)).toBe(1)
+    expect(occurrences(hookContext(bodies()[0]), PREFERENCE)).toBe(1)
+    const session = (result(first) as unknown as { session_id: string }).session_id
+
+    fx.model.reset()
+    fx.model.turns({ text: 'Table-driven, in the ledger sandbox.' })
+    const again = 'How should I test refunds to the PSP?'
+    const second = await turn(again, p, home, { args: ['--resume', session] })
+    expect(second.code, second.stderr).toBe(0)
+    // The session already holds both memories (the first turn's context): not given again.
+    const sent = JSON.stringify(bodies()[0]?.messages)
+    expect(occurrences(sent, DECISION)).toBe(1)
+    expect(occurrences(sent, PREFERENCE)).toBe(1)
+    await fx.expectTurnCaptured(p.scope, PROMPT, 'Via the ledger.')
+    await fx.expectTurnCaptured(p.scope, again, 'Table-driven, in the ledger sandbox.')
+  })
+
   it('a prompt carrying a credential reaches the model but is never stored', async () => {
     const p = await fx.seeded('secret')
     const home = fx.home()
@@ -110,9 +144,10 @@ describe('Claude Code, project setup', () => {
     expect(run.code, run.stderr).toBe(0)
     expect(JSON.stringify(bodies()[0]?.messages)).toContain(secret)
     expect(hookContext(bodies()[0])).toContain(DECISION) // still recalled for
-    const stored = await fx.sources(p.scope)
-    expect(stored.length).toBeGreaterThan(0) // the turn's outcome was captured …
-    expect(JSON.stringify(stored)).not.toContain('Winter2024x') // … the prompt was not
+    // The turn's outcome is captured (after the prompt, by the Stop hook's worker) …
+    const stored = await fx.sourcesWhen(p.scope, (all) => all.some((s) => isOutcome(s)))
+    expect(stored.some((s) => isOutcome(s))).toBe(true)
+    expect(JSON.stringify(stored)).not.toContain('Winter2024x') // … the prompt is not
   })
 })
 

@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest'
 import { withCodexAppServer } from '../../src/cli/agents/codex-app-server.js'
 import { READ_TOOLS, WRITE_TOOLS } from '../../src/cli/agents/mcp-entries.js'
 import {
+  isOutcome,
   REMEMBER_TURN,
   SEEDED,
   type TestProject,
@@ -118,9 +119,10 @@ describe('Codex, project setup in a trusted project', () => {
     expect(lastToolOutput(bodies()[1])).toContain(DECISION)
     expect(JSON.stringify(bodies()[0]?.input)).toContain('Winter2024x')
     expect(hookContext(bodies()[0])).toContain(DECISION)
-    const stored = await fx.sources(p.scope)
-    expect(stored.length).toBeGreaterThan(0)
-    expect(JSON.stringify(stored)).not.toContain('Winter2024x')
+    // The turn's outcome is captured (after the prompt, by the Stop hook's worker) …
+    const stored = await fx.sourcesWhen(p.scope, (all) => all.some((s) => isOutcome(s)))
+    expect(stored.some((s) => isOutcome(s))).toBe(true)
+    expect(JSON.stringify(stored)).not.toContain('Winter2024x') // … the prompt is not
   })
 })
 

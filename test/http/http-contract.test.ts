@@ -779,6 +779,26 @@ describe('HTTP contract, end to end', () => {
     expect(errorOf(expectContract('contextReceipts', badCursor, 422)).code).toBe('invalid_request')
   })
 
+  it("answers Claude Code's hook payload with the hook output, and a bad payload with 422", async () => {
+    const payload = {
+      hook_event_name: 'UserPromptSubmit',
+      session_id: 'contract-session',
+      cwd: '/',
+      prompt: 'which releases do deployments use?',
+    }
+    const headers = { 'X-PowerContext-Scope': SCOPE }
+    const out = expectContract<{ hookSpecificOutput?: { additionalContext: string } }>(
+      'claudeCodeHook',
+      await call('claudeCodeHook', payload, { headers }),
+      200,
+    )
+    expect(out.hookSpecificOutput?.additionalContext).toContain(
+      'BEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1',
+    )
+    const bad = await call('claudeCodeHook', { ...payload, session_id: '' }, { headers })
+    expect(errorOf(expectContract('claudeCodeHook', bad, 422)).code).toBe('invalid_request')
+  })
+
   it('covered every operation of the contract', () => {
     const all = OPERATIONS.map((o) => o.operationId).sort()
     expect([...validated].sort()).toEqual(all)

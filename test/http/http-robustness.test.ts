@@ -543,6 +543,17 @@ function basesFor(ids: Ids): Record<PostOp, readonly Base[]> {
   const source = [{ name: 'content', source_id: SOURCE_ID }]
   const at = '2025-05-01T10:00:00Z'
   return {
+    claudeCodeHook: [
+      {
+        shape: shape('ClaudeCodeHookPayload'),
+        body: {
+          hook_event_name: 'UserPromptSubmit',
+          session_id: 'robustness-session',
+          cwd: '/',
+          prompt: 'How do refunds reach the PSP?',
+        },
+      },
+    ],
     captureContent: [
       {
         shape: shape('CaptureContentRequest'),
@@ -981,6 +992,13 @@ function domainArb(
           .map((m) => c('mode: unavailable', I, { ...b, mode: m })),
         fc.oneof(BLANK, LONE_SURROGATE).map((k) => c('kinds: bad', I, { ...b, kinds: [k] })),
       ]
+    case 'claudeCodeHook':
+      return [
+        BLANK.map((t) => c('prompt: blank', I, { ...b, prompt: t })),
+        fc
+          .stringMatching(/^[a-z.][a-z/]{0,20}$/)
+          .map((d) => c('cwd: relative', I, { ...b, cwd: d })),
+      ]
     case 'prepareContext':
       return [
         fc
@@ -1106,7 +1124,9 @@ function postProbes(
   for (const v of [[], [base], 'string', 42, -1.5, true, false, null])
     fault('shape', [422], `body ${describeValue(v)}`, jsonBody(v))
   for (const n of [64, 10_000, 40_000]) fault('shape', [422], `deep arrays ${n}`, textBody(deep(n)))
-  fault('shape', [422], 'deep array as scope_id', spliced(base, 'scope_id', deep(5000)))
+  // The field a fault is put in: `scope_id`, or one the route requires when it takes none.
+  const key = 'scope_id' in base ? 'scope_id' : 'session_id'
+  fault('shape', [422], `deep array as ${key}`, spliced(base, key, deep(5000)))
 
   // Invalid JSON and invalid UTF-8.
   for (const f of jsonFaults(base)) fault('json', [422], f.label, f.body)
@@ -1148,14 +1168,9 @@ function postProbes(
     'too-large',
     [413],
     'values limit + 1',
-    spliced(base, 'scope_id', `[${'0,'.repeat(MAX_BODY_VALUES)}0]`),
+    spliced(base, key, `[${'0,'.repeat(MAX_BODY_VALUES)}0]`),
   )
-  fault(
-    'schema',
-    [422],
-    'exactly the limit, scope_id too long',
-    padded(base, 'scope_id', MAX_BODY_BYTES),
-  )
+  fault('schema', [422], `exactly the limit, ${key} too long`, padded(base, key, MAX_BODY_BYTES))
 
   // Wrong methods, and method tokens Node's HTTP parser rejects.
   for (const m of WRONG_METHODS_FOR_POST)

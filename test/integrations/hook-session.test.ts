@@ -11,7 +11,7 @@ import { join } from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
-import { MAX_QUERY_BYTES, recallQuery } from '../../integrations/shared/events.mjs'
+import { MAX_QUERY_BYTES, recallQuery } from '../../integrations/shared/budgets.mjs'
 import {
   citationsOf,
   MAX_REFS,

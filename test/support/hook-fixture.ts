@@ -124,7 +124,7 @@ export function useHookFixture(
   })
   afterAll(async () => {
     await started?.close()
-    rmSync(base, { recursive: true, force: true })
+    rmSync(base, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 })
   })
   const fx = (): HookFixture => {
     if (started === undefined) throw new Error('the hook fixture starts in beforeAll')

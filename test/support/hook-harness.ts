@@ -16,9 +16,10 @@ export function runHookProcess(
   file: string,
   payload: unknown,
   env: Record<string, string | undefined>,
+  args: readonly string[] = [],
 ): Promise<HookResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [file, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')))

@@ -73,6 +73,10 @@ export interface StoredSource {
   readonly metadata: Record<string, unknown>
 }
 
+/** Whether a captured source is a turn's outcome (what the Stop hook captures). */
+export const isOutcome = (s: StoredSource): boolean =>
+  s.media_type === 'application/vnd.powercontext.task-outcome+json'
+
 /** A project of one test: its directory (a git work tree) and the scope its origin gives. */
 export interface TestProject {
   readonly dir: string
@@ -104,6 +108,15 @@ export interface HostFixture {
   remember(scope: string, entries: readonly { kind: string; text: string }[]): Promise<void>
   /** The sources captured in a scope. */
   sources(scope: string): Promise<StoredSource[]>
+  /**
+   * The sources of a scope once `ready` holds for them (the Stop hook captures in a detached
+   * worker that may still run when the host has exited), or as they are after `waitMs`.
+   */
+  sourcesWhen(
+    scope: string,
+    ready: (sources: StoredSource[]) => boolean,
+    waitMs?: number,
+  ): Promise<StoredSource[]>
   /** Asserts the scope holds the prompt once and a source with the turn's answer (its outcome). */
   expectTurnCaptured(scope: string, prompt: string, answer: string): Promise<void>
   /** The texts of the active memories of a scope. */
@@ -245,8 +258,20 @@ export function useHostFixture(provider: 'anthropic' | 'openai', prefix: string)
       (await post('/v1/sources/list', { scope_id: scope, limit: 100 }))[
         'sources'
       ] as StoredSource[],
+    sourcesWhen: async (scope, ready, waitMs = 15_000) => {
+      const until = Date.now() + waitMs
+      for (;;) {
+        const sources = await fixture.sources(scope)
+        if (ready(sources) || Date.now() > until) return sources
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    },
     expectTurnCaptured: async (scope, prompt, answer) => {
-      const sources = await fixture.sources(scope)
+      const sources = await fixture.sourcesWhen(
+        scope,
+        (all) =>
+          all.some((s) => s.content === prompt) && all.some((s) => s.content.includes(answer)),
+      )
       expect(
         sources.filter((s) => s.content === prompt),
         'the prompt',

@@ -13,7 +13,9 @@ export function tempDirs(prefix: string): { make: () => string; removeAll: () =>
       return dir
     },
     removeAll: () => {
-      for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+      // Retried: a detached hook worker may still be writing in one of them.
+      for (const dir of dirs.splice(0))
+        rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 })
     },
   }
 }

@@ -916,6 +916,48 @@ class ReceiptsResponse(Model):
 
 
 @dataclass(frozen=True)
+class ClaudeCodeHookPayload(Model):
+    "A Claude Code hook payload; fields this route does not read are ignored."
+
+    hook_event_name: str
+    session_id: str
+    cwd: str
+    prompt: str | Unset = UNSET
+    source: str | Unset = UNSET
+    transcript_path: str | Unset = UNSET
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("hook_event_name", "hook_event_name", T.STR, True),
+        Field("session_id", "session_id", T.STR, True),
+        Field("cwd", "cwd", T.STR, True),
+        Field("prompt", "prompt", T.STR, False),
+        Field("source", "source", T.STR, False),
+        Field("transcript_path", "transcript_path", T.STR, False),
+    )
+
+
+@dataclass(frozen=True)
+class ClaudeCodeHookOutputHookSpecificOutput(Model):
+    "The `ClaudeCodeHookOutputHookSpecificOutput` shape of the contract."
+
+    hook_event_name: str
+    additional_context: str
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("hook_event_name", "hookEventName", T.STR, True),
+        Field("additional_context", "additionalContext", T.STR, True),
+    )
+
+
+@dataclass(frozen=True)
+class ClaudeCodeHookOutput(Model):
+    "The `ClaudeCodeHookOutput` shape of the contract."
+
+    hook_specific_output: ClaudeCodeHookOutputHookSpecificOutput | Unset = UNSET
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("hook_specific_output", "hookSpecificOutput", T.model("ClaudeCodeHookOutputHookSpecificOutput"), False),
+    )
+
+
+@dataclass(frozen=True)
 class PreparedContextResponse(Model):
     "The v1 envelope, exactly these four fields."
 
@@ -1550,6 +1592,7 @@ OPERATIONS: Dict[str, Operation] = {
     "list": Operation("list", "POST", "/v1/memory/list", "ListRequest", {200: T.model("ListResponse")}),
     "search": Operation("search", "POST", "/v1/memory/search", "SearchRequest", {200: T.model("SearchResponse")}),
     "prepareContext": Operation("prepareContext", "POST", "/v1/context/prepare", "PrepareContextRequest", {200: T.model("PreparedContextResponse")}),
+    "claudeCodeHook": Operation("claudeCodeHook", "POST", "/v1/hooks/claude-code", "ClaudeCodeHookPayload", {200: T.model("ClaudeCodeHookOutput")}),
     "contextReceipts": Operation("contextReceipts", "POST", "/v1/context/receipts", "ReceiptsRequest", {200: T.model("ReceiptsResponse")}),
     "changes": Operation("changes", "POST", "/v1/memory/changes", "ChangesRequest", {200: T.model("ChangesResponse")}),
     "flush": Operation("flush", "POST", "/v1/memory/flush", "FlushRequest", {200: T.model("FlushResponse")}),
@@ -1783,6 +1826,23 @@ class Operations:
         "POST /v1/context/prepare: The bounded, cited block of memories an agent hook injects (recall or session brief)."
         return self._call("prepareContext", _body(request, PrepareContextRequest, {"scope_id": scope_id, "scope_ids": scope_ids, "query": query, "max_bytes": max_bytes, "exclude_refs": exclude_refs, "receipt": receipt}), request_id, timeout)  # type: ignore[no-any-return]
 
+    def claude_code_hook(
+        self,
+        request: ClaudeCodeHookPayload | None = None,
+        /,
+        *,
+        hook_event_name: str | Unset = UNSET,
+        session_id: str | Unset = UNSET,
+        cwd: str | Unset = UNSET,
+        prompt: str | Unset = UNSET,
+        source: str | Unset = UNSET,
+        transcript_path: str | Unset = UNSET,
+        request_id: str | None = None,
+        timeout: float | None = None,
+    ) -> ClaudeCodeHookOutput:
+        "POST /v1/hooks/claude-code: Claude Code's hook payload in, the hook's output out (the http form of the hooks)."
+        return self._call("claudeCodeHook", _body(request, ClaudeCodeHookPayload, {"hook_event_name": hook_event_name, "session_id": session_id, "cwd": cwd, "prompt": prompt, "source": source, "transcript_path": transcript_path}), request_id, timeout)  # type: ignore[no-any-return]
+
     def context_receipts(
         self,
         request: ReceiptsRequest | None = None,
@@ -1978,6 +2038,9 @@ __all__ = [
     "Receipt",
     "MemoryUsage",
     "ReceiptsResponse",
+    "ClaudeCodeHookPayload",
+    "ClaudeCodeHookOutputHookSpecificOutput",
+    "ClaudeCodeHookOutput",
     "PreparedContextResponse",
     "ChangesRequest",
     "SkippedSourceErrorDetail",

@@ -17,6 +17,7 @@ import {
   SKILL_NAME,
   skillSource,
 } from './agent-hosts.js'
+import { isLoopbackUrl, withHttpPrompt } from './claude-http-hooks.js'
 import { mergeAllowRules } from './claude-permissions.js'
 import {
   enableCodexHooks,
@@ -86,8 +87,14 @@ async function commit(
 }
 
 async function setupHooks(o: SetupOptions, files: HostFiles): Promise<FileChange> {
-  const env = o.serverUrlGiven ? { POWERCONTEXT_CLIENT_SERVER_URL: o.serverUrl } : {}
-  const wanted = renderHooks(files, env)
+  // Claude Code with a server on this machine: UserPromptSubmit posts to the server (http form).
+  const http = files.host === 'claude-code' && isLoopbackUrl(o.serverUrl)
+  const env = {
+    ...(o.serverUrlGiven ? { POWERCONTEXT_CLIENT_SERVER_URL: o.serverUrl } : {}),
+    ...(http ? { POWERCONTEXT_HOOKS_FORM: 'http' } : {}),
+  }
+  const rendered = renderHooks(files, env)
+  const wanted = http ? withHttpPrompt(rendered, o.serverUrl, o.withToken) : rendered
   const file = await readConfigFile(files.hooksFile)
   const merged = mergeHooks(
     parseJsonSettings(file),

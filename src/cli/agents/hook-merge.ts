@@ -2,10 +2,12 @@
  * Merges PowerContext's hooks into a host's hook settings without touching anyone else's. Claude
  * Code (`settings.json`) and Codex (`hooks.json`) share one shape: `{hooks: {Event: [{matcher?,
  * hooks: [{type: "command", command, timeout?}]}]}}`. A handler is ours when its command runs one
- * of our hook scripts; every other handler, group, event and key stays exactly as it was. Pure
- * functions on parsed JSON.
+ * of our hook scripts, or when it posts to our hook route (Claude Code's `type: "http"`); every
+ * other handler, group, event and key stays exactly as it was. Pure functions on parsed JSON.
  */
 import { isDeepStrictEqual } from 'node:util'
+
+import { isOurHttpHook } from './claude-hook-route.js'
 
 /** One handler of a hook group. */
 export interface HookHandler {
@@ -61,8 +63,7 @@ export function mergeHooks(
 ): HookMerge {
   const hooks = settings['hooks'] ?? {}
   if (!isObject(hooks)) throw new Error('"hooks" is not an object')
-  const ours = (h: unknown): boolean =>
-    isObject(h) && typeof h['command'] === 'string' && isOurs(h['command'])
+  const ours = (h: unknown): boolean => isOurHandler(h, isOurs)
   const changes: EventChange[] = []
   const next: Json = { ...hooks }
   for (const event of new Set([...Object.keys(hooks), ...Object.keys(wanted)])) {
@@ -92,7 +93,11 @@ export function mergeHooks(
   return { settings: changes.length === 0 ? settings : { ...settings, hooks: next }, changes }
 }
 
-/** Our handlers in the settings: event → the commands found (for doctor). */
+/** Whether `h` is one of our handlers: a command running our hook, or a post to our route. */
+const isOurHandler = (h: unknown, isOurs: (command: string) => boolean): boolean =>
+  isObject(h) && ((typeof h['command'] === 'string' && isOurs(h['command'])) || isOurHttpHook(h))
+
+/** Our handlers in the settings: event → the commands (or http hook URLs) found (for doctor). */
 export function installedHooks(
   settings: Json,
   isOurs: (command: string) => boolean,
@@ -105,8 +110,8 @@ export function installedHooks(
     for (const g of groups) {
       if (!isObject(g) || !Array.isArray(g['hooks'])) continue
       for (const h of g['hooks'])
-        if (isObject(h) && typeof h['command'] === 'string' && isOurs(h['command']))
-          found.set(event, [...(found.get(event) ?? []), h['command']])
+        if (isObject(h) && isOurHandler(h, isOurs))
+          found.set(event, [...(found.get(event) ?? []), String(h['command'] ?? h['url'])])
     }
   }
   return found
