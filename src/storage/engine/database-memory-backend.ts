@@ -9,6 +9,7 @@ import {
   newOperationId,
 } from '../../core/ids.js'
 import type { DialectTx } from '../spi/dialect-tx.js'
+import type { FreshnessCommand, FreshnessResult } from '../spi/freshness-types.js'
 import type { ExportRecord, ImportReport } from '../spi/export-types.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from '../spi/legacy-types.js'
 import type * as L from '../spi/listing-types.js'
@@ -40,6 +41,7 @@ import { verifyReport } from './maintenance/verify-report.js'
 import { captureInTx, checkCaptureSliced } from './ops/capture.js'
 import { changesFeedInTx } from './ops/changes-feed.js'
 import { forgetInTx } from './ops/forget.js'
+import { checkFreshness, freshnessOfRefs, markFreshInTx } from './ops/freshness.js'
 import { getInTx } from './ops/get.js'
 import { historyInTx } from './ops/history.js'
 import { listInTx } from './ops/list.js'
@@ -263,7 +265,29 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       mode,
       this.fullTextProblem,
     )
-    return { mode: used, hits }
+    if (hits.length === 0) return { mode: used, hits }
+    const refs = hits.map((h) => h.memoryRef)
+    const marks = await this.inReadTransaction((tx) => freshnessOfRefs(tx, checked.scopeId, refs))
+    if (marks.size === 0) return { mode: used, hits }
+    const marked = hits.map((h) => {
+      const stale = marks.get(h.memoryRef.artifactId)
+      return stale === undefined ? h : { ...h, stale }
+    })
+    return { mode: used, hits: marked }
+  }
+
+  /** Which of the given current versions are possibly stale (docs/agents.md "Freshness"). */
+  async freshness(cmd: FreshnessCommand): Promise<FreshnessResult> {
+    const { scopeId, refs } = checkFreshness(cmd)
+    if (refs.length === 0) return new Map()
+    return this.inReadTransaction((tx) => freshnessOfRefs(tx, scopeId, refs))
+  }
+
+  /** Records that the given current versions were re-checked and kept; returns how many. */
+  async markFresh(cmd: FreshnessCommand): Promise<number> {
+    const { scopeId, refs } = checkFreshness(cmd)
+    const at = this.#now().toISOString()
+    return this.inWriteTransaction((tx) => markFreshInTx(tx, scopeId, refs, at))
   }
 
   /** Active memories of one or more scopes, newest first, in one snapshot (no write lock). */

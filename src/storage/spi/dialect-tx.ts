@@ -1,6 +1,7 @@
 import type { Bm25Statistics } from '../../core/bm25.js'
 import type { MemoryState, MergeRecord, SourceType } from '../../core/memory-model.js'
 import type { PlannedTerm } from '../../core/query-plan.js'
+import type { FreshnessTx } from './freshness-types.js'
 import type { JournalTx } from './journal-tx.js'
 import type { LegacyTx } from './legacy-tx.js'
 import type { RedactionTx } from './redaction-types.js'
@@ -36,6 +37,8 @@ export interface DialectTx {
   readonly pages: TransferTx
   /** The administrative erase's verbs (docs/storage.md "Redaction"). */
   readonly redactions: RedactionTx
+  /** The path-change projection's verbs (docs/agents.md "Freshness"). */
+  readonly freshness: FreshnessTx
   getMemory(memoryId: string): Promise<MemoryRow | undefined>
   getVersion(memoryId: string, version: number): Promise<VersionRow | undefined>
   listVersions(memoryId: string): Promise<VersionRow[]>

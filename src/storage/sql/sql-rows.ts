@@ -30,6 +30,7 @@ import { LegacyRows } from './legacy-rows.js'
 import { RedactionRows } from './redaction-rows.js'
 import type { SqlSession } from './session.js'
 import { SqlJournal } from './sql-journal.js'
+import { FreshnessRows } from './freshness-rows.js'
 import { SqlMerges } from './sql-merges.js'
 import {
   CAS_MEMORY,
@@ -70,6 +71,7 @@ export class SqlRows implements DialectTx {
   readonly legacy: LegacyTx
   readonly pages: TransferTx
   readonly redactions: RedactionRows
+  readonly freshness: FreshnessRows
   /** Scopes whose row this transaction has already ensured. */
   readonly #ensured = new Set<string>()
 
@@ -82,6 +84,7 @@ export class SqlRows implements DialectTx {
     this.legacy = new LegacyRows(sql)
     this.pages = new TransferRows(sql)
     this.redactions = new RedactionRows(sql)
+    this.freshness = new FreshnessRows(sql, dialect)
   }
 
   async #ensureScope(scopeId: string): Promise<void> {

@@ -282,6 +282,31 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX redactions_by_source ON redactions (scope_id, source_type, source_id)
     WHERE source_id IS NOT NULL;
   `,
+  // 9: freshness of code-anchored memories (docs/agents.md "Freshness"): every path a captured
+  // Git change or task outcome names (a projection of the journal, rebuilt by `rebuild`), and the
+  // last freshness check of a memory a flush found still true.
+  `
+  CREATE TABLE source_paths (
+    scope_id TEXT NOT NULL,
+    position INTEGER NOT NULL CHECK (position >= 1),
+    source_id TEXT NOT NULL,
+    path_key TEXT NOT NULL CHECK (length(path_key) = 64),
+    path TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('git_change', 'task_outcome')),
+    commit_id TEXT,
+    captured_at TEXT NOT NULL,
+    PRIMARY KEY (scope_id, position, path_key)
+  ) STRICT;
+  CREATE INDEX source_paths_by_source ON source_paths (scope_id, source_id);
+  CREATE INDEX source_paths_by_path ON source_paths (scope_id, path_key, captured_at);
+
+  CREATE TABLE freshness_checks (
+    memory_id TEXT PRIMARY KEY REFERENCES memories (memory_id),
+    scope_id TEXT NOT NULL,
+    version INTEGER NOT NULL CHECK (version >= 1),
+    checked_at TEXT NOT NULL
+  ) STRICT;
+  `,
 ]
 
 /** The schema version this code writes and reads. */

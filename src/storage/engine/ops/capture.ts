@@ -9,6 +9,7 @@ import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
 import type { WindowSource } from '../../spi/flush-types.js'
 import type { CaptureSourceCommand, CaptureSourceResult } from '../../spi/memory-backend.js'
 import { timeSlicer } from '../event-loop-slices.js'
+import { insertSourceProjected } from './freshness.js'
 
 /** Largest accepted source content, in UTF-8 bytes. */
 export const MAX_SOURCE_CONTENT_BYTES = 1_000_000
@@ -117,7 +118,7 @@ export async function captureInTx(
     return { status: 'accepted', source, position: existing.position, created: false }
   }
   const position = await tx.nextSourcePosition(c.scopeId)
-  await tx.insertSource({
+  await insertSourceProjected(tx, {
     scopeId: c.scopeId,
     sourceType: 'content',
     sourceId: c.sourceId,

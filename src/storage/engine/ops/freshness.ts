@@ -1,0 +1,203 @@
+/**
+ * Freshness of code-anchored memories (docs/agents.md "Freshness"): the path-change projection
+ * written beside every captured source and rebuilt from the journal, and the lookup that marks a
+ * memory possibly stale when a commit captured after its newest version (or after its last
+ * freshness check) touched a path its evidence names.
+ */
+import {
+  MAX_STALE_COMMITS,
+  pathKey,
+  sourceAnchor,
+  type StaleCommit,
+  type StaleMark,
+} from '../../../core/freshness.js'
+import { checkArtifactRef } from '../../../core/command-rules.js'
+import { invalidRequest } from '../../../core/errors.js'
+import { checkScopeId } from '../../../core/ids.js'
+import type { ArtifactRef } from '../../../core/memory-model.js'
+import { isActive } from '../../../core/memory-state.js'
+import type { DialectTx, SourceRow, VersionRow } from '../../spi/dialect-tx.js'
+import type { FreshnessCommand, SourcePathRow } from '../../spi/freshness-types.js'
+
+/** The path rows of one stored source (none for a source that anchors nothing). */
+export function sourcePathRows(row: SourceRow): SourcePathRow[] {
+  let anchor
+  try {
+    const p = JSON.parse(row.payload) as { content: string; media_type: string }
+    anchor = sourceAnchor({ mediaType: p.media_type, content: p.content })
+  } catch {
+    // An erased or damaged payload anchors nothing.
+    return []
+  }
+  if (anchor === undefined) return []
+  return anchor.paths.map((path) => ({
+    scopeId: row.scopeId,
+    position: row.position,
+    sourceId: row.sourceId,
+    pathKey: pathKey(path),
+    path,
+    kind: anchor.kind,
+    commitId: anchor.commit,
+    capturedAt: row.createdAt,
+  }))
+}
+
+/** Inserts a source and, in the same transaction, the paths it names. */
+export async function insertSourceProjected(tx: DialectTx, row: SourceRow): Promise<void> {
+  await tx.insertSource(row)
+  const paths = sourcePathRows(row)
+  if (paths.length > 0) await tx.freshness.putSourcePaths(paths)
+}
+
+const REBUILD_PAGE = 500
+
+/** Rebuilds the path-change projection from every scope's journal, in pages; returns the rows. */
+export async function rebuildSourcePathsInTx(tx: DialectTx): Promise<number> {
+  await tx.freshness.clearSourcePaths()
+  let rows = 0
+  let after = ''
+  for (;;) {
+    const scopes = await tx.pages.scopes(after, REBUILD_PAGE)
+    for (const scopeId of scopes) {
+      const high = await tx.journal.highWatermark(scopeId)
+      for (let from = 0; from < high; from += REBUILD_PAGE) {
+        for (const source of await tx.journal.listSources(scopeId, from, from + REBUILD_PAGE)) {
+          const paths = sourcePathRows(source)
+          await tx.freshness.putSourcePaths(paths)
+          rows += paths.length
+        }
+      }
+    }
+    if (scopes.length < REBUILD_PAGE) return rows
+    after = scopes[scopes.length - 1] ?? after
+  }
+}
+
+const sourceIdsOf = (v: VersionRow): string[] =>
+  (JSON.parse(v.sourcesJson) as { source_id: string }[]).map((s) => s.source_id)
+
+/** Commits read per memory before grouping (several paths of one commit are several rows). */
+const CHANGED_ROWS_MAX = 64
+
+/** The stale mark of one memory's anchors, or undefined when none of them changed since. */
+async function markOf(
+  tx: DialectTx,
+  scopeId: string,
+  anchors: readonly SourcePathRow[],
+  since: string,
+): Promise<StaleMark | undefined> {
+  const anchoredCommits = new Set(anchors.map((a) => a.commitId).filter((c) => c !== null))
+  const evidence = new Set(anchors.map((a) => a.sourceId))
+  const keys = [...new Set(anchors.map((a) => a.pathKey))]
+  const changed = await tx.freshness.changedAfter(scopeId, keys, since, CHANGED_ROWS_MAX)
+  const byCommit = new Map<string, { paths: string[]; capturedAt: string }>()
+  for (const row of changed) {
+    const commit = row.commitId
+    if (commit === null || anchoredCommits.has(commit) || evidence.has(row.sourceId)) continue
+    const entry = byCommit.get(commit) ?? { paths: [], capturedAt: row.capturedAt }
+    if (!entry.paths.includes(row.path)) entry.paths.push(row.path)
+    byCommit.set(commit, entry)
+  }
+  if (byCommit.size === 0) return undefined
+  const commits: StaleCommit[] = [...byCommit.entries()]
+    .slice(0, MAX_STALE_COMMITS)
+    .map(([commit, e]) => ({ commit, paths: e.paths.sort(), capturedAt: e.capturedAt }))
+  return { commits }
+}
+
+/**
+ * The stale marks of the given memories' current versions in one scope: anchors are the paths of
+ * the version's Git change and task-outcome evidence; a Git change captured after the version was
+ * written (or after a later check found it still true) that touched one of them marks it. A
+ * memory without anchors costs one indexed read and is never marked.
+ */
+export async function freshnessInTx(
+  tx: DialectTx,
+  scopeId: string,
+  memoryIds: readonly string[],
+): Promise<Map<string, StaleMark>> {
+  const marks = new Map<string, StaleMark>()
+  const current = [...(await tx.loadCurrent(memoryIds)).values()].filter(
+    (c) => c.row.scopeId === scopeId && isActive(c.row.state),
+  )
+  const ids = [...new Set(current.flatMap((c) => sourceIdsOf(c.version)))]
+  const anchors = await tx.freshness.anchorsOf(scopeId, ids)
+  if (anchors.length === 0) return marks
+  const checks = new Map(
+    (await tx.freshness.checksOf(current.map((c) => c.row.memoryId))).map((r) => [r.memoryId, r]),
+  )
+  for (const c of current) {
+    const own = new Set(sourceIdsOf(c.version))
+    const mine = anchors.filter((a) => own.has(a.sourceId))
+    if (mine.length === 0) continue
+    const check = checks.get(c.row.memoryId)
+    const since =
+      check !== undefined &&
+      check.version === c.version.version &&
+      check.checkedAt > c.version.createdAt
+        ? check.checkedAt
+        : c.version.createdAt
+    const mark = await markOf(tx, scopeId, mine, since)
+    if (mark !== undefined) marks.set(c.row.memoryId, mark)
+  }
+  return marks
+}
+
+/** Most refs one freshness lookup or check takes. */
+export const FRESHNESS_REFS_MAX = 256
+
+/** The checked scope and memory refs of a freshness command. */
+export function checkFreshness(cmd: FreshnessCommand): {
+  scopeId: string
+  refs: ArtifactRef[]
+} {
+  const scopeId = checkScopeId(cmd.scopeId)
+  const refs: unknown = cmd.refs
+  if (!Array.isArray(refs) || refs.length > FRESHNESS_REFS_MAX)
+    throw invalidRequest('refs', `must hold at most ${FRESHNESS_REFS_MAX} memory refs`)
+  return { scopeId, refs: refs.map((r: unknown, i) => checkArtifactRef(r, `refs[${i}]`)) }
+}
+
+/** The marks of exactly the given versions: a ref that is not the current version is not marked. */
+export async function freshnessOfRefs(
+  tx: DialectTx,
+  scopeId: string,
+  refs: readonly ArtifactRef[],
+): Promise<Map<string, StaleMark>> {
+  const marks = await freshnessInTx(
+    tx,
+    scopeId,
+    refs.map((r) => r.artifactId),
+  )
+  const current = new Map(refs.map((r) => [r.artifactId, r.revision]))
+  const exact = await tx.loadCurrent([...marks.keys()])
+  for (const id of [...marks.keys()])
+    if (exact.get(id)?.version.version !== current.get(id)) marks.delete(id)
+  return marks
+}
+
+/**
+ * Records that the given current versions were found still true at `at` (a flush's re-check kept
+ * them): commits captured up to then no longer mark them. A ref that is not current is ignored.
+ */
+export async function markFreshInTx(
+  tx: DialectTx,
+  scopeId: string,
+  refs: readonly ArtifactRef[],
+  at: string,
+): Promise<number> {
+  const current = await tx.loadCurrent(refs.map((r) => r.artifactId))
+  let marked = 0
+  for (const ref of refs) {
+    const c = current.get(ref.artifactId)
+    if (c === undefined || c.row.scopeId !== scopeId || c.version.version !== ref.revision) continue
+    await tx.freshness.putCheck({
+      memoryId: ref.artifactId,
+      scopeId,
+      version: ref.revision,
+      checkedAt: at,
+    })
+    marked += 1
+  }
+  return marked
+}

@@ -1,0 +1,61 @@
+/*
+ * Freshness of code-anchored memories (docs/agents.md "Freshness"): the path-change projection's
+ * rows, the row verbs an adapter offers for it inside one transaction (STYLE R3: SQL only), and
+ * the lookup the backend answers.
+ */
+import type { StaleMark } from '../../core/freshness.js'
+import type { ArtifactRef } from '../../core/memory-model.js'
+
+/** One path a captured source names: a Git change's changed path or a task outcome's. */
+export interface SourcePathRow {
+  readonly scopeId: string
+  readonly position: number
+  readonly sourceId: string
+  readonly pathKey: string
+  readonly path: string
+  readonly kind: 'git_change' | 'task_outcome'
+  readonly commitId: string | null
+  readonly capturedAt: string
+}
+
+/** A memory version found still true after the commits captured up to `checkedAt`. */
+export interface FreshnessCheckRow {
+  readonly memoryId: string
+  readonly scopeId: string
+  readonly version: number
+  readonly checkedAt: string
+}
+
+/** The path-change projection's verbs of one transaction. */
+export interface FreshnessTx {
+  /** Adds the rows of one captured source (a repeat of the same row is a no-op). */
+  putSourcePaths(rows: readonly SourcePathRow[]): Promise<void>
+  /** The rows of the given sources of the scope (a memory's anchors). */
+  anchorsOf(scopeId: string, sourceIds: readonly string[]): Promise<SourcePathRow[]>
+  /**
+   * Git change rows of the scope for the given path keys captured strictly after `after`, newest
+   * capture first, at most `limit`.
+   */
+  changedAfter(
+    scopeId: string,
+    pathKeys: readonly string[],
+    after: string,
+    limit: number,
+  ): Promise<SourcePathRow[]>
+  /** The last freshness check of each given memory. */
+  checksOf(memoryIds: readonly string[]): Promise<FreshnessCheckRow[]>
+  /** Records (or replaces) the last freshness check of a memory. */
+  putCheck(row: FreshnessCheckRow): Promise<void>
+  /** Drops every path row (before a rebuild). */
+  clearSourcePaths(): Promise<void>
+}
+
+/** Which memories of a scope are possibly stale (`backend.freshness`). */
+export interface FreshnessCommand {
+  readonly scopeId: string
+  /** The memory versions to check (up to 256); a ref that is not current is not marked. */
+  readonly refs: readonly ArtifactRef[]
+}
+
+/** The stale marks by memory id; a memory absent from the map is not marked. */
+export type FreshnessResult = ReadonlyMap<string, StaleMark>
