@@ -1,4 +1,5 @@
 import type { components } from '../contract/powercontext-types.js'
+import type { StaleMark } from '../core/freshness.js'
 import type {
   ArtifactRef,
   Memory,
@@ -65,12 +66,36 @@ export const toWireChange = (c: MemoryChange) => ({
   at: c.at,
 })
 
+/** A stale mark (docs/agents.md "Freshness"). */
+export const toWireStale = (m: StaleMark): Wire['StaleMark'] => ({
+  commits: m.commits.map((c) => ({
+    commit: c.commit,
+    paths: [...c.paths],
+    captured_at: c.capturedAt,
+  })),
+})
+
+/** A stale mark (inverse of `toWireStale`). */
+export const fromWireStale = (m: Wire['StaleMark']): StaleMark =>
+  Object.freeze({
+    commits: Object.freeze(
+      m.commits.map((c) =>
+        Object.freeze({
+          commit: c.commit,
+          paths: Object.freeze([...c.paths]),
+          capturedAt: c.captured_at,
+        }),
+      ),
+    ),
+  })
+
 export const toWireHit = (h: SearchHit) => ({
   memory_ref: toWireArtifactRef(h.memoryRef),
   kind: h.kind,
   text: h.text,
   score: h.score,
   matched_by: [...h.matchedBy],
+  ...(h.stale === undefined ? {} : { stale: toWireStale(h.stale) }),
 })
 
 export const toWireSearch = (r: SearchResult) => ({ mode: r.mode, hits: r.hits.map(toWireHit) })
@@ -216,6 +241,7 @@ export const fromWireHit = (h: Wire['SearchHit']): SearchHit =>
     text: h.text,
     score: h.score,
     matchedBy: Object.freeze([...h.matched_by]),
+    ...(h.stale === undefined ? {} : { stale: fromWireStale(h.stale) }),
   })
 
 /** A search response (inverse of `toWireSearch`). */
