@@ -22,7 +22,7 @@ async function capture(backend: MemoryBackend, scopeId: string, ...ids: string[]
   for (const id of ids) await backend.captureSource({ scopeId, sourceId: id, content: `c ${id}` })
 }
 
-const create = (text: string, ...sources: string[]): FlushDecision => ({
+const create = (text: string, ...sources: string[]): Extract<FlushDecision, { op: 'create' }> => ({
   op: 'create',
   kind: 'fact',
   text,

@@ -4,7 +4,7 @@
  * the lookup the backend answers.
  */
 import type { StaleMark } from '../../core/freshness.js'
-import type { ArtifactRef } from '../../core/memory-model.js'
+import type { ArtifactRef, Memory } from '../../core/memory-model.js'
 
 /** One path a captured source names: a Git change's changed path or a task outcome's. */
 export interface SourcePathRow {
@@ -42,6 +42,10 @@ export interface FreshnessTx {
     after: string,
     limit: number,
   ): Promise<SourcePathRow[]>
+  /** Ids of the scope's sources naming any of the given path keys, at most `limit`. */
+  sourcesNaming(scopeId: string, pathKeys: readonly string[], limit: number): Promise<string[]>
+  /** Active memories of the scope whose current version cites any of the sources, at most `limit`. */
+  memoriesCiting(scopeId: string, sourceIds: readonly string[], limit: number): Promise<string[]>
   /** The last freshness check of each given memory. */
   checksOf(memoryIds: readonly string[]): Promise<FreshnessCheckRow[]>
   /** Records (or replaces) the last freshness check of a memory. */
@@ -59,3 +63,18 @@ export interface FreshnessCommand {
 
 /** The stale marks by memory id; a memory absent from the map is not marked. */
 export type FreshnessResult = ReadonlyMap<string, StaleMark>
+
+/** Possibly stale memories anchored to some paths (a flush's re-check). */
+export interface StaleAnchoredCommand {
+  readonly scopeId: string
+  /** The paths changed (up to 1,000). */
+  readonly paths: readonly string[]
+  /** Memories returned at most (1–100). */
+  readonly limit: number
+}
+
+/** A possibly stale memory: its current version and why. */
+export interface StaleMemory {
+  readonly memory: Memory
+  readonly mark: StaleMark
+}

@@ -62,6 +62,40 @@ export class FreshnessRows implements FreshnessTx {
     return rows.map(typedPath)
   }
 
+  async sourcesNaming(
+    scopeId: string,
+    pathKeys: readonly string[],
+    limit: number,
+  ): Promise<string[]> {
+    if (pathKeys.length === 0) return []
+    const rows = await this.#s.all<{ id: string }>(
+      `SELECT DISTINCT source_id AS id FROM source_paths
+       WHERE scope_id = ? AND path_key IN ${this.#d.inList.sql} ORDER BY source_id LIMIT ?`,
+      [scopeId, this.#d.inList.bind(pathKeys), limit],
+    )
+    return rows.map((r) => r.id)
+  }
+
+  async memoriesCiting(
+    scopeId: string,
+    sourceIds: readonly string[],
+    limit: number,
+  ): Promise<string[]> {
+    if (sourceIds.length === 0) return []
+    // Evidence is canonical JSON (`{"name":"content","source_id":"…"}`): matched as text.
+    const like = sourceIds.map(() => "v.sources_json LIKE ? ESCAPE '!'").join(' OR ')
+    const patterns = sourceIds.map(
+      (id) => `%"source_id":${JSON.stringify(id).replace(/[!%_]/g, (c) => `!${c}`)}%`,
+    )
+    const rows = await this.#s.all<{ id: string }>(
+      `SELECT h.memory_id AS id FROM memory_heads h
+       JOIN memory_versions v ON v.memory_id = h.memory_id AND v.version = h.version
+       WHERE h.scope_id = ? AND (${like}) ORDER BY h.memory_id LIMIT ?`,
+      [scopeId, ...patterns, limit],
+    )
+    return rows.map((r) => r.id)
+  }
+
   async checksOf(memoryIds: readonly string[]): Promise<FreshnessCheckRow[]> {
     if (memoryIds.length === 0) return []
     const rows = await this.#s.all<FreshnessCheckRow>(

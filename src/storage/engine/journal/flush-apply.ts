@@ -29,6 +29,7 @@ import { CHANGES_LIMIT_MAX } from '../../spi/memory-backend.js'
 import { type Pause, timeSlicer } from '../event-loop-slices.js'
 import { toChange } from '../ops/changes.js'
 import { mergeInTx } from '../ops/merge.js'
+import { recheckInTx } from './flush-recheck.js'
 import { rememberInTx } from '../ops/remember.js'
 import { updateInTx } from '../ops/update.js'
 import type { WriteContext } from '../write-context.js'
@@ -137,7 +138,7 @@ export async function applyFlushInTx(
         reason: d.reason,
       })
       applied.push({ op: d.op, status: r.status, memory: r.memory })
-    } else {
+    } else if (d.op === 'merge') {
       const r = await mergeInTx(tx, ctx, {
         scopeId,
         inputs: d.targets,
@@ -148,7 +149,7 @@ export async function applyFlushInTx(
         observedAt: d.observedAt,
       })
       applied.push({ op: d.op, status: r.status, memory: r.memory })
-    }
+    } else applied.push(await recheckInTx(tx, ctx, scopeId, d))
   }
   await hooks.afterDecisions?.()
   const advanced = await tx.journal.casCursor(

@@ -17,7 +17,8 @@ import { checkScopeId } from '../../../core/ids.js'
 import type { ArtifactRef } from '../../../core/memory-model.js'
 import { isActive } from '../../../core/memory-state.js'
 import type { DialectTx, SourceRow, VersionRow } from '../../spi/dialect-tx.js'
-import type { FreshnessCommand, SourcePathRow } from '../../spi/freshness-types.js'
+import type { FreshnessCommand, SourcePathRow, StaleMemory } from '../../spi/freshness-types.js'
+import { viewOf } from '../version-codec.js'
 
 /** The path rows of one stored source (none for a source that anchors nothing). */
 export function sourcePathRows(row: SourceRow): SourcePathRow[] {
@@ -200,4 +201,32 @@ export async function markFreshInTx(
     marked += 1
   }
   return marked
+}
+
+/** Sources and memories looked at per re-check lookup at most. */
+const ANCHORED_SOURCES_MAX = 200
+
+/**
+ * The possibly stale memories anchored to any of `paths` (a flush's re-check): the sources naming
+ * them, the active memories citing those sources, and of those the ones a later commit marks.
+ */
+export async function staleAnchoredInTx(
+  tx: DialectTx,
+  cmd: { readonly scopeId: string; readonly paths: readonly string[]; readonly limit: number },
+): Promise<StaleMemory[]> {
+  const keys = [...new Set(cmd.paths.map(pathKey))]
+  const sources = await tx.freshness.sourcesNaming(cmd.scopeId, keys, ANCHORED_SOURCES_MAX)
+  const ids: string[] = []
+  for (let i = 0; i < sources.length && ids.length < cmd.limit; i += 50) {
+    const page = await tx.freshness.memoriesCiting(cmd.scopeId, sources.slice(i, i + 50), cmd.limit)
+    for (const id of page) if (!ids.includes(id) && ids.length < cmd.limit) ids.push(id)
+  }
+  const marks = await freshnessInTx(tx, cmd.scopeId, ids)
+  const current = await tx.loadCurrent([...marks.keys()])
+  const out: StaleMemory[] = []
+  for (const [id, mark] of marks) {
+    const c = current.get(id)
+    if (c !== undefined) out.push({ memory: viewOf(c.version, c.row), mark })
+  }
+  return out
 }
