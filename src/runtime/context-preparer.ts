@@ -1,7 +1,7 @@
 import { checkArtifactRef, checkLimit } from '../core/command-rules.js'
 import { invalidRequest } from '../core/errors.js'
-import { checkScopeId } from '../core/ids.js'
 import type { StaleMark } from '../core/freshness.js'
+import { checkScopeId } from '../core/ids.js'
 import type { ArtifactRef } from '../core/memory-model.js'
 import type { PreparedCandidate, PreparedContextRender } from '../core/prepared-context.js'
 import {

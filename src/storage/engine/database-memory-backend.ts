@@ -9,8 +9,8 @@ import {
   newOperationId,
 } from '../../core/ids.js'
 import type { DialectTx } from '../spi/dialect-tx.js'
-import type { FreshnessCommand, FreshnessResult } from '../spi/freshness-types.js'
 import type { ExportRecord, ImportReport } from '../spi/export-types.js'
+import type { FreshnessCommand, FreshnessResult } from '../spi/freshness-types.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from '../spi/legacy-types.js'
 import type * as L from '../spi/listing-types.js'
 import type * as Spi from '../spi/memory-backend.js'

@@ -4,9 +4,9 @@
  * sources, and the persisted decision records. The runtime plans (structured candidates or a
  * model, outside any transaction); the backend validates and applies in one transaction.
  */
-import type { StaleAnchoredCommand, StaleMemory } from './freshness-types.js'
 import type { JsonValue } from '../../core/canonical.js'
 import type { ArtifactRef, Memory, MemoryChange, SourceRef } from '../../core/memory-model.js'
+import type { StaleAnchoredCommand, StaleMemory } from './freshness-types.js'
 import type { RankedSearchResult } from './search-types.js'
 
 /** Default number of sources one flush takes. */

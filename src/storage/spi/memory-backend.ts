@@ -1,7 +1,7 @@
 import type * as S from './backend-status.js'
 import type { ExportRecord, ImportReport } from './export-types.js'
-import type { FreshnessCommand, FreshnessResult } from './freshness-types.js'
 import type { SourceJournalPort } from './flush-types.js'
+import type { FreshnessCommand, FreshnessResult } from './freshness-types.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from './legacy-types.js'
 import type * as C from './memory-commands.js'
 import type { RedactCommand, RedactResult } from './redaction-types.js'

@@ -26,11 +26,11 @@ import {
 } from './columns.js'
 import { currentSql, splitCurrent } from './current.js'
 import { placeholders, type SqlDialect } from './dialect.js'
+import { FreshnessRows } from './freshness-rows.js'
 import { LegacyRows } from './legacy-rows.js'
 import { RedactionRows } from './redaction-rows.js'
 import type { SqlSession } from './session.js'
 import { SqlJournal } from './sql-journal.js'
-import { FreshnessRows } from './freshness-rows.js'
 import { SqlMerges } from './sql-merges.js'
 import {
   CAS_MEMORY,

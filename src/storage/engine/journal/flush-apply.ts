@@ -29,10 +29,10 @@ import { CHANGES_LIMIT_MAX } from '../../spi/memory-backend.js'
 import { type Pause, timeSlicer } from '../event-loop-slices.js'
 import { toChange } from '../ops/changes.js'
 import { mergeInTx } from '../ops/merge.js'
-import { recheckInTx } from './flush-recheck.js'
 import { rememberInTx } from '../ops/remember.js'
 import { updateInTx } from '../ops/update.js'
 import type { WriteContext } from '../write-context.js'
+import { recheckInTx } from './flush-recheck.js'
 
 const nextUlid = monotonicFactory()
 

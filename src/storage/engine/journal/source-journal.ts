@@ -12,8 +12,8 @@ import {
   normalizeTimestamp,
 } from '../../../core/text-rules.js'
 import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
-import type { StaleAnchoredCommand, StaleMemory } from '../../spi/freshness-types.js'
 import * as F from '../../spi/flush-types.js'
+import type { StaleAnchoredCommand, StaleMemory } from '../../spi/freshness-types.js'
 import type { FlushRecordRow } from '../../spi/journal-tx.js'
 import { REMEMBER_MAX_ENTRIES } from '../../spi/memory-backend.js'
 import type { RankedSearchResult } from '../../spi/search-types.js'

@@ -4,6 +4,8 @@
  * memory possibly stale when a commit captured after its newest version (or after its last
  * freshness check) touched a path its evidence names.
  */
+import { checkArtifactRef } from '../../../core/command-rules.js'
+import { invalidRequest } from '../../../core/errors.js'
 import {
   MAX_STALE_COMMITS,
   pathKey,
@@ -11,8 +13,6 @@ import {
   type StaleCommit,
   type StaleMark,
 } from '../../../core/freshness.js'
-import { checkArtifactRef } from '../../../core/command-rules.js'
-import { invalidRequest } from '../../../core/errors.js'
 import { checkScopeId } from '../../../core/ids.js'
 import type { ArtifactRef } from '../../../core/memory-model.js'
 import { isActive } from '../../../core/memory-state.js'
