@@ -74,6 +74,7 @@ export type {
   SourceOutcome,
   SourceRef,
   SourceView,
+  StaleMark,
   UpdateRequest,
   UpdateResponse,
 } from './wire-types.js'

@@ -7,6 +7,7 @@ import { useAction, useLoad } from './hooks.js'
 import { EditPanel, ForgetPanel, RestorePanel } from './memory-actions.js'
 import { RedactedNote, RedactPanel } from './redact-panel.js'
 import { MergeGraph } from './merge-graph.js'
+import { StaleNote } from './stale-mark.js'
 import { href } from './routes.js'
 import { Clipped, ErrorBox, Section, shortId, StateBadge, Time } from './ui.js'
 
@@ -60,6 +61,7 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
               {current.text}
             </blockquote>
           )}
+          <StaleNote scope={scope} memoryId={h.memory_id} />
           <StateHelp state={h.state} />
         </section>
         <Versions

@@ -2561,6 +2561,9 @@ export const OPENAPI_DOCUMENT = {
           },
           "state": {
             "$ref": "#/components/schemas/MemoryState"
+          },
+          "stale": {
+            "$ref": "#/components/schemas/StaleMark"
           }
         }
       },

@@ -692,6 +692,7 @@ export interface components {
         GetResponse: {
             current_revision: number;
             memory: components["schemas"]["Memory"];
+            stale?: components["schemas"]["StaleMark"];
             state: components["schemas"]["MemoryState"];
         };
         GetSourcesRequest: {

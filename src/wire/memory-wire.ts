@@ -104,6 +104,7 @@ export const toWireGet = (r: GetResult) => ({
   memory: toWireMemory(r.memory),
   current_revision: r.currentRevision,
   state: r.state,
+  ...(r.stale === undefined ? {} : { stale: toWireStale(r.stale) }),
 })
 
 export const toWireHistory = (r: HistoryResult) => ({
@@ -254,6 +255,7 @@ export const fromWireGet = (r: Wire['GetResponse']): GetResult =>
     memory: fromWireMemory(r.memory),
     currentRevision: r.current_revision,
     state: r.state,
+    ...(r.stale === undefined ? {} : { stale: fromWireStale(r.stale) }),
   })
 
 /**

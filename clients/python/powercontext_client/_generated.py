@@ -704,10 +704,12 @@ class GetResponse(Model):
     memory: Memory
     current_revision: int
     state: str
+    stale: StaleMark | Unset = UNSET
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("memory", "memory", T.model("Memory"), True),
         Field("current_revision", "current_revision", T.INT, True),
         Field("state", "state", T.STR, True),
+        Field("stale", "stale", T.model("StaleMark"), False),
     )
 
 

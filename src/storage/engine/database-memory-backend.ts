@@ -236,7 +236,12 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       memoryId: checkMemoryId(cmd.memoryId),
       revision: optional(cmd.revision, (r) => checkRevision(r)),
     }
-    return this.inReadTransaction((tx) => getInTx(tx, checked))
+    return this.inReadTransaction(async (tx) => {
+      const got = await getInTx(tx, checked)
+      const marks = await freshnessOfRefs(tx, scopeId, [got.memory.memoryRef])
+      const stale = marks.get(checked.memoryId)
+      return stale === undefined ? got : { ...got, stale }
+    })
   }
 
   /** All versions and transitions of one memory. */
