@@ -77,24 +77,23 @@ export async function rebuildSourcePathsInTx(tx: DialectTx): Promise<number> {
 const sourceIdsOf = (v: VersionRow): string[] =>
   (JSON.parse(v.sourcesJson) as { source_id: string }[]).map((s) => s.source_id)
 
-/** Commits read per memory before grouping (several paths of one commit are several rows). */
-const CHANGED_ROWS_MAX = 64
+/** Path-change rows read per lookup at most (newest first; several paths of a commit are rows). */
+const CHANGED_ROWS_MAX = 4096
 
-/** The stale mark of one memory's anchors, or undefined when none of them changed since. */
-async function markOf(
-  tx: DialectTx,
-  scopeId: string,
+/** The stale mark of one memory's anchors from the changed rows, or undefined when none applies. */
+function markOf(
   anchors: readonly SourcePathRow[],
+  changed: readonly SourcePathRow[],
   since: string,
-): Promise<StaleMark | undefined> {
+): StaleMark | undefined {
   const anchoredCommits = new Set(anchors.map((a) => a.commitId).filter((c) => c !== null))
   const evidence = new Set(anchors.map((a) => a.sourceId))
-  const keys = [...new Set(anchors.map((a) => a.pathKey))]
-  const changed = await tx.freshness.changedAfter(scopeId, keys, since, CHANGED_ROWS_MAX)
+  const keys = new Set(anchors.map((a) => a.pathKey))
   const byCommit = new Map<string, { paths: string[]; capturedAt: string }>()
   for (const row of changed) {
     const commit = row.commitId
-    if (commit === null || anchoredCommits.has(commit) || evidence.has(row.sourceId)) continue
+    if (row.capturedAt <= since || !keys.has(row.pathKey) || commit === null) continue
+    if (anchoredCommits.has(commit) || evidence.has(row.sourceId)) continue
     const entry = byCommit.get(commit) ?? { paths: [], capturedAt: row.capturedAt }
     if (!entry.paths.includes(row.path)) entry.paths.push(row.path)
     byCommit.set(commit, entry)
@@ -107,19 +106,24 @@ async function markOf(
 }
 
 /**
- * The stale marks of the given memories' current versions in one scope: anchors are the paths of
- * the version's Git change and task-outcome evidence; a Git change captured after the version was
- * written (or after a later check found it still true) that touched one of them marks it. A
- * memory without anchors costs one indexed read and is never marked.
+ * The stale marks of the given memories' current versions in one scope (of exactly the given
+ * revision, when `revisions` names one): anchors are the paths of the version's Git change and
+ * task-outcome evidence; a Git change captured after the version was written (or after a later
+ * check found it still true) that touched one of them marks it. Four indexed reads whatever the
+ * number of memories; memories without anchors stop after two and are never marked.
  */
 export async function freshnessInTx(
   tx: DialectTx,
   scopeId: string,
   memoryIds: readonly string[],
+  revisions?: ReadonlyMap<string, number>,
 ): Promise<Map<string, StaleMark>> {
   const marks = new Map<string, StaleMark>()
   const current = [...(await tx.loadCurrent(memoryIds)).values()].filter(
-    (c) => c.row.scopeId === scopeId && isActive(c.row.state),
+    (c) =>
+      c.row.scopeId === scopeId &&
+      isActive(c.row.state) &&
+      (revisions?.get(c.row.memoryId) ?? c.version.version) === c.version.version,
   )
   const ids = [...new Set(current.flatMap((c) => sourceIdsOf(c.version)))]
   const anchors = await tx.freshness.anchorsOf(scopeId, ids)
@@ -127,10 +131,10 @@ export async function freshnessInTx(
   const checks = new Map(
     (await tx.freshness.checksOf(current.map((c) => c.row.memoryId))).map((r) => [r.memoryId, r]),
   )
-  for (const c of current) {
+  const anchored = current.flatMap((c) => {
     const own = new Set(sourceIdsOf(c.version))
     const mine = anchors.filter((a) => own.has(a.sourceId))
-    if (mine.length === 0) continue
+    if (mine.length === 0) return []
     const check = checks.get(c.row.memoryId)
     const since =
       check !== undefined &&
@@ -138,8 +142,15 @@ export async function freshnessInTx(
       check.checkedAt > c.version.createdAt
         ? check.checkedAt
         : c.version.createdAt
-    const mark = await markOf(tx, scopeId, mine, since)
-    if (mark !== undefined) marks.set(c.row.memoryId, mark)
+    return [{ memoryId: c.row.memoryId, mine, since }]
+  })
+  if (anchored.length === 0) return marks
+  const keys = [...new Set(anchored.flatMap((a) => a.mine.map((m) => m.pathKey)))]
+  const earliest = anchored.map((a) => a.since).sort()[0] as string
+  const changed = await tx.freshness.changedAfter(scopeId, keys, earliest, CHANGED_ROWS_MAX)
+  for (const a of anchored) {
+    const mark = markOf(a.mine, changed, a.since)
+    if (mark !== undefined) marks.set(a.memoryId, mark)
   }
   return marks
 }
@@ -160,21 +171,13 @@ export function checkFreshness(cmd: FreshnessCommand): {
 }
 
 /** The marks of exactly the given versions: a ref that is not the current version is not marked. */
-export async function freshnessOfRefs(
+export function freshnessOfRefs(
   tx: DialectTx,
   scopeId: string,
   refs: readonly ArtifactRef[],
 ): Promise<Map<string, StaleMark>> {
-  const marks = await freshnessInTx(
-    tx,
-    scopeId,
-    refs.map((r) => r.artifactId),
-  )
-  const current = new Map(refs.map((r) => [r.artifactId, r.revision]))
-  const exact = await tx.loadCurrent([...marks.keys()])
-  for (const id of [...marks.keys()])
-    if (exact.get(id)?.version.version !== current.get(id)) marks.delete(id)
-  return marks
+  const ids = refs.map((r) => r.artifactId)
+  return freshnessInTx(tx, scopeId, ids, new Map(refs.map((r) => [r.artifactId, r.revision])))
 }
 
 /**
