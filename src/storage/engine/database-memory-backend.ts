@@ -41,7 +41,7 @@ import { verifyReport } from './maintenance/verify-report.js'
 import { captureInTx, checkCaptureSliced } from './ops/capture.js'
 import { changesFeedInTx } from './ops/changes-feed.js'
 import { forgetInTx } from './ops/forget.js'
-import { checkFreshness, freshnessOfRefs, markFreshInTx } from './ops/freshness.js'
+import { checkFreshness, freshnessOfRefs, markFreshInTx, markStaleHits } from './ops/freshness.js'
 import { getInTx } from './ops/get.js'
 import { historyInTx } from './ops/history.js'
 import { listInTx } from './ops/list.js'
@@ -269,16 +269,9 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
       checked,
       mode,
       this.fullTextProblem,
+      (tx, result) => markStaleHits(tx, checked.scopeId, result),
     )
-    if (hits.length === 0) return { mode: used, hits }
-    const refs = hits.map((h) => h.memoryRef)
-    const marks = await this.inReadTransaction((tx) => freshnessOfRefs(tx, checked.scopeId, refs))
-    if (marks.size === 0) return { mode: used, hits }
-    const marked = hits.map((h) => {
-      const stale = marks.get(h.memoryRef.artifactId)
-      return stale === undefined ? h : { ...h, stale }
-    })
-    return { mode: used, hits: marked }
+    return { mode: used, hits }
   }
 
   /** Which of the given current versions are possibly stale (docs/agents.md "Freshness"). */

@@ -18,6 +18,7 @@ import type { ArtifactRef } from '../../../core/memory-model.js'
 import { isActive } from '../../../core/memory-state.js'
 import type { DialectTx, SourceRow, VersionRow } from '../../spi/dialect-tx.js'
 import type { FreshnessCommand, SourcePathRow, StaleMemory } from '../../spi/freshness-types.js'
+import type { RankedSearchResult } from '../../spi/search-types.js'
 import { viewOf } from '../version-codec.js'
 
 /** The path rows of one stored source (none for a source that anchors nothing). */
@@ -232,4 +233,24 @@ export async function staleAnchoredInTx(
     if (c !== undefined) out.push({ memory: viewOf(c.version, c.row), mark })
   }
   return out
+}
+
+/** Search hits with the stale mark of each possibly stale one, read in the search's transaction. */
+export async function markStaleHits(
+  tx: DialectTx,
+  scopeId: string,
+  result: RankedSearchResult,
+): Promise<RankedSearchResult> {
+  if (result.hits.length === 0) return result
+  const marks = await freshnessOfRefs(
+    tx,
+    scopeId,
+    result.hits.map((h) => h.memoryRef),
+  )
+  if (marks.size === 0) return result
+  const hits = result.hits.map((h) => {
+    const stale = marks.get(h.memoryRef.artifactId)
+    return stale === undefined ? h : { ...h, stale }
+  })
+  return { ...result, hits }
 }
