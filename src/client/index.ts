@@ -79,6 +79,7 @@ export type {
   SourceOutcome,
   SourceRef,
   SourceView,
+  StaleMark,
   UpdateRequest,
   UpdateResponse,
 } from './wire-types.js'

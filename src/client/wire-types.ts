@@ -23,6 +23,8 @@ export type MemoryState = Schemas['MemoryState']
 export type SearchMode = Schemas['SearchMode']
 /** One ranked search hit. */
 export type SearchHit = Schemas['SearchHit']
+/** Why a memory is possibly stale: later commits that changed the paths it is anchored to. */
+export type StaleMark = Schemas['StaleMark']
 /** The error envelope every failure carries: `{error: {code, message, request_id, details}}`. */
 export type ErrorResponse = Schemas['ErrorResponse']
 /** The error codes of the contract. */

@@ -8,6 +8,7 @@ import { RememberForm } from './remember-form.js'
 import { go, href } from './routes.js'
 import { Pager } from './scopes-view.js'
 import { ErrorBox, shortId, StateBadge } from './ui.js'
+import { StaleBadge } from './stale-mark.js'
 
 const STATES: readonly MemoryState[] = ['active', 'forgotten', 'merged', 'retired']
 const PAGE = 50
@@ -216,7 +217,9 @@ function SearchPanel({ scope }: { scope: string }) {
                   {h.matched_by.join(' + ')}
                 </span>
                 <span class="kind">{h.kind}</span>
-                <span class="text">{h.text}</span>
+                <span class="text">
+                  {h.text} <StaleBadge mark={h.stale} />
+                </span>
               </li>
             ))}
           </ol>

@@ -7,6 +7,7 @@ import { useLoad, useMorePages } from './hooks.js'
 import { EditPanel, ForgetPanel, RestorePanel } from './memory-actions.js'
 import { RedactedNote, RedactPanel } from './redact-panel.js'
 import { MergeGraph } from './merge-graph.js'
+import { StaleNote } from './stale-mark.js'
 import { href } from './routes.js'
 import { InjectionUsage } from './sessions-view.js'
 import { Clipped, ErrorBox, MoreButton, Section, shortId, StateBadge, Time } from './ui.js'
@@ -69,6 +70,7 @@ export function MemoryView({ scope, memoryId }: { scope: string; memoryId: strin
               {current.text}
             </blockquote>
           )}
+          <StaleNote scope={scope} memoryId={h.memory_id} />
           <StateHelp state={h.state} />
         </section>
         <InjectionUsage scope={scope} memoryId={h.memory_id} />

@@ -1579,6 +1579,43 @@ export const OPENAPI_DOCUMENT = {
                 "vector"
               ]
             }
+          },
+          "stale": {
+            "$ref": "#/components/schemas/StaleMark"
+          }
+        }
+      },
+      "StaleMark": {
+        "type": "object",
+        "description": "Present only when the memory is possibly stale: commits captured after its newest version (newest first, at most 3) changed paths its Git change or task-outcome evidence names. A lead to verify, not a fact (docs/agents.md \"Freshness\").",
+        "required": [
+          "commits"
+        ],
+        "properties": {
+          "commits": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "commit",
+                "paths",
+                "captured_at"
+              ],
+              "properties": {
+                "commit": {
+                  "type": "string"
+                },
+                "paths": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "captured_at": {
+                  "type": "string"
+                }
+              }
+            }
           }
         }
       },
@@ -2629,6 +2666,9 @@ export const OPENAPI_DOCUMENT = {
           },
           "state": {
             "$ref": "#/components/schemas/MemoryState"
+          },
+          "stale": {
+            "$ref": "#/components/schemas/StaleMark"
           }
         }
       },

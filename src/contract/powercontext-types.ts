@@ -790,6 +790,7 @@ export interface components {
         GetResponse: {
             current_revision: number;
             memory: components["schemas"]["Memory"];
+            stale?: components["schemas"]["StaleMark"];
             state: components["schemas"]["MemoryState"];
         };
         GetSourcesRequest: {
@@ -1229,6 +1230,7 @@ export interface components {
             matched_by: ("fts" | "vector")[];
             memory_ref: components["schemas"]["ArtifactRef"];
             score: number;
+            stale?: components["schemas"]["StaleMark"];
             text: string;
         };
         /**
@@ -1320,6 +1322,14 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "processed" | "skipped";
+        };
+        /** @description Present only when the memory is possibly stale: commits captured after its newest version (newest first, at most 3) changed paths its Git change or task-outcome evidence names. A lead to verify, not a fact (docs/agents.md "Freshness"). */
+        StaleMark: {
+            commits: {
+                captured_at: string;
+                commit: string;
+                paths: string[];
+            }[];
         };
         /** @description RFC 3339 with a time zone; returned as UTC `YYYY-MM-DDTHH:MM:SS.sssZ`. */
         Timestamp: string;

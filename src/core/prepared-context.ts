@@ -1,3 +1,4 @@
+import { type StaleMark, staleNote } from './freshness.js'
 import type { ArtifactRef } from './memory-model.js'
 
 /**
@@ -39,6 +40,8 @@ export interface PreparedCandidate {
   readonly text: string
   /** Set only for a memory of an extra scope (rendered as the item's `scope_id`). */
   readonly scopeId?: string | undefined
+  /** Set only for a possibly stale memory (rendered as the item's `stale` note). */
+  readonly stale?: StaleMark | undefined
 }
 
 /** One rendered item: the exact version it cites and what of its text was kept. */
@@ -47,6 +50,8 @@ export interface PreparedItem {
   readonly scopeId: string | undefined
   readonly content: string
   readonly truncated: boolean
+  /** Why the memory is possibly stale, when it is (docs/agents.md "Freshness"). */
+  readonly stale?: StaleMark | undefined
 }
 
 /** The selection and its rendering; `content` is null and `contentBytes` 0 when nothing fits. */
@@ -77,6 +82,7 @@ const itemJson = (item: PreparedItem): string =>
     content: item.content,
     truncated: item.truncated,
     ...(item.scopeId === undefined ? {} : { scope_id: item.scopeId }),
+    ...(item.stale === undefined ? {} : { stale: staleNote(item.stale) }),
   })
 
 const JSON_HEAD = '{"trust":"untrusted_history","items":['
@@ -142,6 +148,7 @@ function fitItem(
       scopeId: candidate.scopeId,
       content,
       truncated,
+      ...(candidate.stale === undefined ? {} : { stale: candidate.stale }),
     })
     return { item, bytes: bytesOf(itemJson(item)) }
   }

@@ -1,5 +1,6 @@
 import { checkArtifactRef, checkLimit } from '../core/command-rules.js'
 import { invalidRequest } from '../core/errors.js'
+import type { StaleMark } from '../core/freshness.js'
 import { checkScopeId } from '../core/ids.js'
 import type { ArtifactRef } from '../core/memory-model.js'
 import type { PreparedCandidate, PreparedContextRender } from '../core/prepared-context.js'
@@ -85,7 +86,12 @@ function rankTogether(
   const all = perScope.flatMap((hits, scope) => hits.map((hit, rank) => ({ hit, scope, rank })))
   all.sort((a, b) => b.hit.score - a.hit.score || a.scope - b.scope || a.rank - b.rank)
   return all.map(({ hit, scope }) => ({
-    candidate: { memoryRef: hit.memoryRef, text: hit.text, ...tagOf(scopes, scope) },
+    candidate: {
+      memoryRef: hit.memoryRef,
+      text: hit.text,
+      ...tagOf(scopes, scope),
+      ...(hit.stale === undefined ? {} : { stale: hit.stale }),
+    },
     scope,
   }))
 }
@@ -126,10 +132,27 @@ function distinct(ranked: readonly Ranked[]): PreparedCandidate[] {
 }
 
 /**
+ * The stale marks of the brief's memories (docs/agents.md "Freshness"): one lookup per scope
+ * that has any; the search path gets them on its hits.
+ */
+async function briefMarks(
+  backend: MemoryBackend,
+  memories: readonly { readonly scopeId: string; readonly memoryRef: ArtifactRef }[],
+): Promise<Map<string, StaleMark>> {
+  const byScope = new Map<string, ArtifactRef[]>()
+  for (const m of memories) byScope.set(m.scopeId, [...(byScope.get(m.scopeId) ?? []), m.memoryRef])
+  const marks = new Map<string, StaleMark>()
+  for (const [scopeId, refs] of byScope)
+    for (const [id, mark] of await backend.freshness({ scopeId, refs })) marks.set(id, mark)
+  return marks
+}
+
+/**
  * Prepared context (docs/agents.md): with a `query`, an `auto` search of each scope (16
  * candidates each, more when versions are excluded) ranked together; without one, the brief (see
  * `context-brief.ts`). Excluded versions are dropped, the rest de-duplicated, then rendered within
- * the byte budget, first line naming the scope (see `core/prepared-context.ts`). Only reads: no write lock is taken, so a
+ * the byte budget, first line naming the scope (see `core/prepared-context.ts`). A possibly stale
+ * memory carries its stale note (docs/agents.md "Freshness"). Only reads: no write lock is taken, so a
  * running flush never delays it.
  * @throws PowerContextError `invalid_request` (scope ids, blank or oversized query, `max_bytes`
  *   outside 512–32,768, more than 256 or malformed `exclude_refs`), and the codes of `search`.
@@ -148,9 +171,12 @@ export async function prepareContext(
   let candidates: Ranked[]
   if (cmd.query === undefined) {
     const memories = await briefMemories(backend, scopes, excluded.size)
+    const marks = await briefMarks(backend, memories)
     candidates = memories.map((m) => {
       const scope = scopes.indexOf(m.scopeId)
-      return { candidate: { memoryRef: m.memoryRef, text: m.text, ...tagOf(scopes, scope) }, scope }
+      const stale = marks.get(m.memoryRef.artifactId)
+      const tags = { ...tagOf(scopes, scope), ...(stale === undefined ? {} : { stale }) }
+      return { candidate: { memoryRef: m.memoryRef, text: m.text, ...tags }, scope }
     })
   } else {
     const query = cmd.query

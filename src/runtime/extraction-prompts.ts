@@ -17,7 +17,7 @@ export const PROMPT_VERSION = 'powercontext.flush.v3'
 /** The source kinds the model proposes from (memory entries are candidates as they are). */
 export type ProposeKind = Exclude<SourceKind, 'memory'>
 
-const ADMISSION_RULES = `A durable memory must satisfy all of these:
+export const ADMISSION_RULES = `A durable memory must satisfy all of these:
 1. It changes how a future agent judges or acts.
 2. It cannot be recovered cheaply and reliably by reading the current code or configuration, or it
    is an operating contract an agent must know before acting.
@@ -69,7 +69,7 @@ admission rules allow.`,
  * How a memory's text is worded so that full-text search finds it from other phrasings: it opens
  * with its topic in plain words, then the fact and its conditions.
  */
-const TEXT_RULES = `Write each memory text so that a later search in other words finds it:
+export const TEXT_RULES = `Write each memory text so that a later search in other words finds it:
 - Open with the topic in plain, common words, then a colon, then the fact: "Package manager: pnpm,
   not npm - the lockfile is pnpm-lock.yaml", "Deploy region: production runs in eu-north-1 since May
   2025", "Docs-only changes: run make docs-test before committing".

@@ -8,12 +8,18 @@
  * every decision is validated (targets shown to it, hence active and in the scope; evidence in the
  * window; text rules; secrets; time order) before the plan is applied with the cursor. The common
  * window costs two calls; more only when the sources or related memories do not fit one prompt.
- * Any invalid output fails the whole window with `invalid_inference_output`; nothing runs inside
- * a database transaction here.
+ * When the window's commits touched paths of possibly stale memories, one more call re-checks
+ * them (`freshness-recheck.ts`). Any invalid output fails the whole window with
+ * `invalid_inference_output`; nothing runs inside a database transaction here.
  */
 import { timeSlicer } from '../core/event-loop-slices.js'
 import type { Candidate } from '../core/extraction-rules.js'
-import type { SourceJournalPort, SourceWindow, WindowSource } from '../storage/spi/flush-types.js'
+import type {
+  FlushDecision,
+  SourceJournalPort,
+  SourceWindow,
+  WindowSource,
+} from '../storage/spi/flush-types.js'
 import { PROMPT_VERSION } from './extraction-prompts.js'
 import type { FlushPlan, FlushPlanner } from './flush-planner.js'
 import {
@@ -23,6 +29,7 @@ import {
   sourceCandidates,
   windowJson,
 } from './flush-planner.js'
+import { recheckStale } from './freshness-recheck.js'
 import type { GenerationProvider } from './generation-provider.js'
 import type { ModelCallRecord } from './model-call.js'
 import { askModel, ModelUsageMeter, usageJson } from './model-call.js'
@@ -30,6 +37,14 @@ import { decideCandidates } from './model-decider.js'
 import type { Ask } from './model-proposer.js'
 import { proposeCandidates } from './model-proposer.js'
 import type { PlannedCandidate } from './plan-state.js'
+
+/** The memories a decision changes. */
+const targetsOf = (d: FlushDecision): string[] =>
+  d.op === 'create'
+    ? []
+    : d.op === 'merge'
+      ? d.targets.map((t) => t.artifactId)
+      : [d.target.artifactId]
 
 /** Options of the model planner. */
 export interface ModelPlannerOptions {
@@ -108,6 +123,15 @@ export class ModelPlanner implements FlushPlanner {
       firstPage: this.#firstPage,
       pause,
     })
+    const planned = decided.state.decisions()
+    const rechecked = await recheckStale({
+      ask,
+      journal: this.#journal,
+      scopeId: window.scopeId,
+      sources: window.sources,
+      busy: new Set(planned.flatMap(targetsOf)),
+      budget: this.#decideBudget,
+    })
     const outcomes = window.sources.map((s) => {
       const y = yielded.get(s.sourceId) ?? null
       if (y !== null)
@@ -127,7 +151,7 @@ export class ModelPlanner implements FlushPlanner {
     })
     const usage = { ...meter.totals(), wallMs: Math.round(performance.now() - started) }
     return {
-      decisions: decided.state.decisions(),
+      decisions: [...planned, ...rechecked.decisions],
       outcomes,
       usage,
       record: {
@@ -142,6 +166,7 @@ export class ModelPlanner implements FlushPlanner {
           retrievals: decided.retrievals,
           decide_calls: decided.calls,
           decisions: decided.decisions,
+          ...(rechecked.record === null ? {} : { freshness: rechecked.record }),
           sources: outcomesJson(outcomes),
           model_calls: usage.calls,
           model_usage: usageJson(usage),

@@ -1,4 +1,5 @@
 import type { components } from '../contract/powercontext-types.js'
+import type { StaleMark } from '../core/freshness.js'
 import type {
   ArtifactRef,
   Memory,
@@ -71,12 +72,36 @@ export const toWireChange = (c: MemoryChange): Wire['MemoryChange'] => ({
   at: c.at,
 })
 
+/** A stale mark (docs/agents.md "Freshness"). */
+export const toWireStale = (m: StaleMark): Wire['StaleMark'] => ({
+  commits: m.commits.map((c) => ({
+    commit: c.commit,
+    paths: [...c.paths],
+    captured_at: c.capturedAt,
+  })),
+})
+
+/** A stale mark (inverse of `toWireStale`). */
+export const fromWireStale = (m: Wire['StaleMark']): StaleMark =>
+  Object.freeze({
+    commits: Object.freeze(
+      m.commits.map((c) =>
+        Object.freeze({
+          commit: c.commit,
+          paths: Object.freeze([...c.paths]),
+          capturedAt: c.captured_at,
+        }),
+      ),
+    ),
+  })
+
 export const toWireHit = (h: SearchHit): Wire['SearchHit'] => ({
   memory_ref: toWireArtifactRef(h.memoryRef),
   kind: h.kind,
   text: h.text,
   score: h.score,
   matched_by: [...h.matchedBy],
+  ...(h.stale === undefined ? {} : { stale: toWireStale(h.stale) }),
 })
 
 export const toWireSearch = (r: SearchResult): Wire['SearchResponse'] => ({
@@ -88,6 +113,7 @@ export const toWireGet = (r: GetResult): Wire['GetResponse'] => ({
   memory: toWireMemory(r.memory),
   current_revision: r.currentRevision,
   state: r.state,
+  ...(r.stale === undefined ? {} : { stale: toWireStale(r.stale) }),
 })
 
 export const toWireHistory = (r: HistoryResult): Wire['HistoryResponse'] => ({
@@ -226,6 +252,7 @@ export const fromWireHit = (h: Wire['SearchHit']): SearchHit =>
     text: h.text,
     score: h.score,
     matchedBy: Object.freeze([...h.matched_by]),
+    ...(h.stale === undefined ? {} : { stale: fromWireStale(h.stale) }),
   })
 
 /** A search response (inverse of `toWireSearch`). */
@@ -238,6 +265,7 @@ export const fromWireGet = (r: Wire['GetResponse']): GetResult =>
     memory: fromWireMemory(r.memory),
     currentRevision: r.current_revision,
     state: r.state,
+    ...(r.stale === undefined ? {} : { stale: fromWireStale(r.stale) }),
   })
 
 /**

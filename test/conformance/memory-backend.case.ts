@@ -14,6 +14,7 @@ import type { ConformanceOptions } from './harness.case.js'
 import { ConformanceSuite } from './harness.case.js'
 import { badInputArea } from './memory-bad-input.case.js'
 import { flushArea } from './memory-flush.case.js'
+import { freshnessArea } from './memory-freshness.case.js'
 import { historyPagesArea } from './memory-history-pages.case.js'
 import { forgetRestoreArea, getHistoryArea } from './memory-lifecycle.case.js'
 import { listingArea } from './memory-listing.case.js'
@@ -66,6 +67,7 @@ export function describeMemoryBackend(options: ConformanceOptions): void {
     mergePropertiesArea(suite)
     vectorArea(suite)
     flushArea(suite)
+    freshnessArea(suite)
     relatedArea(suite)
     redactArea(suite)
     redactRecordArea(suite)

@@ -32,7 +32,8 @@ function downgradeToSchema8(file: string): void {
       ${SQLITE_MIGRATIONS[7]}
       INSERT INTO redactions (${OLD_COLUMNS}) SELECT ${OLD_COLUMNS} FROM redactions_9;
       DROP TABLE redactions_9;
-      DROP TABLE receipt_items; DROP TABLE receipts;
+      DROP TABLE receipt_items; DROP TABLE receipts; DROP TABLE source_paths;
+      DROP TABLE freshness_checks;
       UPDATE schema_version SET version = 8;
       COMMIT;`)
   } finally {

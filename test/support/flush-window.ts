@@ -11,7 +11,10 @@ import type { FlushDecision } from '../../src/storage/spi/flush-types.js'
 import type { MemoryBackend } from '../../src/storage/spi/memory-backend.js'
 
 /** A `create` decision of a `fact` citing the given sources. */
-export const createDecision = (text: string, ...sources: string[]): FlushDecision => ({
+export const createDecision = (
+  text: string,
+  ...sources: string[]
+): Extract<FlushDecision, { op: 'create' }> => ({
   op: 'create',
   kind: 'fact',
   text,

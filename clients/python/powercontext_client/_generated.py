@@ -114,6 +114,30 @@ class MemoryChange(Model):
 
 
 @dataclass(frozen=True)
+class StaleMarkCommits(Model):
+    "The `StaleMarkCommits` shape of the contract."
+
+    commit: str
+    paths: List[str]
+    captured_at: str
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("commit", "commit", T.STR, True),
+        Field("paths", "paths", T.list(T.STR), True),
+        Field("captured_at", "captured_at", T.STR, True),
+    )
+
+
+@dataclass(frozen=True)
+class StaleMark(Model):
+    "Present only when the memory is possibly stale: commits captured after its newest version (newest first, at most 3) changed paths its Git change or task-outcome evidence names. A lead to verify, not a fact (docs/agents.md \"Freshness\")."
+
+    commits: List[StaleMarkCommits]
+    _FIELDS: ClassVar[Tuple[Field, ...]] = (
+        Field("commits", "commits", T.list(T.model("StaleMarkCommits")), True),
+    )
+
+
+@dataclass(frozen=True)
 class SearchHit(Model):
     "The `SearchHit` shape of the contract."
 
@@ -122,12 +146,14 @@ class SearchHit(Model):
     text: str
     score: float
     matched_by: List[str]
+    stale: StaleMark | Unset = UNSET
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("memory_ref", "memory_ref", T.model("ArtifactRef"), True),
         Field("kind", "kind", T.STR, True),
         Field("text", "text", T.STR, True),
         Field("score", "score", T.FLOAT, True),
         Field("matched_by", "matched_by", T.list(T.STR), True),
+        Field("stale", "stale", T.model("StaleMark"), False),
     )
 
 
@@ -680,10 +706,12 @@ class GetResponse(Model):
     memory: Memory
     current_revision: int
     state: str
+    stale: StaleMark | Unset = UNSET
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("memory", "memory", T.model("Memory"), True),
         Field("current_revision", "current_revision", T.INT, True),
         Field("state", "state", T.STR, True),
+        Field("stale", "stale", T.model("StaleMark"), False),
     )
 
 
@@ -1990,6 +2018,8 @@ __all__ = [
     "Redaction",
     "Memory",
     "MemoryChange",
+    "StaleMarkCommits",
+    "StaleMark",
     "SearchHit",
     "ErrorResponseErrorDetail",
     "ErrorResponse",

@@ -2,6 +2,7 @@ import type { Embedder } from '../../core/embedding.js'
 import { newMemoryId, newOperationId } from '../../core/ids.js'
 import type { DialectTx } from '../spi/dialect-tx.js'
 import type { ExportRecord, ImportReport } from '../spi/export-types.js'
+import type { FreshnessCommand, FreshnessResult } from '../spi/freshness-types.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from '../spi/legacy-types.js'
 import type * as L from '../spi/listing-types.js'
 import type * as Spi from '../spi/memory-backend.js'
@@ -19,6 +20,7 @@ import { verifyReport } from './maintenance/verify-report.js'
 import { captureInTx, checkCaptureSliced } from './ops/capture.js'
 import { changes } from './ops/changes-feed.js'
 import { forget } from './ops/forget.js'
+import { checkFreshness, freshnessOfRefs, markFreshInTx } from './ops/freshness.js'
 import { get } from './ops/get.js'
 import { history } from './ops/history.js'
 import { list } from './ops/list.js'
@@ -169,6 +171,20 @@ export abstract class DatabaseMemoryBackend implements Spi.MemoryBackend {
   }
   changes(cmd: Spi.ChangesCommand): Promise<Spi.ChangesResult> {
     return changes(this.#run, cmd)
+  }
+
+  /** Which of the given current versions are possibly stale (docs/agents.md "Freshness"). */
+  async freshness(cmd: FreshnessCommand): Promise<FreshnessResult> {
+    const { scopeId, refs } = checkFreshness(cmd)
+    if (refs.length === 0) return new Map()
+    return this.inReadTransaction((tx) => freshnessOfRefs(tx, scopeId, refs))
+  }
+
+  /** Records that the given current versions were re-checked and kept; returns how many. */
+  async markFresh(cmd: FreshnessCommand): Promise<number> {
+    const { scopeId, refs } = checkFreshness(cmd)
+    const at = this.#now().toISOString()
+    return this.inWriteTransaction((tx) => markFreshInTx(tx, scopeId, refs, at))
   }
 
   /** Active memories of one or more scopes, newest first, in one snapshot (no write lock). */

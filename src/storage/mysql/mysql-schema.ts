@@ -7,7 +7,7 @@
  */
 import type { SqlSession } from '../sql/session.js'
 import type { MysqlDialect } from './mysql-search.js'
-import { widenSourceIdColumns } from './mysql-source-ids.js'
+import { SOURCE_ID_COLUMN, widenSourceIdColumns } from './mysql-source-ids.js'
 
 const ID = 'VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin'
 const HASH = 'CHAR(64) CHARACTER SET ascii COLLATE ascii_bin'
@@ -324,6 +324,32 @@ export const MYSQL_MIGRATIONS: readonly (readonly MigrationStep[])[] = [
       truncated TINYINT NOT NULL CHECK (truncated IN (0, 1)),
       PRIMARY KEY (receipt_id, ordinal),
       KEY receipt_items_by_memory (memory_id, revision)
+    ) ${o}`,
+  ],
+  // 8: freshness of code-anchored memories (docs/agents.md "Freshness"): every path a captured
+  // Git change or task outcome names (a projection of the journal, rebuilt by `rebuild`; paths
+  // are looked up by their SHA-256), and the last freshness check of a memory a flush found true.
+  [
+    (o) => `CREATE TABLE IF NOT EXISTS source_paths (
+      scope_id ${ID} NOT NULL,
+      position BIGINT NOT NULL CHECK (position >= 1),
+      source_id ${SOURCE_ID_COLUMN} NOT NULL,
+      path_key ${HASH} NOT NULL,
+      path ${TEXT} NOT NULL,
+      kind ${TAG} NOT NULL CHECK (kind IN ('git_change', 'task_outcome')),
+      commit_id ${ID} NULL,
+      captured_at ${STAMP} NOT NULL,
+      PRIMARY KEY (scope_id, position, path_key),
+      KEY source_paths_by_source (scope_id, source_id),
+      KEY source_paths_by_path (scope_id, path_key, captured_at)
+    ) ${o}`,
+    (o) => `CREATE TABLE IF NOT EXISTS freshness_checks (
+      memory_id ${ID} NOT NULL,
+      scope_id ${ID} NOT NULL,
+      version BIGINT NOT NULL CHECK (version >= 1),
+      checked_at ${STAMP} NOT NULL,
+      PRIMARY KEY (memory_id),
+      FOREIGN KEY (memory_id) REFERENCES memories (memory_id)
     ) ${o}`,
   ],
 ]

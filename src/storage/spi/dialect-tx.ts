@@ -1,6 +1,7 @@
 import type { Bm25Statistics } from '../../core/bm25.js'
 import type { MemoryState, MergeRecord, SourceType } from '../../core/memory-model.js'
 import type { PlannedTerm } from '../../core/query-plan.js'
+import type { FreshnessTx } from './freshness-types.js'
 import type { JournalTx } from './journal-tx.js'
 import type { LegacyTx } from './legacy-tx.js'
 import type { ReceiptTx } from './receipt-types.js'
@@ -39,6 +40,8 @@ export interface DialectTx {
   readonly redactions: RedactionTx
   /** The receipt log's verbs (docs/agents.md "Receipts"). */
   readonly receipts: ReceiptTx
+  /** The path-change projection's verbs (docs/agents.md "Freshness"). */
+  readonly freshness: FreshnessTx
   getMemory(memoryId: string): Promise<MemoryRow | undefined>
   getVersion(memoryId: string, version: number): Promise<VersionRow | undefined>
   /** Versions after `after` (default 0), oldest first, at most `limit` of them (default all). */

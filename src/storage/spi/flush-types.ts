@@ -8,6 +8,7 @@ import type { JsonValue } from '../../core/canonical.js'
 import { PowerContextError } from '../../core/errors.js'
 import type { ArtifactRef, Memory, MemoryChange, SourceRef } from '../../core/memory-model.js'
 import type { RedactionInfo } from '../../core/redaction.js'
+import type { StaleAnchoredCommand, StaleMemory } from './freshness-types.js'
 import type { RankedSearchResult } from './search-types.js'
 
 /** The error a flush sees when another flush (or a failure record) moved the cursor first. */
@@ -109,6 +110,16 @@ export type FlushDecision =
       readonly observedAt: string | null
       readonly reason: string | null
     }
+  | {
+      /**
+       * A re-check of a possibly stale memory (docs/agents.md "Freshness"): `keep` records that
+       * the commits captured so far leave it true; `forget` forgets it. `sources` are the commits.
+       */
+      readonly op: 'keep' | 'forget'
+      readonly target: ArtifactRef
+      readonly sources: readonly string[]
+      readonly reason: string | null
+    }
 
 /** What produced a window's decisions, stored with its record. */
 export interface FlushRecordDraft {
@@ -139,7 +150,7 @@ export interface ApplyHooks {
 /** One applied decision. */
 export interface AppliedDecision {
   readonly op: FlushDecision['op']
-  readonly status: 'created' | 'unchanged' | 'updated' | 'merged'
+  readonly status: 'created' | 'unchanged' | 'updated' | 'merged' | 'forgotten' | 'kept'
   readonly memory: Memory
 }
 
@@ -264,6 +275,11 @@ export interface SourceJournalPort {
    * `limit`; `complete` says whether a larger limit could find more.
    */
   related(cmd: RelatedCommand): Promise<RankedSearchResult>
+  /**
+   * Possibly stale memories of the scope anchored to any of the paths, at most `limit` (a
+   * flush's freshness re-check, docs/agents.md "Freshness").
+   */
+  staleAnchored(cmd: StaleAnchoredCommand): Promise<StaleMemory[]>
   /** Current versions of active memories of the scope (absent ids are skipped). */
   current(scopeId: string, memoryIds: readonly string[]): Promise<RelatedMemory[]>
 }

@@ -1,6 +1,7 @@
 import type * as S from './backend-status.js'
 import type { ExportRecord, ImportReport } from './export-types.js'
 import type { SourceJournalPort } from './flush-types.js'
+import type { FreshnessCommand, FreshnessResult } from './freshness-types.js'
 import type { LegacyScopeImport, LegacyScopeResult, TargetScopeState } from './legacy-types.js'
 import type * as C from './memory-commands.js'
 import type { ReceiptLogPort } from './receipt-types.js'
@@ -46,6 +47,18 @@ export interface MemoryBackend extends C.MemoryOperationMethods {
    * index); `close` stops it. Absent when the database needs none. Long-running servers call it.
    */
   startIndexMaintenance?(events?: S.IndexMaintenanceEvents): void
+  /**
+   * Which of the given current memory versions are possibly stale: a commit captured after the
+   * version touched a path its Git change or task-outcome evidence names (docs/agents.md
+   * "Freshness"). One read; memories without anchors are never marked.
+   * @throws PowerContextError `invalid_request` (scope id, more than 256 or malformed refs).
+   */
+  freshness(cmd: FreshnessCommand): Promise<FreshnessResult>
+  /**
+   * Records that the given current versions were re-checked against the commits that touched
+   * their paths and kept: those commits no longer mark them. Returns how many were recorded.
+   */
+  markFresh(cmd: FreshnessCommand): Promise<number>
   /** The source journal: flush windows, cursor, failures, decision records (docs/sources-and-flush.md). */
   readonly journal: SourceJournalPort
   /** The receipt log: what prepared context gave each agent session (docs/agents.md "Receipts"). */

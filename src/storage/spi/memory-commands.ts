@@ -3,6 +3,7 @@
  * and page limits, and {@link MemoryOperationMethods}, from which `MemoryBackend` and the runtime
  * take their methods.
  */
+import type { StaleMark } from '../../core/freshness.js'
 import type {
   ArtifactRef,
   Memory,
@@ -184,6 +185,8 @@ export interface GetResult {
   readonly memory: Memory
   readonly currentRevision: number
   readonly state: MemoryState
+  /** Set when the version read is current and possibly stale (docs/agents.md "Freshness"). */
+  readonly stale?: StaleMark | undefined
 }
 
 export interface HistoryCommand {

@@ -1,3 +1,4 @@
+import type { StaleMark } from '../../core/freshness.js'
 import type { ArtifactRef } from '../../core/memory-model.js'
 import type { SearchChannel } from '../../core/search-rules.js'
 
@@ -22,6 +23,8 @@ export interface SearchHit {
   readonly text: string
   readonly score: number
   readonly matchedBy: readonly SearchChannel[]
+  /** Set when the memory is possibly stale (docs/agents.md "Freshness"). */
+  readonly stale?: StaleMark | undefined
 }
 
 export interface SearchResult {

@@ -26,6 +26,7 @@ import {
 } from './columns.js'
 import { currentSql, splitCurrent } from './current.js'
 import { placeholders, type SqlDialect } from './dialect.js'
+import { FreshnessRows } from './freshness-rows.js'
 import { LegacyRows } from './legacy-rows.js'
 import { ReceiptRows } from './receipt-rows.js'
 import { RedactionRows } from './redaction-rows.js'
@@ -72,6 +73,7 @@ export class SqlRows implements DialectTx {
   readonly pages: TransferTx
   readonly redactions: RedactionRows
   readonly receipts: ReceiptRows
+  readonly freshness: FreshnessRows
   /** Scopes whose row this transaction has already ensured. */
   readonly #ensured = new Set<string>()
 
@@ -85,6 +87,7 @@ export class SqlRows implements DialectTx {
     this.pages = new TransferRows(sql)
     this.redactions = new RedactionRows(sql)
     this.receipts = new ReceiptRows(sql, dialect)
+    this.freshness = new FreshnessRows(sql, dialect)
   }
 
   async #ensureScope(scopeId: string): Promise<void> {

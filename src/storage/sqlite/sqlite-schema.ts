@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 
 import { schemaNewerError } from '../sql/schema-version.js'
+import { SQLITE_MIGRATIONS_FROM_10 } from './sqlite-migrations-later.js'
 
 /** Keeps the full-text index in step when a head row is deleted (re-created by `rebuild`). */
 export const HEAD_DELETE_TRIGGER = `CREATE TRIGGER memory_heads_ad AFTER DELETE ON memory_heads BEGIN
@@ -316,40 +317,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX redactions_by_record ON redactions (scope_id, record_id)
     WHERE record_id IS NOT NULL;
   `,
-  // 10: receipts (docs/agents.md "Receipts"): what prepared context gave each agent session, as
-  // memory refs and sizes (never text). An operational log: no foreign keys, not exported, pruned.
-  `
-  CREATE TABLE receipts (
-    receipt_id TEXT PRIMARY KEY,
-    scope_id TEXT NOT NULL,
-    scope_ids_json TEXT NOT NULL,
-    host TEXT NOT NULL,
-    session_id TEXT NOT NULL,
-    event TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('brief', 'recall')),
-    status TEXT NOT NULL CHECK (status IN ('ready', 'empty')),
-    max_bytes INTEGER NOT NULL,
-    content_bytes INTEGER NOT NULL CHECK (content_bytes >= 0),
-    token_estimate INTEGER NOT NULL CHECK (token_estimate >= 0),
-    within_budget INTEGER NOT NULL CHECK (within_budget IN (0, 1)),
-    duration_ms INTEGER NOT NULL CHECK (duration_ms >= 0),
-    created_at TEXT NOT NULL
-  ) STRICT;
-  CREATE INDEX receipts_by_scope ON receipts (scope_id, created_at, receipt_id);
-  CREATE INDEX receipts_by_session ON receipts (scope_id, session_id, created_at, receipt_id);
-  CREATE INDEX receipts_by_age ON receipts (created_at, receipt_id);
-
-  CREATE TABLE receipt_items (
-    receipt_id TEXT NOT NULL,
-    ordinal INTEGER NOT NULL CHECK (ordinal >= 0),
-    memory_id TEXT NOT NULL,
-    revision INTEGER NOT NULL CHECK (revision >= 1),
-    scope_id TEXT NOT NULL,
-    truncated INTEGER NOT NULL CHECK (truncated IN (0, 1)),
-    PRIMARY KEY (receipt_id, ordinal)
-  ) STRICT;
-  CREATE INDEX receipt_items_by_memory ON receipt_items (memory_id, revision);
-  `,
+  // 10 and later: sqlite-migrations-later.ts.
+  ...SQLITE_MIGRATIONS_FROM_10,
 ]
 
 /** The schema version this code writes and reads. */

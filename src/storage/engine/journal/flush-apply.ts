@@ -33,6 +33,7 @@ import { mergeInTx } from '../ops/merge.js'
 import { rememberInTx } from '../ops/remember.js'
 import { updateInTx } from '../ops/update.js'
 import type { WriteContext } from '../write-context.js'
+import { recheckInTx } from './flush-recheck.js'
 
 const nextUlid = monotonicFactory()
 
@@ -118,7 +119,7 @@ export async function applyFlushInTx(
         reason: d.reason,
       })
       applied.push({ op: d.op, status: r.status, memory: r.memory })
-    } else {
+    } else if (d.op === 'merge') {
       const r = await mergeInTx(tx, ctx, {
         scopeId,
         inputs: d.targets,
@@ -129,7 +130,7 @@ export async function applyFlushInTx(
         observedAt: d.observedAt,
       })
       applied.push({ op: d.op, status: r.status, memory: r.memory })
-    }
+    } else applied.push(await recheckInTx(tx, ctx, scopeId, d))
   }
   await hooks.afterDecisions?.()
   const advanced = await tx.journal.casCursor(

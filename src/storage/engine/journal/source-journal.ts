@@ -15,10 +15,12 @@ import {
 } from '../../../core/text-rules.js'
 import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
 import * as F from '../../spi/flush-types.js'
+import type { StaleAnchoredCommand, StaleMemory } from '../../spi/freshness-types.js'
 import type { FlushRecordRow } from '../../spi/journal-tx.js'
 import { REMEMBER_MAX_ENTRIES } from '../../spi/memory-backend.js'
 import type { RankedSearchResult } from '../../spi/search-types.js'
 import { decodeSource } from '../ops/capture.js'
+import { staleAnchoredInTx } from '../ops/freshness.js'
 import { checkMergeInputs } from '../ops/merge.js'
 import { recordRedaction } from '../redaction/redaction-reads.js'
 import type { CheckedSearch } from '../search/channel.js'
@@ -82,8 +84,16 @@ function checkSourceIds(ids: readonly string[], field: string): string[] {
   return [...new Set(ids.map((id, i) => checkSourceId(id, `${field}[${i}]`)))]
 }
 
-function checkDecision(d: F.FlushDecision, i: number): F.FlushDecision {
+function checkDecision(decision: F.FlushDecision, i: number): F.FlushDecision {
   const at = `decisions[${i}]`
+  if (decision?.op === 'keep' || decision?.op === 'forget')
+    return {
+      op: decision.op,
+      target: checkArtifactRef(decision.target, `${at}.target`),
+      sources: checkSourceIds(decision.sources, `${at}.sources`),
+      reason: normalizeReason(decision.reason, `${at}.reason`),
+    }
+  const d = decision as Exclude<F.FlushDecision, { op: 'keep' | 'forget' }>
   const common = {
     kind: normalizeKind(d.kind, `${at}.kind`),
     text: normalizeText(d.text, `${at}.text`),
@@ -100,7 +110,7 @@ function checkDecision(d: F.FlushDecision, i: number): F.FlushDecision {
     checkMergeInputs(targets)
     return { op: 'merge', targets, ...common }
   }
-  throw invalidRequest(`${at}.op`, 'must be create, update or merge')
+  throw invalidRequest(`${at}.op`, 'must be create, update, merge, keep or forget')
 }
 
 async function checkDraft(draft: F.FlushRecordDraft, pause: Pause): Promise<F.FlushRecordDraft> {
@@ -211,7 +221,9 @@ export class SourceJournal implements F.SourceJournalPort {
       decisions: await checkDecisions(cmd.decisions, pause),
       record: await checkDraft(cmd.record, pause),
     }
-    const ctx = await this.#deps.context(checked.decisions.map((d) => d.text))
+    const ctx = await this.#deps.context(
+      checked.decisions.flatMap((d) => ('text' in d ? [d.text] : [])),
+    )
     return this.#deps.run.write((tx) => applyFlushInTx(tx, ctx, checked, hooks))
   }
 
@@ -275,6 +287,17 @@ export class SourceJournal implements F.SourceJournalPort {
       limit: checkLimit(cmd.limit, 'limit', { min: 1, max: F.RELATED_PAGE_MAX, fallback: 50 }),
       kinds: undefined,
     })
+  }
+
+  /** Possibly stale memories anchored to the paths (docs/agents.md "Freshness"). */
+  async staleAnchored(cmd: StaleAnchoredCommand): Promise<StaleMemory[]> {
+    const scopeId = checkScopeId(cmd.scopeId)
+    const paths: unknown = cmd.paths
+    if (!Array.isArray(paths) || paths.length > 1000 || paths.some((p) => typeof p !== 'string'))
+      throw invalidRequest('paths', 'must hold at most 1000 paths')
+    const limit = checkLimit(cmd.limit, 'limit', { min: 1, max: 100, fallback: 20 })
+    if (paths.length === 0) return []
+    return this.#deps.run.read((tx) => staleAnchoredInTx(tx, { scopeId, paths, limit }))
   }
 
   async current(scopeId: string, memoryIds: readonly string[]): Promise<F.RelatedMemory[]> {

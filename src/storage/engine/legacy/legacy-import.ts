@@ -31,6 +31,7 @@ import type {
 import { casOrConflict, requireSources } from '../guards.js'
 import { paged } from '../maintenance/paged.js'
 import { checkCapture } from '../ops/capture.js'
+import { insertSourceProjected } from '../ops/freshness.js'
 import { changeRow, firstMemoryRow, headOf, newVersionRow, nextRow } from '../row-builders.js'
 
 const PAGE = 500
@@ -139,7 +140,7 @@ async function applyStep(
       if (position !== step.position) {
         refuse(scopeId, `source ${sourceId} is at position ${step.position}, expected ${position}`)
       }
-      await tx.insertSource({
+      await insertSourceProjected(tx, {
         scopeId,
         sourceType: 'content',
         sourceId,

@@ -1,13 +1,15 @@
 import { isActive } from '../../../core/memory-state.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
 import type { RebuildReport } from '../../spi/memory-backend.js'
+import { rebuildSourcePathsInTx } from '../ops/freshness.js'
 import { headOf } from '../row-builders.js'
 import { isRedactedVersionRow } from '../version-codec.js'
 import { paged } from './paged.js'
 
 /**
  * Rebuilds the head projection and every index over it from the authoritative rows, reading the
- * memories in pages (bounded memory whatever the size).
+ * memories in pages (bounded memory whatever the size), then the path-change projection from the
+ * source journal.
  */
 export async function rebuildInTx(tx: DialectTx): Promise<RebuildReport> {
   await tx.clearProjections()
@@ -29,5 +31,6 @@ export async function rebuildInTx(tx: DialectTx): Promise<RebuildReport> {
     if (active.length >= 500) await project()
   }
   await project()
+  await rebuildSourcePathsInTx(tx)
   return { heads }
 }

@@ -13,6 +13,7 @@ import {
   type CaptureSourceResult,
   MAX_SOURCE_CONTENT_BYTES,
 } from '../../spi/memory-backend.js'
+import { insertSourceProjected } from './freshness.js'
 
 const SOURCE_PAYLOAD_DOMAIN = 'powercontext:source-payload:v1'
 
@@ -129,7 +130,7 @@ export async function captureInTx(
     return { status: 'accepted', source, position: existing.position, created: false }
   }
   const position = await tx.nextSourcePosition(c.scopeId)
-  await tx.insertSource({
+  await insertSourceProjected(tx, {
     scopeId: c.scopeId,
     sourceType: 'content',
     sourceId: c.sourceId,

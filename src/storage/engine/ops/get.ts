@@ -8,6 +8,7 @@ import { requireMemory, requireVersion } from '../guards.js'
 import { legacyCitationTargetInTx } from '../legacy/legacy-reads.js'
 import { viewOfVersion } from '../redaction/redaction-reads.js'
 import type { TxRunner } from '../vectors/vector-support.js'
+import { freshnessOfRefs } from './freshness.js'
 
 /** get: an exact version (or the current one), hash-verified, under the current state. */
 export async function getInTx(
@@ -49,7 +50,12 @@ export function checkGet(cmd: GetCommand) {
  */
 export async function get(run: TxRunner, cmd: GetCommand): Promise<GetResult> {
   const q = checkGet(cmd)
-  return run.read(async (tx) =>
-    getInTx(tx, 'citation' in q ? await legacyCitationTargetInTx(tx, q.scopeId, q.citation) : q),
-  )
+  return run.read(async (tx) => {
+    const target = 'citation' in q ? await legacyCitationTargetInTx(tx, q.scopeId, q.citation) : q
+    const got = await getInTx(tx, target)
+    // A possibly stale memory says so (docs/agents.md "Freshness").
+    const marks = await freshnessOfRefs(tx, q.scopeId, [got.memory.memoryRef])
+    const stale = marks.get(got.memory.memoryRef.artifactId)
+    return stale === undefined ? got : { ...got, stale }
+  })
 }

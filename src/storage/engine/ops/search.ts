@@ -6,6 +6,7 @@ import { normalizeQuery } from '../../../core/text-rules.js'
 import { SEARCH_MODES, type SearchCommand, type SearchResult } from '../../spi/memory-backend.js'
 import { searchInMode } from '../search/search-modes.js'
 import type { TxRunner, VectorSupport } from '../vectors/vector-support.js'
+import { markStaleHits } from './freshness.js'
 
 /** Checks search: the mode (default `auto`), the query, `limit`, kinds. */
 export function checkSearch(cmd: SearchCommand) {
@@ -38,6 +39,14 @@ export async function search(
   fullTextProblem: string | null,
 ): Promise<SearchResult> {
   const { mode, ...checked } = checkSearch(cmd)
-  const { mode: used, hits } = await searchInMode(run, vectors, checked, mode, fullTextProblem)
+  const { mode: used, hits } = await searchInMode(
+    run,
+    vectors,
+    checked,
+    mode,
+    fullTextProblem,
+    // Possibly stale hits say so, read in the search's own transaction (docs/agents.md "Freshness").
+    (tx, result) => markStaleHits(tx, checked.scopeId, result),
+  )
   return { mode: used, hits }
 }

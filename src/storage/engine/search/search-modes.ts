@@ -51,20 +51,28 @@ export async function searchInMode(
   q: CheckedSearch,
   mode: SearchMode,
   fullTextProblem: string | null,
+  finish?: (tx: DialectTx, result: RankedSearchResult) => Promise<RankedSearchResult>,
 ): Promise<RankedSearchResult> {
+  // The result is finished (e.g. marked with freshness) in the transaction that produced it.
+  const read = (work: (tx: DialectTx) => Promise<RankedSearchResult>) =>
+    run.read(async (tx) => {
+      const result = await work(tx)
+      return finish === undefined ? result : finish(tx, result)
+    })
   // Without full-text search (a failed probe), `auto` is `vector` when vectors are ready, and
   // every mode that needs the full-text channel is refused before anything runs.
   if (fullTextProblem !== null) {
-    if (mode === 'auto' && support.ready) return searchInMode(run, support, q, 'vector', null)
+    if (mode === 'auto' && support.ready)
+      return searchInMode(run, support, q, 'vector', null, finish)
     if (mode !== 'vector') throw noFullText(mode, fullTextProblem)
   }
   const ftsOnly = (tx: DialectTx): Promise<RankedSearchResult> =>
     ftsChannel(tx, q, q.limit).then((r) => fuseChannels('fts', { fts: r }, q.limit))
-  if (mode === 'fts') return run.read(ftsOnly)
+  if (mode === 'fts') return read(ftsOnly)
   const explicit = mode === 'auto' ? undefined : mode
   const status = support.status()
   if (status.state !== 'ready') {
-    if (explicit === undefined) return run.read(ftsOnly)
+    if (explicit === undefined) return read(ftsOnly)
     if (status.state === 'misconfigured') {
       throw notSupported(explicit, 'embedding-profile', status.reason ?? 'profile mismatch')
     }
@@ -85,21 +93,21 @@ export async function searchInMode(
   // incomplete scope costs no model call. The search transaction re-checks either way.
   const hint = support.completenessHint(q.scopeId)
   if (hint !== true && !(await run.read((tx) => support.isComplete(tx, q.scopeId)))) {
-    if (explicit === undefined) return run.read(ftsOnly)
+    if (explicit === undefined) return read(ftsOnly)
     throw incomplete(explicit)
   }
   let queryVector: readonly number[]
   try {
     queryVector = await support.embedQuery(q.query, explicit === undefined)
   } catch (err) {
-    if (explicit === undefined) return run.read(ftsOnly)
+    if (explicit === undefined) return read(ftsOnly)
     // An incomplete scope is the answer whatever the model does (the hint may have been stale).
     if (hint === true && !(await run.read((tx) => support.isComplete(tx, q.scopeId)))) {
       throw incomplete(explicit)
     }
     throw err
   }
-  return run.read(async (tx) => {
+  return read(async (tx) => {
     if (!(await support.isComplete(tx, q.scopeId))) {
       if (explicit === undefined) return ftsOnly(tx)
       throw incomplete(explicit)

@@ -1,0 +1,256 @@
+/**
+ * Freshness of code-anchored memories (docs/agents.md "Freshness"): the path-change projection
+ * written beside every captured source and rebuilt from the journal, and the lookup that marks a
+ * memory possibly stale when a commit captured after its newest version (or after its last
+ * freshness check) touched a path its evidence names.
+ */
+import { checkArtifactRef } from '../../../core/command-rules.js'
+import { invalidRequest } from '../../../core/errors.js'
+import {
+  MAX_STALE_COMMITS,
+  pathKey,
+  sourceAnchor,
+  type StaleCommit,
+  type StaleMark,
+} from '../../../core/freshness.js'
+import { checkScopeId } from '../../../core/ids.js'
+import type { ArtifactRef } from '../../../core/memory-model.js'
+import { isActive } from '../../../core/memory-state.js'
+import type { DialectTx, SourceRow, VersionRow } from '../../spi/dialect-tx.js'
+import type { FreshnessCommand, SourcePathRow, StaleMemory } from '../../spi/freshness-types.js'
+import type { RankedSearchResult } from '../../spi/search-types.js'
+import { viewOf } from '../version-codec.js'
+
+/** The path rows of one stored source (none for a source that anchors nothing). */
+export function sourcePathRows(row: SourceRow): SourcePathRow[] {
+  let anchor
+  try {
+    const p = JSON.parse(row.payload) as { content: string; media_type: string }
+    anchor = sourceAnchor({ mediaType: p.media_type, content: p.content })
+  } catch {
+    // An erased or damaged payload anchors nothing.
+    return []
+  }
+  if (anchor === undefined) return []
+  return anchor.paths.map((path) => ({
+    scopeId: row.scopeId,
+    position: row.position,
+    sourceId: row.sourceId,
+    pathKey: pathKey(path),
+    path,
+    kind: anchor.kind,
+    commitId: anchor.commit,
+    capturedAt: row.createdAt,
+  }))
+}
+
+/** Inserts a source and, in the same transaction, the paths it names. */
+export async function insertSourceProjected(tx: DialectTx, row: SourceRow): Promise<void> {
+  await tx.insertSource(row)
+  const paths = sourcePathRows(row)
+  if (paths.length > 0) await tx.freshness.putSourcePaths(paths)
+}
+
+const REBUILD_PAGE = 500
+
+/** Rebuilds the path-change projection from every scope's journal, in pages; returns the rows. */
+export async function rebuildSourcePathsInTx(tx: DialectTx): Promise<number> {
+  await tx.freshness.clearSourcePaths()
+  let rows = 0
+  let after = ''
+  for (;;) {
+    const scopes = await tx.pages.scopes(after, REBUILD_PAGE)
+    for (const scopeId of scopes) {
+      const high = await tx.journal.highWatermark(scopeId)
+      for (let from = 0; from < high; from += REBUILD_PAGE) {
+        for (const source of await tx.journal.listSources(scopeId, from, from + REBUILD_PAGE)) {
+          const paths = sourcePathRows(source)
+          await tx.freshness.putSourcePaths(paths)
+          rows += paths.length
+        }
+      }
+    }
+    if (scopes.length < REBUILD_PAGE) return rows
+    after = scopes[scopes.length - 1] ?? after
+  }
+}
+
+const sourceIdsOf = (v: VersionRow): string[] =>
+  (JSON.parse(v.sourcesJson) as { source_id: string }[]).map((s) => s.source_id)
+
+/** Path-change rows read per lookup at most (newest first; several paths of a commit are rows). */
+const CHANGED_ROWS_MAX = 4096
+
+/** The stale mark of one memory's anchors from the changed rows, or undefined when none applies. */
+function markOf(
+  anchors: readonly SourcePathRow[],
+  changed: readonly SourcePathRow[],
+  since: string,
+): StaleMark | undefined {
+  const anchoredCommits = new Set(anchors.map((a) => a.commitId).filter((c) => c !== null))
+  const evidence = new Set(anchors.map((a) => a.sourceId))
+  const keys = new Set(anchors.map((a) => a.pathKey))
+  const byCommit = new Map<string, { paths: string[]; capturedAt: string }>()
+  for (const row of changed) {
+    const commit = row.commitId
+    if (row.capturedAt <= since || !keys.has(row.pathKey) || commit === null) continue
+    if (anchoredCommits.has(commit) || evidence.has(row.sourceId)) continue
+    const entry = byCommit.get(commit) ?? { paths: [], capturedAt: row.capturedAt }
+    if (!entry.paths.includes(row.path)) entry.paths.push(row.path)
+    byCommit.set(commit, entry)
+  }
+  if (byCommit.size === 0) return undefined
+  const commits: StaleCommit[] = [...byCommit.entries()]
+    .slice(0, MAX_STALE_COMMITS)
+    .map(([commit, e]) => ({ commit, paths: e.paths.sort(), capturedAt: e.capturedAt }))
+  return { commits }
+}
+
+/**
+ * The stale marks of the given memories' current versions in one scope (of exactly the given
+ * revision, when `revisions` names one): anchors are the paths of the version's Git change and
+ * task-outcome evidence; a Git change captured after the version was written (or after a later
+ * check found it still true) that touched one of them marks it. Four indexed reads whatever the
+ * number of memories; memories without anchors stop after two and are never marked.
+ */
+export async function freshnessInTx(
+  tx: DialectTx,
+  scopeId: string,
+  memoryIds: readonly string[],
+  revisions?: ReadonlyMap<string, number>,
+): Promise<Map<string, StaleMark>> {
+  const marks = new Map<string, StaleMark>()
+  const current = [...(await tx.loadCurrent(memoryIds)).values()].filter(
+    (c) =>
+      c.row.scopeId === scopeId &&
+      isActive(c.row.state) &&
+      (revisions?.get(c.row.memoryId) ?? c.version.version) === c.version.version,
+  )
+  const ids = [...new Set(current.flatMap((c) => sourceIdsOf(c.version)))]
+  const anchors = await tx.freshness.anchorsOf(scopeId, ids)
+  if (anchors.length === 0) return marks
+  const checks = new Map(
+    (await tx.freshness.checksOf(current.map((c) => c.row.memoryId))).map((r) => [r.memoryId, r]),
+  )
+  const anchored = current.flatMap((c) => {
+    const own = new Set(sourceIdsOf(c.version))
+    const mine = anchors.filter((a) => own.has(a.sourceId))
+    if (mine.length === 0) return []
+    const check = checks.get(c.row.memoryId)
+    const since =
+      check !== undefined &&
+      check.version === c.version.version &&
+      check.checkedAt > c.version.createdAt
+        ? check.checkedAt
+        : c.version.createdAt
+    return [{ memoryId: c.row.memoryId, mine, since }]
+  })
+  if (anchored.length === 0) return marks
+  const keys = [...new Set(anchored.flatMap((a) => a.mine.map((m) => m.pathKey)))]
+  const earliest = anchored.map((a) => a.since).sort()[0] as string
+  const changed = await tx.freshness.changedAfter(scopeId, keys, earliest, CHANGED_ROWS_MAX)
+  for (const a of anchored) {
+    const mark = markOf(a.mine, changed, a.since)
+    if (mark !== undefined) marks.set(a.memoryId, mark)
+  }
+  return marks
+}
+
+/** Most refs one freshness lookup or check takes. */
+export const FRESHNESS_REFS_MAX = 256
+
+/** The checked scope and memory refs of a freshness command. */
+export function checkFreshness(cmd: FreshnessCommand): {
+  scopeId: string
+  refs: ArtifactRef[]
+} {
+  const scopeId = checkScopeId(cmd.scopeId)
+  const refs: unknown = cmd.refs
+  if (!Array.isArray(refs) || refs.length > FRESHNESS_REFS_MAX)
+    throw invalidRequest('refs', `must hold at most ${FRESHNESS_REFS_MAX} memory refs`)
+  return { scopeId, refs: refs.map((r: unknown, i) => checkArtifactRef(r, `refs[${i}]`)) }
+}
+
+/** The marks of exactly the given versions: a ref that is not the current version is not marked. */
+export function freshnessOfRefs(
+  tx: DialectTx,
+  scopeId: string,
+  refs: readonly ArtifactRef[],
+): Promise<Map<string, StaleMark>> {
+  const ids = refs.map((r) => r.artifactId)
+  return freshnessInTx(tx, scopeId, ids, new Map(refs.map((r) => [r.artifactId, r.revision])))
+}
+
+/**
+ * Records that the given current versions were found still true at `at` (a flush's re-check kept
+ * them): commits captured up to then no longer mark them. A ref that is not current is ignored.
+ */
+export async function markFreshInTx(
+  tx: DialectTx,
+  scopeId: string,
+  refs: readonly ArtifactRef[],
+  at: string,
+): Promise<number> {
+  const current = await tx.loadCurrent(refs.map((r) => r.artifactId))
+  let marked = 0
+  for (const ref of refs) {
+    const c = current.get(ref.artifactId)
+    if (c === undefined || c.row.scopeId !== scopeId || c.version.version !== ref.revision) continue
+    await tx.freshness.putCheck({
+      memoryId: ref.artifactId,
+      scopeId,
+      version: ref.revision,
+      checkedAt: at,
+    })
+    marked += 1
+  }
+  return marked
+}
+
+/** Sources and memories looked at per re-check lookup at most. */
+const ANCHORED_SOURCES_MAX = 200
+
+/**
+ * The possibly stale memories anchored to any of `paths` (a flush's re-check): the sources naming
+ * them, the active memories citing those sources, and of those the ones a later commit marks.
+ */
+export async function staleAnchoredInTx(
+  tx: DialectTx,
+  cmd: { readonly scopeId: string; readonly paths: readonly string[]; readonly limit: number },
+): Promise<StaleMemory[]> {
+  const keys = [...new Set(cmd.paths.map(pathKey))]
+  const sources = await tx.freshness.sourcesNaming(cmd.scopeId, keys, ANCHORED_SOURCES_MAX)
+  const ids: string[] = []
+  for (let i = 0; i < sources.length && ids.length < cmd.limit; i += 50) {
+    const page = await tx.freshness.memoriesCiting(cmd.scopeId, sources.slice(i, i + 50), cmd.limit)
+    for (const id of page) if (!ids.includes(id) && ids.length < cmd.limit) ids.push(id)
+  }
+  const marks = await freshnessInTx(tx, cmd.scopeId, ids)
+  const current = await tx.loadCurrent([...marks.keys()])
+  const out: StaleMemory[] = []
+  for (const [id, mark] of marks) {
+    const c = current.get(id)
+    if (c !== undefined) out.push({ memory: viewOf(c.version, c.row), mark })
+  }
+  return out
+}
+
+/** Search hits with the stale mark of each possibly stale one, read in the search's transaction. */
+export async function markStaleHits(
+  tx: DialectTx,
+  scopeId: string,
+  result: RankedSearchResult,
+): Promise<RankedSearchResult> {
+  if (result.hits.length === 0) return result
+  const marks = await freshnessOfRefs(
+    tx,
+    scopeId,
+    result.hits.map((h) => h.memoryRef),
+  )
+  if (marks.size === 0) return result
+  const hits = result.hits.map((h) => {
+    const stale = marks.get(h.memoryRef.artifactId)
+    return stale === undefined ? h : { ...h, stale }
+  })
+  return { ...result, hits }
+}
