@@ -7,6 +7,7 @@ import type * as Spi from '../storage/spi/memory-backend.js'
 import type { RedactCommand, RedactResult } from '../storage/spi/redaction-types.js'
 import type { AnnSettings } from '../storage/sqlite/index.js'
 import { openSqliteBackend } from '../storage/sqlite/index.js'
+import { BackendDelegation } from './backend-delegation.js'
 import type { PrepareContextCommand, PrepareContextResult } from './context-preparer.js'
 import { prepareContext } from './context-preparer.js'
 import { budgetPath, databasePath, resolveDataDir } from './data-dir.js'
@@ -17,8 +18,6 @@ import { EmbeddingHealth, ReindexLoop } from './embedding-health.js'
 import type { ExtractionCapabilities, ExtractionOptions } from './extraction.js'
 import { Extraction } from './extraction.js'
 import type { FlushScheduler, FlushSchedulerOptions } from './flush-scheduler.js'
-import type { MemoryOperations } from './memory-operations.js'
-import { BackendDelegation } from './memory-operations.js'
 import type { UpgradeOptions, UpgradeReport } from './reference-upgrade.js'
 import { openReferenceSession, upgradeFromReference } from './reference-upgrade.js'
 import { RuntimeCounters, type RuntimeStats } from './runtime-counters.js'
@@ -90,7 +89,7 @@ export { PRODUCT_VERSION }
  * memory operation (`remember`, `search`, `listSources`, …) is the backend's, reached through
  * {@link BackendDelegation}.
  */
-export class MemoryRuntime extends BackendDelegation implements MemoryOperations {
+export class MemoryRuntime extends BackendDelegation {
   readonly #backend: Spi.MemoryBackend
   readonly dataDir: string | undefined
   readonly #health: EmbeddingHealth | undefined
