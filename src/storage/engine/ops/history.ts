@@ -1,6 +1,6 @@
+import { checkLimit } from '../../../core/command-rules.js'
 import { checkMemoryId, checkScopeId } from '../../../core/ids.js'
 import type { DialectTx } from '../../spi/dialect-tx.js'
-import { checkLimit } from '../../../core/command-rules.js'
 import type { HistoryCommand, HistoryResult } from '../../spi/memory-backend.js'
 import { HISTORY_READ_BATCH, HISTORY_RESPONSE_BYTES_MAX } from '../../spi/memory-commands.js'
 import type { ChangeRow, VersionRow } from '../../spi/rows.js'
