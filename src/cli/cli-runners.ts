@@ -1,11 +1,10 @@
 import type { Command } from 'commander'
 
 import { createPowerContextClient } from '../client/index.js'
-import type { MemoryOperations } from '../runtime/memory-operations.js'
 import type { MemoryRuntime, RuntimeOptions } from '../runtime/memory-runtime.js'
 import type { CliIo } from './cli-io.js'
 import { CliUsageError, printError } from './cli-io.js'
-import { RemoteMemoryOperations } from './remote-memory-operations.js'
+import { type CallOperation, localCall, remoteCall } from './operation-call.js'
 import { remoteSettings } from './remote-settings.js'
 
 /**
@@ -19,12 +18,13 @@ export type RunWithRuntime = (
 ) => Promise<void>
 
 /**
- * Runs one memory command locally or through `--server-url`; `work` returns the exit code.
- * `options` adds runtime options for the local case (e.g. a generation model for `flush`).
+ * Runs one memory command locally or through `--server-url`, giving it the one wire call of
+ * either path; `work` returns the exit code. `options` adds runtime options for the local case
+ * (e.g. a generation model for `flush`).
  */
 export type RunWithMemory = (
   cmd: Command,
-  work: (ops: MemoryOperations, json: boolean) => Promise<number>,
+  work: (call: CallOperation, json: boolean) => Promise<number>,
   options?: () => RuntimeOptions,
 ) => Promise<void>
 
@@ -57,8 +57,9 @@ export async function openLocalRuntime(options: RuntimeOptions): Promise<MemoryR
 
 /**
  * The two ways a command runs: `runLocal` opens a `MemoryRuntime` on the data directory (admin
- * commands; `--server-url` is a usage error there), `runMemory` goes to the server when
- * `--server-url` (or `POWERCONTEXT_CLIENT_SERVER_URL`) is set and runs locally otherwise.
+ * commands; `--server-url` is a usage error there), `runMemory` calls contract operations through
+ * the typed client when `--server-url` (or `POWERCONTEXT_CLIENT_SERVER_URL`) is set and through
+ * `invokeOperation` on a local runtime otherwise (the path HTTP and MCP requests take).
  */
 export function createRunners(
   io: CliIo,
@@ -109,10 +110,11 @@ export function createRunners(
       setExit(printError(io, err, json))
       return
     }
-    if (remote === undefined) return runLocal(cmd, work, options)
+    if (remote === undefined)
+      return runLocal(cmd, async (rt, asJson) => work(await localCall(rt), asJson), options)
     try {
       const client = createPowerContextClient({ baseUrl: remote.serverUrl, token: remote.token })
-      setExit(await work(new RemoteMemoryOperations(client), json))
+      setExit(await work(remoteCall(client), json))
     } catch (err) {
       setExit(printError(io, err, json))
     }

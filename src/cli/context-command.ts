@@ -1,11 +1,11 @@
 import type { Command } from 'commander'
 
-import { toWirePreparedContext } from '../wire/context-wire.js'
 import type { CliIo } from './cli-io.js'
 import { collect, parseInteger } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
 import { registerContextLog } from './context-log.js'
 import { SCOPE_OPTION_HELP } from './project-scope.js'
+import { opt } from './wire-request.js'
 
 /**
  * `powercontext context --scope S [--extra-scope X]… [--max-bytes N] [QUERY…]`: prints the
@@ -27,14 +27,14 @@ export function registerContextCommand(program: Command, io: CliIo, run: RunWith
     .option('--max-bytes <n>', 'UTF-8 budget, 512–32768 (default 8000)', parseInteger)
     .argument('[query...]', 'what to recall (e.g. the prompt); omit for the brief')
     .action(async (words: string[], o, cmd: Command) =>
-      run(cmd, async (ops, json) => {
-        const r = await ops.prepareContext({
-          scopeId: o.scope,
-          scopeIds: o.extraScope,
-          query: words.length === 0 ? undefined : words.join(' '),
-          maxBytes: o.maxBytes,
+      run(cmd, async (call, json) => {
+        const r = await call('prepareContext', {
+          scope_id: o.scope,
+          ...opt('scope_ids', o.extraScope as string[] | undefined),
+          ...opt('query', words.length === 0 ? undefined : words.join(' ')),
+          ...opt('max_bytes', o.maxBytes as number | undefined),
         })
-        if (json) io.out(JSON.stringify(toWirePreparedContext(r)))
+        if (json) io.out(JSON.stringify(r))
         else if (r.content === null) io.out('empty: no memory to prepare')
         else io.out(r.content)
         return 0

@@ -3,7 +3,6 @@ import { resolve } from 'node:path'
 import type { Command } from 'commander'
 
 import { resolveDataDir } from '../runtime/data-dir.js'
-import type { MemoryOperations } from '../runtime/memory-operations.js'
 import type { CliIo } from './cli-io.js'
 import { CliUsageError, parseInteger } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
@@ -16,6 +15,7 @@ import {
   readCommit,
   resolveCommit,
 } from './git-reader.js'
+import type { CallOperation } from './operation-call.js'
 import { projectScope } from './project-scope.js'
 import { remoteSettings } from './remote-settings.js'
 
@@ -70,7 +70,7 @@ function targetKey(cmd: Command): string {
  * of milliseconds to load) are loaded here, so that other commands start without them.
  */
 export async function captureGit(
-  ops: MemoryOperations,
+  call: CallOperation,
   o: { repo: string; scopeId: string; target: string; since?: string; limit: number },
 ): Promise<GitCaptureReport> {
   const { GIT_CHANGE_MEDIA_TYPE, gitChangeSource } = await import('../core/git-change.js')
@@ -85,13 +85,13 @@ export async function captureGit(
   const captured: CapturedCommit[] = []
   for (const commit of batch) {
     const source = gitChangeSource(await readCommit(repo.root, commit))
-    const r = await ops.captureSource({
-      scopeId: o.scopeId,
-      sourceId: source.sourceId,
+    const r = await call('captureContent', {
+      scope_id: o.scopeId,
+      source_id: source.sourceId,
       content: source.content,
-      mediaType: GIT_CHANGE_MEDIA_TYPE,
+      media_type: GIT_CHANGE_MEDIA_TYPE,
       metadata: source.metadata,
-      occurredAt: source.occurredAt,
+      occurred_at: source.occurredAt,
     })
     await saveProcessedCommit(repo.commonDir, o.target, o.scopeId, commit)
     captured.push({
@@ -163,13 +163,13 @@ export function registerGitCaptureCommand(program: Command, io: CliIo, run: RunW
       parseInteger,
     )
     .action(async (o: { repo?: string; since?: string; limit?: number }, cmd: Command) =>
-      run(cmd, async (ops, json) => {
+      run(cmd, async (call, json) => {
         const limit = o.limit ?? DEFAULT_GIT_LIMIT
         if (limit < 1 || limit > MAX_GIT_LIMIT)
           throw new CliUsageError(`--limit must be 1–${MAX_GIT_LIMIT}`)
         const repo = resolve(o.repo ?? process.cwd())
         const scope = cmd.optsWithGlobals<{ scope?: string }>().scope ?? projectScope(repo)
-        const r = await captureGit(ops, {
+        const r = await captureGit(call, {
           repo,
           scopeId: scope,
           target: targetKey(cmd),

@@ -2,20 +2,7 @@ import { readFileSync } from 'node:fs'
 
 import { type Command, Option } from 'commander'
 
-import type { MemoryState, SourceRef } from '../core/memory-model.js'
-import type { MemoryOperations } from '../runtime/memory-operations.js'
-import type * as Spi from '../storage/spi/memory-backend.js'
-import type { RememberEntry, SearchMode } from '../storage/spi/memory-backend.js'
-import { toWireListScopes } from '../wire/listing-wire.js'
-import {
-  toWireChanges,
-  toWireGet,
-  toWireHistory,
-  toWireList,
-  toWireMemory,
-  toWireSearch,
-} from '../wire/memory-wire.js'
-import { fromWireLegacyCitation, fromWireRemember } from '../wire/request-mapper.js'
+import type { components } from '../contract/powercontext-types.js'
 import type { CliIo } from './cli-io.js'
 import { CliUsageError, collect, parseInteger, printResult } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
@@ -29,13 +16,14 @@ import {
   formatRedaction,
   formatScope,
 } from './memory-format.js'
+import type { CallOperation } from './operation-call.js'
 import { SCOPE_OPTION_HELP } from './project-scope.js'
+import { opt, wireSources } from './wire-request.js'
 
-const toSources = (ids: string[] | undefined): SourceRef[] =>
-  (ids ?? []).map((sourceId) => ({ name: 'content', sourceId }))
+type Wire = components['schemas']
 
 /** `--entries FILE|-`: read and parsed by the CLI, so an unreadable or malformed file is a usage error. */
-function readEntries(file: string): RememberEntry[] {
+function readEntries(file: string): Wire['RememberEntry'][] {
   let raw: unknown
   try {
     raw = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'))
@@ -51,14 +39,13 @@ function readEntries(file: string): RememberEntry[] {
     throw new CliUsageError(
       `--entries ${file} must hold a JSON array of entries (or {"entries": [...]})`,
     )
-  // Unchecked JSON: the mapper only renames fields, the backend checks every entry.
-  const unchecked = entries as Parameters<typeof fromWireRemember>[0]['entries']
-  return [...fromWireRemember({ scope_id: '', entries: unchecked }).entries]
+  // Unchecked JSON: the contract's request schema checks every entry.
+  return entries as Wire['RememberEntry'][]
 }
 
 /**
  * Registers the memory commands (docs/memory-model.md) on the program. They are written once
- * against `MemoryOperations`; `run` decides between the data directory and `--server-url`.
+ * against one wire call (`CallOperation`); `run` decides between the data directory and `--server-url`.
  */
 export function registerMemoryCommands(program: Command, io: CliIo, run: RunWithMemory): void {
   const print = (json: boolean, wire: unknown, human: () => string[]): number =>
@@ -78,25 +65,21 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     )
     .argument('[text...]', 'the memory text')
     .action(async (words: string[], o, cmd: Command) =>
-      run(cmd, async (ops, json) => {
-        const entries: RememberEntry[] =
+      run(cmd, async (call, json) => {
+        const entries: Wire['RememberEntry'][] =
           o.entries !== undefined
             ? readEntries(o.entries)
             : [
                 {
                   kind: o.kind,
                   text: words.join(' '),
-                  sources: toSources(o.source),
-                  observedAt: o.observedAt ?? null,
-                  reason: o.reason ?? null,
+                  ...wireSources(o.source),
+                  ...opt('observed_at', o.observedAt),
+                  ...opt('reason', o.reason),
                 },
               ]
-        const r = await ops.remember({ scopeId: o.scope, entries })
-        return print(
-          json,
-          { results: r.results.map((x) => ({ status: x.status, memory: toWireMemory(x.memory) })) },
-          () => r.results.map((x) => `${x.status}: ${formatMemory(x.memory)}`),
-        )
+        const r = await call('remember', { scope_id: o.scope, entries })
+        return print(json, r, () => r.results.map((x) => `${x.status}: ${formatMemory(x.memory)}`))
       }),
     )
 
@@ -115,15 +98,15 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .action(async (words: string[], o, cmd: Command) =>
       run(
         cmd,
-        async (ops, json) => {
-          const r = await ops.search({
-            scopeId: o.scope,
+        async (call, json) => {
+          const r = await call('search', {
+            scope_id: o.scope,
             query: words.join(' '),
-            limit: o.limit,
-            mode: o.mode as SearchMode,
-            kinds: o.kind,
+            ...opt('limit', o.limit),
+            mode: o.mode as Wire['SearchMode'],
+            ...opt('kinds', o.kind),
           })
-          return print(json, toWireSearch(r), () =>
+          return print(json, r, () =>
             r.hits.length === 0
               ? [`no hits (mode ${r.mode})`]
               : r.hits.map((h, i) => formatHit(h, i + 1)),
@@ -151,11 +134,11 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     )
     .argument('[memory-id]')
     .action(async (memoryId: string | undefined, o, cmd: Command) =>
-      run(cmd, async (ops, json) => {
-        const r = await ops.get(getCommand(o.scope, memoryId, o.revision, o.legacyCitation))
-        return print(json, toWireGet(r), () => [
+      run(cmd, async (call, json) => {
+        const r = await call('get', getRequest(o.scope, memoryId, o.revision, o.legacyCitation))
+        return print(json, r, () => [
           formatMemory(r.memory),
-          `current revision: ${r.currentRevision}`,
+          `current revision: ${r.current_revision}`,
         ])
       }),
     )
@@ -171,17 +154,21 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     )
     .argument('<memory-id>')
     .action(async (memoryId: string, o, cmd: Command) =>
-      run(cmd, async (ops, json) => {
-        const r = await ops.history({ scopeId: o.scope, memoryId, after: o.after })
-        const into = r.versions.at(-1)?.mergedInto ?? null
-        return print(json, toWireHistory(r), () => [
-          `${r.memoryId} [${r.state}] at revision ${r.currentRevision}${into === null ? '' : `, merged into ${into}`}`,
+      run(cmd, async (call, json) => {
+        const r = await call('history', {
+          scope_id: o.scope,
+          memory_id: memoryId,
+          ...opt('after', o.after),
+        })
+        const into = r.versions.at(-1)?.merged_into ?? null
+        return print(json, r, () => [
+          `${r.memory_id} [${r.state}] at revision ${r.current_revision}${into === null ? '' : `, merged into ${into}`}`,
           ...r.versions.map(
-            (v) => `  v${v.memoryRef.revision} ${v.createdAt} ${v.kind}: ${v.text}`,
+            (v) => `  v${v.memory_ref.revision} ${v.created_at} ${v.kind}: ${v.text}`,
           ),
           ...r.transitions.map((c) => `  ${formatChange(c)}`),
           ...r.merges.map((m) => `  ${formatMerge(m)}`),
-          ...(r.nextAfter === null ? [] : [`next page: --after ${r.nextAfter}`]),
+          ...(r.next_after === null ? [] : [`next page: --after ${r.next_after}`]),
         ])
       }),
     )
@@ -199,17 +186,17 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .option('--limit <n>', '1–500 (default 100)', parseInteger)
     .option('--after <memory-id>', 'continue after this id (next_after of the previous page)')
     .action(async (o, cmd: Command) =>
-      run(cmd, async (ops, json) => {
-        const r = await ops.list({
-          scopeId: o.scope,
-          states: o.state as MemoryState[] | undefined,
-          kinds: o.kind,
-          limit: o.limit,
-          after: o.after,
+      run(cmd, async (call, json) => {
+        const r = await call('list', {
+          scope_id: o.scope,
+          ...opt('states', o.state as Wire['MemoryState'][] | undefined),
+          ...opt('kinds', o.kind),
+          ...opt('limit', o.limit),
+          ...opt('after', o.after),
         })
-        return print(json, toWireList(r), () => [
+        return print(json, r, () => [
           ...r.memories.map(formatMemory),
-          ...(r.nextAfter === null ? [] : [`next page: --after ${r.nextAfter}`]),
+          ...(r.next_after === null ? [] : [`next page: --after ${r.next_after}`]),
         ])
       }),
     )
@@ -227,19 +214,17 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .option('--reason <text>', 'audit reason')
     .argument('<memory-id>')
     .action(async (memoryId: string, o, cmd: Command) =>
-      run(cmd, async (ops, json) => {
-        const r = await ops.update({
-          scopeId: o.scope,
-          memoryRef: { artifactId: memoryId, revision: o.revision },
-          text: o.text,
-          kind: o.kind,
-          sources: toSources(o.source),
-          observedAt: o.clearObservedAt === true ? null : o.observedAt,
-          reason: o.reason,
+      run(cmd, async (call, json) => {
+        const r = await call('update', {
+          scope_id: o.scope,
+          memory_ref: { artifact_id: memoryId, revision: o.revision },
+          ...opt('text', o.text),
+          ...opt('kind', o.kind),
+          ...wireSources(o.source),
+          ...opt('observed_at', o.clearObservedAt === true ? null : o.observedAt),
+          ...opt('reason', o.reason),
         })
-        return print(json, { status: r.status, memory: toWireMemory(r.memory) }, () => [
-          `${r.status}: ${formatMemory(r.memory)}`,
-        ])
+        return print(json, r, () => [`${r.status}: ${formatMemory(r.memory)}`])
       }),
     )
 
@@ -251,16 +236,14 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .option('--reason <text>', 'audit reason')
     .argument('<memory-id>')
     .action(async (memoryId: string, o, cmd: Command) =>
-      run(cmd, async (ops, json) => {
-        const r = await ops.forget({
-          scopeId: o.scope,
-          memoryId,
-          expectedRevision: o.revision,
-          reason: o.reason,
+      run(cmd, async (call, json) => {
+        const r = await call('forget', {
+          scope_id: o.scope,
+          memory_id: memoryId,
+          ...opt('expected_revision', o.revision),
+          ...opt('reason', o.reason),
         })
-        return print(json, { status: r.status, memory: toWireMemory(r.memory) }, () => [
-          `${r.status}: ${formatMemory(r.memory)}`,
-        ])
+        return print(json, r, () => [`${r.status}: ${formatMemory(r.memory)}`])
       }),
     )
 
@@ -274,18 +257,19 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .option('--limit <n>', '1–10000 per page (default 1000)', parseInteger)
     .option('--all', 'follow next_since until the head (every page)')
     .action(async (o, cmd: Command) =>
-      run(cmd, async (ops, json) => {
-        const r = await allChanges(ops, { scopeId: o.scope, since: o.since, limit: o.limit }, o.all)
-        return print(json, toWireChanges(r), () => [
+      run(cmd, async (call, json) => {
+        const body = { scope_id: o.scope, since: o.since, ...opt('limit', o.limit) }
+        const r = await allChanges(call, body, o.all)
+        return print(json, r, () => [
           ...[
             ...r.changes.map((c) => ({ seq: c.seq, line: formatChange(c) })),
-            ...(r.redactions ?? []).map((x) => ({ seq: x.seq, line: formatRedaction(x) })),
+            ...r.redactions.map((x) => ({ seq: x.seq, line: formatRedaction(x) })),
           ]
             .sort((a, b) => a.seq - b.seq)
             .map((x) => x.line),
-          `head seq: ${r.headSeq}`,
-          ...(r.hasMore
-            ? [`more after seq ${r.nextSince}: add --since ${r.nextSince} (or --all)`]
+          `head seq: ${r.head_seq}`,
+          ...(r.has_more
+            ? [`more after seq ${r.next_since}: add --since ${r.next_since} (or --all)`]
             : []),
         ])
       }),
@@ -297,27 +281,29 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
     .option('--after <scope>', 'continue after this scope id (keyset)')
     .option('--limit <n>', '1–500 (default 100)', parseInteger)
     .action(async (o, cmd: Command) =>
-      run(cmd, async (ops, json) => {
-        const r = await ops.listScopes({ after: o.after, limit: o.limit })
-        return print(json, toWireListScopes(r), () => [
+      run(cmd, async (call, json) => {
+        const r = await call('listScopes', { ...opt('after', o.after), ...opt('limit', o.limit) })
+        return print(json, r, () => [
           ...r.scopes.map(formatScope),
-          ...(r.nextAfter === null ? [] : [`more: --after ${r.nextAfter}`]),
+          ...(r.next_after === null ? [] : [`more: --after ${r.next_after}`]),
         ])
       }),
     )
 }
 
-/** The `get` command from its arguments: a memory id, or an old citation given as wire JSON. */
-function getCommand(
+/** The `get` request from its arguments: a memory id, or an old citation given as wire JSON. */
+function getRequest(
   scopeId: string,
   memoryId: string | undefined,
   revision: number | undefined,
   citation: string | undefined,
-): Spi.GetCommand {
+): Wire['GetRequest'] {
   if (citation === undefined) {
     if (memoryId === undefined)
       throw new CliUsageError('get needs a memory id or --legacy-citation')
-    return { scopeId, memoryId, revision }
+    return revision === undefined
+      ? { scope_id: scopeId, memory_id: memoryId }
+      : { scope_id: scopeId, memory_ref: { artifact_id: memoryId, revision } }
   }
   if (memoryId !== undefined || revision !== undefined) {
     throw new CliUsageError('give either a memory id (and --revision) or --legacy-citation')
@@ -328,31 +314,26 @@ function getCommand(
   } catch {
     throw new CliUsageError('--legacy-citation must be JSON')
   }
-  // Shape is checked by the backend (checkLegacyCitation); only the field names change here.
-  return { scopeId, legacyCitation: fromWireLegacyCitation(parsed) }
+  // Its shape is checked by the contract's request schema and the operation.
+  return { scope_id: scopeId, legacy_citation: parsed as Wire['LegacyCitation'] }
 }
 
 /** One page of changes, or with `all` every page from `since` to the head, joined (has_more false). */
 async function allChanges(
-  ops: MemoryOperations,
-  cmd: Spi.ChangesCommand,
+  call: CallOperation,
+  body: Wire['ChangesRequest'],
   all: boolean | undefined,
-): Promise<Spi.ChangesResult> {
-  let page = await ops.changes(cmd)
+): Promise<Wire['ChangesResponse']> {
+  let page = await call('changes', body)
   if (all !== true) return page
   const changes = [...page.changes]
-  const skipped = [...(page.skippedSources ?? [])]
-  const redactions = [...(page.redactions ?? [])]
-  while (page.hasMore) {
-    page = await ops.changes({ ...cmd, since: page.nextSince })
+  const skipped = [...page.skipped_sources]
+  const redactions = [...page.redactions]
+  while (page.has_more) {
+    page = await call('changes', { ...body, since: page.next_since })
     changes.push(...page.changes)
-    skipped.push(...(page.skippedSources ?? []))
-    redactions.push(...(page.redactions ?? []))
+    skipped.push(...page.skipped_sources)
+    redactions.push(...page.redactions)
   }
-  return {
-    ...page,
-    changes,
-    ...(skipped.length > 0 ? { skippedSources: skipped } : {}),
-    ...(redactions.length > 0 ? { redactions } : {}),
-  }
+  return { ...page, changes, skipped_sources: skipped, redactions }
 }

@@ -1,83 +1,93 @@
-import type { MemoryChange, MergeRecord } from '../core/memory-model.js'
-import type { Memory } from '../core/memory-model.js'
-import type { FlushResult } from '../runtime/source-flusher.js'
-import type { ScopeSummary } from '../storage/spi/listing-types.js'
-import type { SearchHit } from '../storage/spi/memory-backend.js'
-import type { RedactionEntry } from '../storage/spi/redaction-types.js'
+import type { components } from '../contract/powercontext-types.js'
+
+type Wire = components['schemas']
+
+/** `mem_…@2` for an exact memory ref. */
+const at = (r: Wire['ArtifactRef']): string => `${r.artifact_id}@${r.revision}`
 
 /**
  * One line per memory: `mem_…@2 [active] fact: text`, then its evidence and, for a merged
  * memory, the memory it was merged into.
  */
-export function formatMemory(m: Memory): string {
+export function formatMemory(m: Wire['Memory']): string {
   const evidence =
-    m.sources.length > 0 ? `  (sources: ${m.sources.map((s) => s.sourceId).join(', ')})` : ''
-  const into = m.mergedInto === null ? '' : `  merged into ${m.mergedInto}`
-  const erased = m.redaction ? `  (redacted ${m.redaction.redactedAt}: ${m.redaction.reason})` : ''
-  return `${m.memoryRef.artifactId}@${m.memoryRef.revision} [${m.state}] ${m.kind}: ${m.text}${evidence}${into}${erased}`
+    m.sources.length > 0 ? `  (sources: ${m.sources.map((s) => s.source_id).join(', ')})` : ''
+  const into = m.merged_into === null ? '' : `  merged into ${m.merged_into}`
+  const erased = m.redaction ? `  (redacted ${m.redaction.redacted_at}: ${m.redaction.reason})` : ''
+  return `${at(m.memory_ref)} [${m.state}] ${m.kind}: ${m.text}${evidence}${into}${erased}`
 }
 
 /** One line per merge relation: `merge mrg_… effective: mem_a@1 + mem_b@2 → mem_c`. */
-export function formatMerge(m: MergeRecord): string {
-  const inputs = m.inputs.map((r) => `${r.artifactId}@${r.revision}`).join(' + ')
-  const undone = m.undoneAt === null ? '' : ` at ${m.undoneAt}`
-  return `merge ${m.mergeId} ${m.state}${undone}: ${inputs} → ${m.resultId}`
+export function formatMerge(m: Wire['MergeRelation']): string {
+  const undone = m.undone_at === null ? '' : ` at ${m.undone_at}`
+  return `merge ${m.merge_id} ${m.state}${undone}: ${m.inputs.map(at).join(' + ')} → ${m.result_id}`
 }
 
 /**
  * The lines of one flush round: the window, each change, then every source that yielded no
  * memory (why) and every refused entry with its reason, and skipped sources.
  */
-export function formatFlush(r: FlushResult): string[] {
-  if (r.status === 'idle') return [`idle: cursor ${r.cursor}, high watermark ${r.highWatermark}`]
-  const where = (s: { sourceId: string; position: number }): string => `${s.sourceId}@${s.position}`
+export function formatFlush(r: Wire['FlushResponse']): string[] {
+  if (r.status === 'idle') return [`idle: cursor ${r.cursor}, high watermark ${r.high_watermark}`]
+  const where = (s: { source_id: string }, position: number): string => `${s.source_id}@${position}`
   return [
-    `processed positions ${r.previousCursor + 1}..${r.cursor} (${r.processedSourceCount} sources, ${r.changes.length} changes, ${r.mode}) record ${r.recordId ?? '-'}`,
+    `processed positions ${r.previous_cursor + 1}..${r.cursor} (${r.processed_source_count} sources, ${r.changes.length} changes, ${r.extraction_mode}) record ${r.record_id ?? '-'}`,
     ...r.changes.map((c) => `  ${formatChange(c)}`),
     ...r.sources.flatMap((s) => [
       ...(s.outcome !== 'candidates'
-        ? [`  source ${where(s)}: ${s.outcome}${s.note === null ? '' : ` (${s.note})`}`]
+        ? [
+            `  source ${where(s.source, s.position)}: ${s.outcome}${s.note === null ? '' : ` (${s.note})`}`,
+          ]
         : s.refused.length > 0
-          ? [`  source ${where(s)}: ${s.candidates} candidates, ${s.refused.length} refused`]
+          ? [
+              `  source ${where(s.source, s.position)}: ${s.candidates} candidates, ${s.refused.length} refused`,
+            ]
           : []),
       ...s.refused.map(
         (x) => `    refused ${x.entry === null ? 'content' : `entry ${x.entry}`}: ${x.reason}`,
       ),
     ]),
-    ...r.skippedSources.map(
+    ...r.skipped_sources.map(
       (s) =>
-        `  skipped ${where({ sourceId: s.source.sourceId, position: s.position })} after ${s.attempts} attempts: ${s.error.code}: ${s.error.message}`,
+        `  skipped ${where(s.source, s.position)} after ${s.attempts} attempts: ${s.error.code}: ${s.error.message}`,
     ),
   ]
 }
 
 /** One line per search hit, ranked. */
-export function formatHit(h: SearchHit, rank: number): string {
-  const ref = `${h.memoryRef.artifactId}@${h.memoryRef.revision}`
-  return `${rank}. ${ref} (${h.score.toFixed(4)}, ${h.matchedBy.join('+')}) ${h.kind}: ${h.text}`
+export function formatHit(h: Wire['SearchHit'], rank: number): string {
+  return `${rank}. ${at(h.memory_ref)} (${h.score.toFixed(4)}, ${h.matched_by.join('+')}) ${h.kind}: ${h.text}`
 }
 
 /** One line per change-log row. */
-export function formatChange(c: MemoryChange): string {
-  const from = c.fromRevision === null ? '∅' : `${c.fromRevision}/${c.fromState}`
+export function formatChange(c: Wire['MemoryChange']): string {
+  const from = c.from_revision === null ? '∅' : `${c.from_revision}/${c.from_state}`
   const reason = c.reason === null ? '' : `  "${c.reason}"`
-  return `#${c.seq} ${c.at} ${c.op} ${c.memoryId} ${from} → ${c.toRevision}/${c.toState} (${c.operationId})${reason}`
+  return `#${c.seq} ${c.at} ${c.op} ${c.memory_id} ${from} → ${c.to_revision}/${c.to_state} (${c.operation_id})${reason}`
 }
 
 /** A redaction in the change feed: what was erased, why (never the text). */
-export function formatRedaction(r: RedactionEntry): string {
+export function formatRedaction(r: Wire['RedactionEntry']): string {
   const what =
     r.target === 'source'
-      ? `source ${r.sourceId ?? ''}`
+      ? `source ${r.source_id ?? ''}`
       : r.target === 'record'
-        ? `decision record ${r.recordId ?? ''}`
-        : `${r.memoryRef?.artifactId ?? ''}@${r.memoryRef?.revision ?? ''}`
-  return `#${r.seq} ${r.redactedAt} redact ${what} (${r.operationId})  "${r.reason}"`
+        ? `decision record ${r.record_id ?? ''}`
+        : `${r.memory_ref?.artifact_id ?? ''}@${r.memory_ref?.revision ?? ''}`
+  return `#${r.seq} ${r.redacted_at} redact ${what} (${r.operation_id})  "${r.reason}"`
 }
 
 /** One line per scope: counts per state, journal counters, newest change. */
-export function formatScope(s: ScopeSummary): string {
+export function formatScope(s: Wire['ScopeSummary']): string {
   const c = s.counts
-  const journal = s.highWatermark === 0 ? '' : `  sources ${s.cursor}/${s.highWatermark} flushed`
-  return `${s.scopeId}  ${s.memoryCount} memories (active ${c.active}, forgotten ${c.forgotten}, merged ${c.merged}, retired ${c.retired})  last change ${s.lastChangeAt ?? 'never'}${journal}`
+  const journal = s.high_watermark === 0 ? '' : `  sources ${s.cursor}/${s.high_watermark} flushed`
+  return `${s.scope_id}  ${s.memory_count} memories (active ${c.active}, forgotten ${c.forgotten}, merged ${c.merged}, retired ${c.retired})  last change ${s.last_change_at ?? 'never'}${journal}`
+}
+
+/** One line per flush decision record, newest window last. */
+export function formatFlushRecord(x: Wire['FlushRecord']): string {
+  const erased = !x.redaction
+    ? ''
+    : `  (redacted ${x.redaction.redacted_at}: ${x.redaction.reason})`
+  return `${x.record_id} (${x.from_position}..${x.to_position}] ${x.mode}${x.model === null ? '' : ` ${x.model}`} ${x.created_at}${erased}`
 }

@@ -1,26 +1,27 @@
 import { type Command, Option } from 'commander'
 
-import type { ArtifactRef } from '../core/memory-model.js'
-import type { MemoryOperations } from '../runtime/memory-operations.js'
-import type { PlanRef } from '../storage/spi/memory-backend.js'
-import { toWireMerge, toWireRestore, toWireRestorePreview } from '../wire/memory-wire.js'
+import type { components } from '../contract/powercontext-types.js'
 import type { CliIo } from './cli-io.js'
 import { CliUsageError, parseInteger, printResult } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
 import { formatMemory } from './memory-format.js'
+import type { CallOperation } from './operation-call.js'
 import { SCOPE_OPTION_HELP } from './project-scope.js'
+import { opt } from './wire-request.js'
+
+type Wire = components['schemas']
 
 /**
  * Parses `MEMORY_ID@REVISION` into an exact ref.
  * @throws CliUsageError when the argument is not of that form (exit 2)
  */
-export function parseExactRef(value: string): ArtifactRef {
+export function parseExactRef(value: string): Wire['ArtifactRef'] {
   const at = value.lastIndexOf('@')
   const revision = at > 0 ? Number(value.slice(at + 1)) : Number.NaN
   if (!/^\d+$/.test(value.slice(at + 1)) || !Number.isSafeInteger(revision) || revision < 1) {
     throw new CliUsageError(`${value}: expected MEMORY_ID@REVISION, e.g. mem_01J…@2`)
   }
-  return { artifactId: value.slice(0, at), revision }
+  return { artifact_id: value.slice(0, at), revision }
 }
 
 /**
@@ -29,13 +30,13 @@ export function parseExactRef(value: string): ArtifactRef {
  * @throws CliUsageError when the inputs have different kinds
  */
 async function commonKind(
-  ops: MemoryOperations,
+  call: CallOperation,
   scopeId: string,
-  inputs: readonly ArtifactRef[],
+  inputs: readonly Wire['ArtifactRef'][],
 ): Promise<string> {
   const kinds = new Set<string>()
   for (const ref of inputs) {
-    const r = await ops.get({ scopeId, memoryId: ref.artifactId, revision: ref.revision })
+    const r = await call('get', { scope_id: scopeId, memory_ref: ref })
     kinds.add(r.memory.kind)
   }
   if (kinds.size > 1)
@@ -45,8 +46,8 @@ async function commonKind(
   return [...kinds][0] as string
 }
 
-const refs = (list: readonly PlanRef[]): string =>
-  list.length === 0 ? '–' : list.map((r) => `${r.memoryId}@${r.version}`).join(', ')
+const refs = (list: readonly Wire['PlanRef'][]): string =>
+  list.length === 0 ? '–' : list.map((r) => `${r.memory_id}@${r.version}`).join(', ')
 
 /** Registers `merge` and `restore` (with `--preview` and `--preview-token`). */
 export function registerMergeCommands(program: Command, io: CliIo, run: RunWithMemory): void {
@@ -62,17 +63,17 @@ export function registerMergeCommands(program: Command, io: CliIo, run: RunWithM
     .option('--reason <text>', 'audit reason')
     .argument('<inputs...>', 'memories to merge, each as MEMORY_ID@REVISION (current revision)')
     .action(async (inputs: string[], o, cmd: Command) =>
-      run(cmd, async (ops, json) => {
+      run(cmd, async (call, json) => {
         const refs = inputs.map(parseExactRef)
-        const r = await ops.merge({
-          scopeId: o.scope,
+        const r = await call('merge', {
+          scope_id: o.scope,
           inputs: refs,
-          kind: o.kind ?? (await commonKind(ops, o.scope, refs)),
+          kind: o.kind ?? (await commonKind(call, o.scope, refs)),
           text: o.text,
-          reason: o.reason,
+          ...opt('reason', o.reason),
         })
-        return print(json, toWireMerge(r), () => [
-          `${r.status} (${r.mergeId}): ${formatMemory(r.memory)}`,
+        return print(json, r, () => [
+          `${r.status} (${r.merge_id}): ${formatMemory(r.memory)}`,
           ...r.inputs.map((m) => `  input ${formatMemory(m)}`),
         ])
       }),
@@ -94,30 +95,29 @@ export function registerMergeCommands(program: Command, io: CliIo, run: RunWithM
     .option('--reason <text>', 'audit reason')
     .argument('<memory-id>')
     .action(async (memoryId: string, o, cmd: Command) =>
-      run(cmd, async (ops, json) => {
+      run(cmd, async (call, json) => {
+        const target = {
+          scope_id: o.scope,
+          memory_id: memoryId,
+          ...opt('to_revision', o.toRevision as number | undefined),
+        }
         if (o.preview === true) {
-          const p = await ops.restorePreview({
-            scopeId: o.scope,
-            memoryId,
-            toRevision: o.toRevision,
-          })
-          const nv = p.plan.newVersion
-          return print(json, toWireRestorePreview(p), () => [
+          const p = await call('restorePreview', target)
+          const nv = p.plan.new_version
+          return print(json, p, () => [
             `restore:        ${refs(p.plan.restore)}`,
             `retire:         ${refs(p.plan.retire)}`,
-            `leaving search: ${refs(p.plan.leavingSearch)}`,
-            `new version:    ${nv === null ? '–' : `${nv.memoryId}@${nv.version} (content of ${nv.fromRevision})`}`,
-            `preview token:  ${p.previewToken}`,
+            `leaving search: ${refs(p.plan.leaving_search)}`,
+            `new version:    ${nv === null ? '–' : `${nv.memory_id}@${nv.version} (content of ${nv.from_revision})`}`,
+            `preview token:  ${p.preview_token}`,
           ])
         }
-        const r = await ops.restore({
-          scopeId: o.scope,
-          memoryId,
-          toRevision: o.toRevision,
-          previewToken: o.previewToken,
-          reason: o.reason,
+        const r = await call('restore', {
+          ...target,
+          ...opt('preview_token', o.previewToken as string | undefined),
+          ...opt('reason', o.reason as string | undefined),
         })
-        return print(json, toWireRestore(r), () => [
+        return print(json, r, () => [
           `${r.status}: ${formatMemory(r.memory)}`,
           ...r.restored.map((m) => `  restored ${formatMemory(m)}`),
           ...r.retired.map((m) => `  retired  ${formatMemory(m)}`),

@@ -1,9 +1,14 @@
 import type { Command } from 'commander'
 
-import type { RedactCommand, RedactResult } from '../storage/spi/redaction-types.js'
+import type { components } from '../contract/powercontext-types.js'
 import type { CliIo } from './cli-io.js'
 import { CliUsageError, EXIT_OK, parseInteger } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
+import { opt } from './wire-request.js'
+
+type Wire = components['schemas']
+/** The one target of a redact request. */
+type RedactTarget = Pick<Wire['RedactRequest'], 'source_id' | 'memory_ref' | 'record_id' | 'scan'>
 
 interface RedactFlags {
   scope: string
@@ -17,39 +22,39 @@ interface RedactFlags {
 }
 
 /** The one target the flags name. @throws CliUsageError unless exactly one is given. */
-function targetOf(o: RedactFlags): RedactCommand['target'] {
+function targetOf(o: RedactFlags): RedactTarget {
   const given = [o.source, o.memory, o.record, o.scan].filter((x) => x !== undefined).length
   if (given !== 1) {
     throw new CliUsageError('give exactly one of --source, --memory, --record or --scan')
   }
-  if (o.source !== undefined) return { sourceId: o.source }
-  if (o.record !== undefined) return { recordId: o.record }
+  if (o.source !== undefined) return { source_id: o.source }
+  if (o.record !== undefined) return { record_id: o.record }
   if (o.memory !== undefined) {
     if (o.revision === undefined) throw new CliUsageError('--memory needs --revision <n>')
-    return { memoryRef: { artifactId: o.memory, revision: o.revision } }
+    return { memory_ref: { artifact_id: o.memory, revision: o.revision } }
   }
   return { scan: true }
 }
 
 /** Lines a person reads: one per item (ids and rules, never text), then what the database did. */
-export function redactLines(r: RedactResult): string[] {
+export function redactLines(r: Wire['RedactResponse']): string[] {
   const lines = r.items.map((i) => {
     const what =
       i.target === 'source'
-        ? `source ${i.sourceId ?? ''}`
+        ? `source ${i.source_id ?? ''}`
         : i.target === 'record'
-          ? `decision record ${i.recordId ?? ''}`
-          : `version ${i.memoryRef?.artifactId ?? ''}@${i.memoryRef?.revision ?? ''}`
+          ? `decision record ${i.record_id ?? ''}`
+          : `version ${i.memory_ref?.artifact_id ?? ''}@${i.memory_ref?.revision ?? ''}`
     const fields = i.fields.length === 0 ? '' : ` in ${i.fields.join(', ')}`
     const found = i.rule === null ? '' : ` (${i.rule}${fields})`
     const seq = i.seq === null ? '' : ` seq ${i.seq}`
     return `${i.status.replace('_', ' ')}: ${what}${found}${seq}`
   })
-  if (r.items.length === 0) lines.push(r.dryRun ? 'nothing to redact' : 'nothing redacted')
+  if (r.items.length === 0) lines.push(r.dry_run ? 'nothing to redact' : 'nothing redacted')
   const e = r.erasure
   if (e !== null) {
     lines.push(
-      e.filesClean
+      e.files_clean
         ? `database files rewritten without the erased bytes (${e.steps.join(', ')}; ${e.ms} ms)`
         : `erased from every row; not yet from every file: ${e.pending ?? 'unknown'}`,
     )
@@ -76,12 +81,12 @@ export function registerRedactCommand(admin: Command, io: CliIo, run: RunWithMem
     .option('--reason <text>', 'recorded with the redaction')
     .option('--dry-run', 'list what would be erased (ids and rules, never text); change nothing')
     .action(async (o: RedactFlags, cmd: Command) =>
-      run(cmd, async (ops, json) => {
-        const r = await ops.redact({
-          scopeId: o.scope,
-          target: targetOf(o),
-          reason: o.reason,
-          dryRun: o.dryRun === true,
+      run(cmd, async (call, json) => {
+        const r = await call('redact', {
+          scope_id: o.scope,
+          ...targetOf(o),
+          ...opt('reason', o.reason),
+          dry_run: o.dryRun === true,
         })
         if (json) io.out(JSON.stringify(r))
         else for (const line of redactLines(r)) io.out(line)

@@ -2,15 +2,16 @@ import { readFileSync } from 'node:fs'
 
 import type { Command } from 'commander'
 
-import type { FlushResult } from '../runtime/source-flusher.js'
-import { toWireFlush, toWireFlushRecords } from '../wire/flush-wire.js'
-import { toWireSourceRef } from '../wire/memory-wire.js'
+import type { components } from '../contract/powercontext-types.js'
 import type { CliIo } from './cli-io.js'
 import { CliUsageError, parseInteger, printResult } from './cli-io.js'
 import type { RunWithMemory } from './cli-runners.js'
 import { addGenerationOptions, extractionOptions } from './generation-options.js'
-import { formatFlush } from './memory-format.js'
+import { formatFlush, formatFlushRecord } from './memory-format.js'
 import { SCOPE_OPTION_HELP } from './project-scope.js'
+import { opt } from './wire-request.js'
+
+type FlushResponse = components['schemas']['FlushResponse']
 
 /** `--metadata`: a JSON object, parsed by the CLI (anything else is a usage error). */
 function parseMetadata(value: string | undefined): Record<string, unknown> | undefined {
@@ -28,7 +29,7 @@ function parseMetadata(value: string | undefined): Record<string, unknown> | und
 
 /**
  * Registers `capture`, `flush` and `flush-records` (docs/sources-and-flush.md), written once against
- * `MemoryOperations`: local data directory or `--server-url`.
+ * one wire call (`CallOperation`): local data directory or `--server-url`.
  */
 export function registerSourceCommands(program: Command, io: CliIo, run: RunWithMemory): void {
   const print = (json: boolean, wire: unknown, human: () => string[]): number =>
@@ -47,24 +48,22 @@ export function registerSourceCommands(program: Command, io: CliIo, run: RunWith
     .option('--occurred-at <time>', 'RFC 3339 time the content was produced')
     .argument('[content...]', 'the content; read from stdin when absent or "-"')
     .action(async (words: string[], o, cmd: Command) => {
-      return run(cmd, async (ops, json) => {
+      return run(cmd, async (call, json) => {
         const content =
           words.length === 0 || (words.length === 1 && words[0] === '-')
             ? readFileSync(0, 'utf8')
             : words.join(' ')
-        const r = await ops.captureSource({
-          scopeId: o.scope,
-          sourceId: o.sourceId,
+        const r = await call('captureContent', {
+          scope_id: o.scope,
           content,
-          mediaType: o.mediaType,
-          metadata: parseMetadata(o.metadata),
-          occurredAt: o.occurredAt,
+          ...opt('source_id', o.sourceId as string | undefined),
+          ...opt('media_type', o.mediaType as string | undefined),
+          ...opt('metadata', parseMetadata(o.metadata)),
+          ...opt('occurred_at', o.occurredAt as string | undefined),
         })
-        return print(
-          json,
-          { status: r.status, source: toWireSourceRef(r.source), position: r.position },
-          () => [`accepted: ${r.source.sourceId} at position ${r.position}`],
-        )
+        return print(json, { status: r.status, source: r.source, position: r.position }, () => [
+          `accepted: ${r.source.source_id} at position ${r.position}`,
+        ])
       })
     })
 
@@ -81,19 +80,20 @@ export function registerSourceCommands(program: Command, io: CliIo, run: RunWith
   addGenerationOptions(flush).action(async (o, cmd: Command) =>
     run(
       cmd,
-      async (ops, json) => {
+      async (call, json) => {
+        const body = { scope_id: o.scope, ...opt('limit', o.limit as number | undefined) }
         if (o.until === undefined) {
-          const r = await ops.flush({ scopeId: o.scope, limit: o.limit })
-          return print(json, toWireFlush(r), () => formatFlush(r))
+          const r = await call('flush', body)
+          return print(json, r, () => formatFlush(r))
         }
-        const rounds: FlushResult[] = []
+        const rounds: FlushResponse[] = []
         for (;;) {
-          const r = await ops.flush({ scopeId: o.scope, limit: o.limit, until: o.until })
+          const r = await call('flush', { ...body, until: o.until })
           rounds.push(r)
           if (!json) for (const line of formatFlush(r)) io.out(line)
           if (r.cursor >= o.until || r.status === 'idle') break
         }
-        const last = rounds.at(-1) as FlushResult
+        const last = rounds.at(-1) as FlushResponse
         // Everything captured is processed but POSITION is not captured yet: a success that
         // says so (the cursor reached the high watermark), not an error.
         const reached = last.cursor >= o.until
@@ -101,15 +101,15 @@ export function registerSourceCommands(program: Command, io: CliIo, run: RunWith
           json,
           {
             cursor: last.cursor,
-            high_watermark: last.highWatermark,
+            high_watermark: last.high_watermark,
             until: o.until,
             until_reached: reached,
-            flushes: rounds.map(toWireFlush),
+            flushes: rounds,
           },
           () => [
             reached
-              ? `cursor ${last.cursor} (high watermark ${last.highWatermark})`
-              : `cursor ${last.cursor} (high watermark ${last.highWatermark}): every captured source is processed; position ${o.until} is not captured yet`,
+              ? `cursor ${last.cursor} (high watermark ${last.high_watermark})`
+              : `cursor ${last.cursor} (high watermark ${last.high_watermark}): every captured source is processed; position ${o.until} is not captured yet`,
           ],
         )
       },
@@ -125,19 +125,16 @@ export function registerSourceCommands(program: Command, io: CliIo, run: RunWith
     .option('--after <position>', 'records whose window ends after this position', parseInteger)
     .option('--limit <n>', '1–100 (default 20)', parseInteger)
     .action(async (o, cmd: Command) =>
-      run(cmd, async (ops, json) => {
-        const r = await ops.flushRecords({
-          scopeId: o.scope,
-          recordId: o.record,
-          after: o.after,
-          limit: o.limit,
+      run(cmd, async (call, json) => {
+        const r = await call('flushRecords', {
+          scope_id: o.scope,
+          ...opt('record_id', o.record as string | undefined),
+          ...opt('after', o.after as number | undefined),
+          ...opt('limit', o.limit as number | undefined),
         })
-        return print(json, toWireFlushRecords(r), () => [
-          ...r.records.map(
-            (x) =>
-              `${x.recordId} (${x.fromPosition}..${x.toPosition}] ${x.mode}${x.model === null ? '' : ` ${x.model}`} ${x.createdAt}${x.redaction === undefined ? '' : `  (redacted ${x.redaction.redactedAt}: ${x.redaction.reason})`}`,
-          ),
-          ...(r.nextAfter === null ? [] : [`next page: --after ${r.nextAfter}`]),
+        return print(json, r, () => [
+          ...r.records.map(formatFlushRecord),
+          ...(r.next_after === null ? [] : [`next page: --after ${r.next_after}`]),
         ])
       }),
     )

@@ -8,6 +8,7 @@ import type * as Spi from '../storage/spi/memory-backend.js'
 import type { RedactCommand, RedactResult } from '../storage/spi/redaction-types.js'
 import type { AnnSettings } from '../storage/sqlite/index.js'
 import { openSqliteBackend } from '../storage/sqlite/index.js'
+import { BackendDelegation } from './backend-delegation.js'
 import { databaseBackendFor } from './backend-registry.js'
 import type { PrepareContextCommand, PrepareContextResult } from './context-preparer.js'
 import { budgetPath, databasePath, resolveDataDir } from './data-dir.js'
@@ -18,8 +19,6 @@ import { EmbeddingHealth, ReindexLoop } from './embedding-health.js'
 import type { ExtractionCapabilities, ExtractionOptions } from './extraction.js'
 import { Extraction } from './extraction.js'
 import type { FlushScheduler, FlushSchedulerOptions } from './flush-scheduler.js'
-import type { MemoryOperations } from './memory-operations.js'
-import { BackendDelegation } from './memory-operations.js'
 import type { ReceiptsCommand, ReceiptsPage } from './receipt-recorder.js'
 import { ReceiptRecorder } from './receipt-recorder.js'
 import type { UpgradeOptions, UpgradeReport } from './reference-upgrade.js'
@@ -98,7 +97,7 @@ export { PRODUCT_VERSION }
  * memory operation (`remember`, `search`, `listSources`, …) is the backend's, reached through
  * {@link BackendDelegation}.
  */
-export class MemoryRuntime extends BackendDelegation implements MemoryOperations {
+export class MemoryRuntime extends BackendDelegation {
   readonly #backend: Spi.MemoryBackend
   readonly dataDir: string | undefined
   readonly #health: EmbeddingHealth | undefined

@@ -78,33 +78,3 @@ export const toWirePreparedContext = (
   content: r.content,
   content_bytes: r.contentBytes,
 })
-
-/** A page of receipts on the wire → domain (the CLI through `--server-url`). */
-export const fromWireReceiptsPage = (w: Wire['ReceiptsResponse']): ReceiptsPage => ({
-  receipts: w.receipts.map((r) => ({
-    receiptId: r.receipt_id,
-    scopeId: r.scope_id,
-    scopeIds: r.scope_ids,
-    host: r.host,
-    sessionId: r.session_id,
-    event: r.event,
-    kind: r.kind,
-    status: r.status,
-    maxBytes: r.max_bytes,
-    contentBytes: r.content_bytes,
-    tokenEstimate: r.token_estimate,
-    withinBudget: r.within_budget,
-    durationMs: r.duration_ms,
-    items: r.items.map((i) => ({
-      memoryRef: { artifactId: i.memory_ref.artifact_id, revision: i.memory_ref.revision },
-      scopeId: i.scope_id,
-      truncated: i.truncated,
-    })),
-    createdAt: r.created_at,
-  })),
-  nextBefore: w.next_before,
-  usage:
-    w.usage === null
-      ? null
-      : { injections: w.usage.injections, sessions: w.usage.sessions, lastAt: w.usage.last_at },
-})

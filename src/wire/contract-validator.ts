@@ -17,8 +17,14 @@ export class ContractValidator {
   readonly #ajv: Ajv2020
   readonly #cache = new Map<string, ValidateFunction>()
 
-  constructor() {
+  /**
+   * @param options.checkDocument check the contract document against the JSON Schema meta-schema
+   *   first (default true; ≈ 60 ms). A one-command process (the local CLI) skips it: the document
+   *   is generated, and every server start and the contract tests check it.
+   */
+  constructor(options: { readonly checkDocument?: boolean } = {}) {
     this.#ajv = new Ajv2020({
+      validateSchema: options.checkDocument ?? true,
       allErrors: true,
       coerceTypes: false,
       removeAdditional: false,

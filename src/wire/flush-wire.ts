@@ -3,7 +3,6 @@
  * `POST /v1/memory/flush/records`, their responses, and the `extraction` part of capabilities.
  */
 import type { components } from '../contract/powercontext-types.js'
-import type { JsonValue } from '../core/canonical.js'
 import type { ExtractionCapabilities } from '../runtime/extraction.js'
 import type { SourceOutcome } from '../runtime/flush-planner.js'
 import type { FlushCommand, FlushResult } from '../runtime/source-flusher.js'
@@ -12,9 +11,9 @@ import type {
   FlushRecordsCommand,
   FlushRecordsResult,
 } from '../storage/spi/flush-types.js'
-import { fromWireChange, toWireChange } from './memory-wire.js'
-import { fromWireRedaction, toWireRedaction } from './redaction-wire.js'
-import { fromWireSkipped, toWireSkipped } from './skipped-wire.js'
+import { toWireChange } from './memory-wire.js'
+import { toWireRedaction } from './redaction-wire.js'
+import { toWireSkipped } from './skipped-wire.js'
 
 type Wire = components['schemas']
 
@@ -61,33 +60,6 @@ export const toWireFlush = (r: FlushResult): Wire['FlushResponse'] => ({
   extraction_mode: r.mode,
 })
 
-/** Inverse of {@link toWireFlush} (CLI `--server-url`). */
-export const fromWireFlush = (r: Wire['FlushResponse']): FlushResult =>
-  Object.freeze({
-    status: r.status,
-    previousCursor: r.previous_cursor,
-    cursor: r.cursor,
-    highWatermark: r.high_watermark,
-    processedSourceCount: r.processed_source_count,
-    changes: r.changes.map(fromWireChange),
-    skippedSources: r.skipped_sources.map(fromWireSkipped),
-    sources: r.sources.map((o) => ({
-      sourceId: o.source.source_id,
-      position: o.position,
-      mediaType: o.media_type,
-      outcome: o.outcome,
-      candidates: o.candidates,
-      refused: o.refused.map((x) => ({
-        sourceId: o.source.source_id,
-        entry: x.entry,
-        reason: x.reason,
-      })),
-      note: o.note,
-    })),
-    recordId: r.record_id,
-    mode: r.extraction_mode,
-  })
-
 const toWireRecord = (r: FlushRecord): Wire['FlushRecord'] => ({
   record_id: r.recordId,
   scope_id: r.scopeId,
@@ -107,27 +79,6 @@ export const toWireFlushRecords = (r: FlushRecordsResult): Wire['FlushRecordsRes
   records: r.records.map(toWireRecord),
   next_after: r.nextAfter,
 })
-
-/** Inverse of {@link toWireFlushRecords}. */
-export const fromWireFlushRecords = (r: Wire['FlushRecordsResponse']): FlushRecordsResult =>
-  Object.freeze({
-    records: r.records.map((x) => ({
-      recordId: x.record_id,
-      scopeId: x.scope_id,
-      fromPosition: x.from_position,
-      toPosition: x.to_position,
-      mode: x.mode,
-      model: x.model,
-      promptVersion: x.prompt_version,
-      operationId: x.operation_id,
-      createdAt: x.created_at,
-      details: x.details as Record<string, JsonValue>,
-      ...(x.redaction === undefined || x.redaction === null
-        ? {}
-        : { redaction: fromWireRedaction(x.redaction) }),
-    })),
-    nextAfter: r.next_after,
-  })
 
 /** The `extraction` object of capabilities. */
 export const toWireExtraction = (

@@ -73,22 +73,3 @@ export const toWireListSources = (r: L.ListSourcesResult): Wire['ListSourcesResp
   high_watermark: r.highWatermark,
   next_after: r.nextAfter,
 })
-
-/** A scopes page from the wire (inverse of {@link toWireListScopes}; the remote CLI). */
-export const fromWireListScopes = (r: Wire['ListScopesResponse']): L.ListScopesResult =>
-  Object.freeze({
-    scopes: Object.freeze(
-      r.scopes.map((s) =>
-        Object.freeze({
-          scopeId: s.scope_id,
-          counts: Object.freeze({ ...s.counts }),
-          memoryCount: s.memory_count,
-          headSeq: s.head_seq,
-          lastChangeAt: s.last_change_at,
-          highWatermark: s.high_watermark,
-          cursor: s.cursor,
-        }),
-      ),
-    ),
-    nextAfter: r.next_after,
-  })

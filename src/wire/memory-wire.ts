@@ -19,13 +19,8 @@ import type {
   SearchHit,
   SearchResult,
 } from '../storage/spi/memory-backend.js'
-import {
-  fromWireRedaction,
-  fromWireRedactionEntry,
-  toWireRedaction,
-  toWireRedactionEntry,
-} from './redaction-wire.js'
-import { fromWireSkipped, toWireSkipped } from './skipped-wire.js'
+import { toWireRedaction, toWireRedactionEntry } from './redaction-wire.js'
+import { toWireSkipped } from './skipped-wire.js'
 
 /** The contract's shapes: each domain → wire mapper returns one, so a renamed field fails `tsc`. */
 type Wire = components['schemas']
@@ -80,20 +75,6 @@ export const toWireStale = (m: StaleMark): Wire['StaleMark'] => ({
     captured_at: c.capturedAt,
   })),
 })
-
-/** A stale mark (inverse of `toWireStale`). */
-export const fromWireStale = (m: Wire['StaleMark']): StaleMark =>
-  Object.freeze({
-    commits: Object.freeze(
-      m.commits.map((c) =>
-        Object.freeze({
-          commit: c.commit,
-          paths: Object.freeze([...c.paths]),
-          capturedAt: c.captured_at,
-        }),
-      ),
-    ),
-  })
 
 export const toWireHit = (h: SearchHit): Wire['SearchHit'] => ({
   memory_ref: toWireArtifactRef(h.memoryRef),
@@ -194,159 +175,3 @@ export const toWireError = (
 ) => ({
   error: { code: e.code, message: e.message, request_id: requestId, details: e.details ?? null },
 })
-
-/*
- * Wire → domain conversion of response bodies (the inverse of the mappers above), for surfaces
- * that reach a runtime through the HTTP client (CLI `--server-url`). Records come back frozen,
- * as the runtime's own are (results are immutable).
- */
-
-/** An exact reference `{artifact_id, revision}` as a domain `ArtifactRef`. */
-export const fromWireArtifactRef = (r: Wire['ArtifactRef']): ArtifactRef =>
-  Object.freeze({ artifactId: r.artifact_id, revision: r.revision })
-
-/** A source reference `{name, source_id}` as a domain `SourceRef`. */
-export const fromWireSourceRef = (r: Wire['SourceRef']): SourceRef =>
-  Object.freeze({ name: r.name, sourceId: r.source_id })
-
-/** A wire `Memory` as the domain `Memory` (inverse of `toWireMemory`). */
-export const fromWireMemory = (m: Wire['Memory']): Memory =>
-  Object.freeze({
-    memoryRef: fromWireArtifactRef(m.memory_ref),
-    scopeId: m.scope_id,
-    state: m.state,
-    kind: m.kind,
-    text: m.text,
-    sources: Object.freeze(m.sources.map(fromWireSourceRef)),
-    artifacts: Object.freeze(m.artifacts.map(fromWireArtifactRef)),
-    observedAt: m.observed_at,
-    contentHash: m.content_hash,
-    createdAt: m.created_at,
-    mergedInto: m.merged_into,
-    reason: m.reason,
-    ...(m.redaction === undefined
-      ? {}
-      : { redaction: m.redaction && fromWireRedaction(m.redaction) }),
-  })
-
-/** A change-log row (inverse of `toWireChange`). */
-export const fromWireChange = (c: Wire['MemoryChange']): MemoryChange =>
-  Object.freeze({
-    seq: c.seq,
-    op: c.op,
-    memoryId: c.memory_id,
-    fromRevision: c.from_revision,
-    toRevision: c.to_revision,
-    fromState: c.from_state,
-    toState: c.to_state,
-    reason: c.reason,
-    operationId: c.operation_id,
-    at: c.at,
-  })
-
-/** A search hit (inverse of `toWireHit`). */
-export const fromWireHit = (h: Wire['SearchHit']): SearchHit =>
-  Object.freeze({
-    memoryRef: fromWireArtifactRef(h.memory_ref),
-    kind: h.kind,
-    text: h.text,
-    score: h.score,
-    matchedBy: Object.freeze([...h.matched_by]),
-    ...(h.stale === undefined ? {} : { stale: fromWireStale(h.stale) }),
-  })
-
-/** A search response (inverse of `toWireSearch`). */
-export const fromWireSearch = (r: Wire['SearchResponse']): SearchResult =>
-  Object.freeze({ mode: r.mode, hits: Object.freeze(r.hits.map(fromWireHit)) })
-
-/** A get response (inverse of `toWireGet`). */
-export const fromWireGet = (r: Wire['GetResponse']): GetResult =>
-  Object.freeze({
-    memory: fromWireMemory(r.memory),
-    currentRevision: r.current_revision,
-    state: r.state,
-    ...(r.stale === undefined ? {} : { stale: fromWireStale(r.stale) }),
-  })
-
-/**
- * A merge relation of a history (inverse of `toWireMergeRelation`). The wire does not carry the
- * operation ids, so they come back empty (`''`, null); the scope is the history's.
- */
-export const fromWireMergeRelation = (m: Wire['MergeRelation'], scopeId: string): MergeRecord =>
-  Object.freeze({
-    mergeId: m.merge_id,
-    scopeId,
-    resultId: m.result_id,
-    inputs: Object.freeze(m.inputs.map(fromWireArtifactRef)),
-    state: m.state,
-    createdAt: m.created_at,
-    operationId: m.operation_id,
-    undoneAt: m.undone_at,
-    undoneOperationId: m.undone_operation_id,
-  })
-
-/** A history response (inverse of `toWireHistory`); `scopeId` is the scope it was read in. */
-export const fromWireHistory = (r: Wire['HistoryResponse'], scopeId: string): HistoryResult =>
-  Object.freeze({
-    memoryId: r.memory_id,
-    state: r.state,
-    currentRevision: r.current_revision,
-    versions: Object.freeze(r.versions.map(fromWireMemory)),
-    transitions: Object.freeze(r.transitions.map(fromWireChange)),
-    merges: Object.freeze(r.merges.map((m) => fromWireMergeRelation(m, scopeId))),
-    nextAfter: r.next_after,
-  })
-
-/** A plan entry of a restore preview (inverse of `toWirePlanRef`). */
-export const fromWirePlanRef = (r: Wire['PlanRef']): PlanRef =>
-  Object.freeze({ memoryId: r.memory_id, version: r.version })
-
-/** A restore preview (inverse of `toWireRestorePreview`). */
-export const fromWireRestorePreview = (r: Wire['RestorePreviewResponse']): RestorePreviewResult => {
-  const next = r.plan.new_version
-  return Object.freeze({
-    plan: Object.freeze({
-      restore: Object.freeze(r.plan.restore.map(fromWirePlanRef)),
-      retire: Object.freeze(r.plan.retire.map(fromWirePlanRef)),
-      leavingSearch: Object.freeze(r.plan.leaving_search.map(fromWirePlanRef)),
-      newVersion:
-        next === null
-          ? null
-          : Object.freeze({
-              memoryId: next.memory_id,
-              fromRevision: next.from_revision,
-              version: next.version,
-            }),
-    }),
-    previewToken: r.preview_token,
-  })
-}
-
-/** A merge response (inverse of `toWireMerge`). */
-export const fromWireMerge = (r: Wire['MergeResponse']): MergeResult =>
-  Object.freeze({
-    status: r.status,
-    mergeId: r.merge_id,
-    memory: fromWireMemory(r.memory),
-    inputs: Object.freeze(r.inputs.map(fromWireMemory)),
-  })
-
-/** A list page (inverse of `toWireList`). */
-export const fromWireList = (r: Wire['ListResponse']): ListResult =>
-  Object.freeze({
-    memories: Object.freeze(r.memories.map(fromWireMemory)),
-    nextAfter: r.next_after,
-  })
-
-/** A changes response (inverse of `toWireChanges`). */
-export const fromWireChanges = (r: Wire['ChangesResponse']): ChangesResult =>
-  Object.freeze({
-    changes: Object.freeze(r.changes.map(fromWireChange)),
-    headSeq: r.head_seq,
-    hasMore: r.has_more,
-    nextSince: r.next_since,
-    ...(r.skipped_sources?.length
-      ? { skippedSources: r.skipped_sources.map(fromWireSkipped) }
-      : {}),
-    ...(r.redactions?.length ? { redactions: r.redactions.map(fromWireRedactionEntry) } : {}),
-  })

@@ -27,10 +27,6 @@ export const toWireRedaction = (r: RedactionInfo): Wire['Redaction'] => ({
   rule: r.rule,
 })
 
-/** Inverse of {@link toWireRedaction}. */
-export const fromWireRedaction = (r: Wire['Redaction']): RedactionInfo =>
-  Object.freeze({ redactedAt: r.redacted_at, reason: r.reason, rule: r.rule })
-
 /** A change-feed redaction on the wire. */
 export const toWireRedactionEntry = (e: RedactionEntry): Wire['RedactionEntry'] => ({
   seq: e.seq,
@@ -43,20 +39,6 @@ export const toWireRedactionEntry = (e: RedactionEntry): Wire['RedactionEntry'] 
   redacted_at: e.redactedAt,
   operation_id: e.operationId,
 })
-
-/** Inverse of {@link toWireRedactionEntry}. */
-export const fromWireRedactionEntry = (e: Wire['RedactionEntry']): RedactionEntry =>
-  Object.freeze({
-    seq: e.seq,
-    target: e.target,
-    sourceId: e.source_id,
-    memoryRef: fromRef(e.memory_ref),
-    recordId: e.record_id,
-    rule: e.rule,
-    reason: e.reason,
-    redactedAt: e.redacted_at,
-    operationId: e.operation_id,
-  })
 
 /** A redact request as the SPI command (exactly-one-target is the domain's check). */
 export const fromWireRedactRequest = (b: Wire['RedactRequest']): RedactCommand => ({
@@ -96,32 +78,3 @@ export const toWireRedact = (r: RedactResult): Wire['RedactResponse'] => ({
           ms: r.erasure.ms,
         },
 })
-
-/** Inverse of {@link toWireRedact} (the CLI over `--server-url`). */
-export const fromWireRedact = (r: Wire['RedactResponse']): RedactResult =>
-  Object.freeze({
-    dryRun: r.dry_run,
-    items: Object.freeze(
-      r.items.map((i) =>
-        Object.freeze({
-          target: i.target,
-          sourceId: i.source_id,
-          memoryRef: fromRef(i.memory_ref),
-          recordId: i.record_id,
-          rule: i.rule,
-          fields: Object.freeze([...i.fields]),
-          status: i.status,
-          seq: i.seq,
-        }),
-      ),
-    ),
-    erasure:
-      r.erasure === null
-        ? null
-        : Object.freeze({
-            filesClean: r.erasure.files_clean,
-            steps: Object.freeze([...r.erasure.steps]),
-            pending: r.erasure.pending,
-            ms: r.erasure.ms,
-          }),
-  })

@@ -10,14 +10,3 @@ export const toWireSkipped = (s: SkippedSource): components['schemas']['SkippedS
   error: { code: s.error.code, message: s.error.message },
   at: s.at,
 })
-
-/** Inverse of {@link toWireSkipped}. */
-export const fromWireSkipped = (s: components['schemas']['SkippedSource']): SkippedSource =>
-  Object.freeze({
-    seq: s.seq,
-    source: Object.freeze({ name: s.source.name, sourceId: s.source.source_id }),
-    position: s.position,
-    attempts: s.attempts,
-    error: Object.freeze({ code: s.error.code, message: s.error.message }),
-    at: s.at,
-  })

@@ -1,6 +1,6 @@
 /**
  * CLI `capture`, `flush` (`--until`) and `flush-records`, on a data directory and through
- * `--server-url` (the same commands, written once against MemoryOperations).
+ * `--server-url` (the same commands, written once against the contract's operations).
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'

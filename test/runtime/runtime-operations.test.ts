@@ -1,6 +1,6 @@
 /*
  * The runtime answers every SPI memory operation through its one delegation path
- * (runtime/memory-operations.ts `BackendDelegation`): each name of MEMORY_OPERATION_NAMES is a
+ * (runtime/backend-delegation.ts `BackendDelegation`): each name of MEMORY_OPERATION_NAMES is a
  * method of MemoryRuntime that calls the backend's method of that name with the same arguments
  * and returns its result, on a real SQLite database.
  */
