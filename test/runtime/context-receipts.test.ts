@@ -71,7 +71,7 @@ describe('recording', () => {
     const recall = await rt.prepareContext({
       scopeId: s,
       query: 'payments retries',
-      maxBytes: 512,
+      maxBytes: 768,
       excludeRefs: refsOf(brief),
       receipt: receipt('sess-1', 'user_prompt_submit'),
     })
@@ -99,7 +99,7 @@ describe('recording', () => {
   it('marks a prepare that had to cut an item to fit as not within budget', async () => {
     const s = scope('budget')
     await remember(s, 'constraint', `Long rule: ${'keep the ledger append-only; '.repeat(40)}`)
-    const r = await rt.prepareContext({ scopeId: s, maxBytes: 600, receipt: receipt('sess-b') })
+    const r = await rt.prepareContext({ scopeId: s, maxBytes: 800, receipt: receipt('sess-b') })
     expect(r.items[0]!.truncated).toBe(true)
     const [got] = (await rt.contextReceipts({ scopeId: s })).receipts
     expect(got!.withinBudget).toBe(false)

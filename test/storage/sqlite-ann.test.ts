@@ -184,6 +184,8 @@ describe('sqlite approximate vector search', () => {
     old.rawDatabase.exec(
       `DROP TABLE legacy_source_payloads; DROP TABLE legacy_citations; DROP TABLE legacy_upgrades;
        DROP TABLE memory_vector_log; DROP TABLE database_identity; DROP TABLE redactions;
+       DROP TABLE receipt_items; DROP TABLE receipts; DROP TABLE source_paths;
+       DROP TABLE freshness_checks;
        UPDATE schema_version SET version = 4`,
     )
     await old.close()
