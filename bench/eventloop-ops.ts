@@ -29,6 +29,8 @@ export interface OpFigure {
    * stretch without the time the thread waited for a core (little sensitive to other processes).
    */
   readonly mainThreadRanMs: number
+  /** Longest garbage-collection pause of the server's heap within the operation. */
+  readonly gcPauseMs: number
   readonly rssBeforeMb: number
   readonly rssPeakMb: number
   /** Statuses other than 2xx the operation's requests got (e.g. 408 when the loop stalled). */
@@ -72,7 +74,8 @@ parentPort.on('message', async (m) => {
  * Loaded into the server (`--require`): a 1 ms timer records the longest gap between its ticks and
  * the most CPU time the server's main thread ran within one gap (from the kernel's per-thread
  * `schedstat`, so time the thread waited for a core on a loaded machine does not count, nor do
- * other threads); `SIGUSR2` prints both and starts over.
+ * other threads), and the longest garbage-collection pause (a `gc` performance entry); `SIGUSR2`
+ * prints the three and starts over.
  */
 const PROBE = `
 const { readFileSync } = require('node:fs')
@@ -88,10 +91,16 @@ setInterval(() => {
   last = now
   lastRan = r
 }, 1).unref()
+let gcLongest = 0
+new (require('node:perf_hooks').PerformanceObserver)((list) => {
+  for (const e of list.getEntries()) gcLongest = Math.max(gcLongest, e.duration)
+}).observe({ entryTypes: ['gc'] })
 process.on('SIGUSR2', () => {
-  process.stderr.write('eventloop-probe ' + longest.toFixed(2) + ' ' + mostRan.toFixed(2) + '\\n')
+  const figures = [longest, mostRan, gcLongest].map((n) => n.toFixed(2))
+  process.stderr.write('eventloop-probe ' + figures.join(' ') + '\\n')
   longest = 0
   mostRan = 0
+  gcLongest = 0
 })`
 
 /** Posts JSON; returns the body's byte count, and the parsed body when it is under 4 MiB. */
@@ -160,14 +169,14 @@ export async function runOperations(
     )
     const url = server.url
     /** The probe's figures since the last call (it prints them on SIGUSR2). */
-    const stall = async (): Promise<[number, number]> => {
+    const stall = async (): Promise<[number, number, number]> => {
       const count = () => server.stderr().split('eventloop-probe ').length
       const before = count()
       server.proc.kill('SIGUSR2')
       while (count() === before) await new Promise((r) => setTimeout(r, 5))
       const line = server.stderr().split('eventloop-probe ').at(-1)!.split('\n')[0]!
-      const [ms, cpu] = line.split(' ').map(Number)
-      return [ms!, cpu!]
+      const [ms, cpu, gc] = line.split(' ').map(Number)
+      return [ms!, cpu!, gc!]
     }
     const poller = new Worker(POLLER, { eval: true, workerData: { url, pid: server.proc.pid } })
     const measure = async (op: string, work: () => Promise<unknown>): Promise<OpFigure> => {
@@ -181,7 +190,7 @@ export async function runOperations(
       await work()
       const ms = performance.now() - t
       await new Promise((r) => setTimeout(r, 50))
-      const [serverStallMs, mainThreadRanMs] = await stall()
+      const [serverStallMs, mainThreadRanMs, gcPauseMs] = await stall()
       const done = new Promise<{ longest: number; before: number; peak: number }>((r) =>
         poller.once('message', r),
       )
@@ -194,6 +203,7 @@ export async function runOperations(
         longestGapMs: p.longest,
         serverStallMs,
         mainThreadRanMs,
+        gcPauseMs,
         rssBeforeMb: p.before,
         rssPeakMb: p.peak,
         failures: failed,

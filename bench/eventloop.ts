@@ -18,7 +18,8 @@
  * limit) and one at the limit, `remember` of 100 × 8 KB, and `sources/get` / `sources/list` of
  * 100 sources of ≈ 1 MB (one call, and four readers reading all of them at once, with the
  * server's peak RSS). A probe inside the server reports its own longest stall and the most its
- * main thread ran within one (the figure other processes on a loaded machine barely move).
+ * main thread ran within one (the figure other processes on a loaded machine barely move), and
+ * its longest garbage-collection pause.
  *
  * Usage: `npm run bench:eventloop [-- --windows normal,entries,adversarial] [--parts flush,ops]
  * [--bin /path/to/bin/powercontext.js]`; `--parts ops,no-sources` skips the sources (and their
@@ -148,12 +149,12 @@ if (PARTS.includes('ops')) {
     `server process, /health/live every 10 ms during each operation${BIN === '' ? '' : ` (${BIN})`}, load ${os.loadavg()[0]!.toFixed(2)}`,
   )
   console.log(
-    '| operation | ms | longest liveness gap ms | server stall ms | main thread ran in one stall ms | server RSS before MB | server RSS peak MB | non-2xx |',
+    '| operation | ms | longest liveness gap ms | server stall ms | main thread ran in one stall ms | longest GC pause ms | server RSS before MB | server RSS peak MB | non-2xx |',
   )
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |')
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |')
   for (const r of rows)
     console.log(
-      `| ${r.op} | ${f1(r.ms)} | ${f1(r.longestGapMs)} | ${f1(r.serverStallMs)} | ${f1(r.mainThreadRanMs)} | ${int(r.rssBeforeMb)} | ${int(r.rssPeakMb)} | ${r.failures || 'none'} |`,
+      `| ${r.op} | ${f1(r.ms)} | ${f1(r.longestGapMs)} | ${f1(r.serverStallMs)} | ${f1(r.mainThreadRanMs)} | ${f1(r.gcPauseMs)} | ${int(r.rssBeforeMb)} | ${int(r.rssPeakMb)} | ${r.failures || 'none'} |`,
     )
   console.log(
     JSON.stringify({ bench: 'eventloop-ops', bin: BIN || null, load: os.loadavg()[0], rows }),
