@@ -15,7 +15,9 @@
  *   for Codex).
  *
  * Usage: `npm run bench:hosts [-- --runs 10 --hosts claude-code,codex --server up|down|hung]`
- * (needs `npm run build`). `--server down` sets the integration up against a loopback port where
+ * (needs `npm run build`). `--debug DIR` (Claude Code) writes each turn's `claude --debug-file`
+ * log to DIR (`with-N.log`, `without-N.log`): the timestamps of the MCP connection, each hook's
+ * start and end and the model request, to see where the added time goes. `--server down` sets the integration up against a loopback port where
  * nothing listens, `hung` against one that accepts and never answers: what a turn then costs.
  * The last line states the milliseconds added per turn.
  */
@@ -58,13 +60,23 @@ const MEMORIES = [
 ]
 
 type Host = 'claude-code' | 'codex'
-const opts = { runs: 10, hosts: ['claude-code', 'codex'] as Host[], server: 'up' }
+const opts = {
+  runs: 10,
+  hosts: ['claude-code', 'codex'] as Host[],
+  server: 'up',
+  debug: undefined as string | undefined,
+}
 parseFlags(process.argv.slice(2), {
   '--runs': (v, f) => (opts.runs = positiveInt(f, v)),
   '--hosts': (v) => (opts.hosts = (v ?? '').split(',').filter(Boolean) as Host[]),
   '--server': (v) => {
     if (!['up', 'down', 'hung'].includes(v ?? '')) throw new Error('--server: up, down or hung')
     opts.server = v as string
+  },
+  '--debug': (v) => {
+    if (!v) throw new Error('--debug needs a directory')
+    mkdirSync(v, { recursive: true })
+    opts.debug = v
   },
 })
 
@@ -140,8 +152,14 @@ async function bench(host: Host, serverUrl: string): Promise<HostResult> {
     ] as const)
       writeCodexConfig(h, model.url, `[projects."${dir}"]\ntrust_level = "trusted"\n`)
   cli(homes.with, 'setup', host, '--project', withDir, '--server-url', serverUrl)
+  let turns = 0
   const turn = (form: 'with' | 'without'): Promise<HostRun> => {
+    const debug =
+      opts.debug === undefined || host !== 'claude-code'
+        ? []
+        : ['--debug-file', join(opts.debug, `${form}-${turns++}.log`)]
     const o = {
+      args: debug,
       home: homes[form],
       cwd: form === 'with' ? withDir : withoutDir,
       modelUrl: model.url,

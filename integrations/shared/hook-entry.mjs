@@ -19,7 +19,7 @@ const STALE_MS = 60 * 60 * 1000
 
 /**
  * Runs one hook program for a host profile (see run-hook.mjs) as its arguments say.
- * @param {object} profile the host profile
+ * @param {Parameters<typeof import("./run-hook.mjs").runHook>[0]} profile the host profile
  * @param {string} script the hook program's own path (the worker runs it again)
  */
 export async function hookEntry(profile, script, io = process) {
@@ -37,12 +37,22 @@ export async function hookEntry(profile, script, io = process) {
   io.exit(0)
 }
 
+/**
+ * @param {Parameters<typeof import("./run-hook.mjs").runHook>[0]} profile the host profile
+ * @param {any} io the process (argv, env, stdin, exit)
+ * @param {any} input the payload's bytes (stdin, or the bytes handed over)
+ */
 async function runNow(profile, io, input) {
   const { runHook } = await import('./run-hook.mjs')
   return runHook(profile, io, input)
 }
 
-/** The worker: the payload from its file (removed at once), then the event as usual. */
+/**
+ * The worker: the payload from its file (removed at once), then the event as usual.
+ * @param {Parameters<typeof import("./run-hook.mjs").runHook>[0]} profile the host profile
+ * @param {string} file the payload file
+ * @param {any} io the process
+ */
 async function runWorker(profile, file, io) {
   let payload
   try {
@@ -54,6 +64,7 @@ async function runWorker(profile, file, io) {
   return runNow(profile, io, [payload])
 }
 
+/** @param {AsyncIterable<Buffer>} stdin */
 async function readStdin(stdin) {
   const chunks = []
   let size = 0
@@ -65,7 +76,12 @@ async function readStdin(stdin) {
   return Buffer.concat(chunks)
 }
 
-/** Writes the payload to a private file and starts the detached worker; false when it cannot. */
+/**
+ * Writes the payload to a private file and starts the detached worker; false when it cannot.
+ * @param {Record<string, string | undefined>} env
+ * @param {string} script
+ * @param {Buffer} payload
+ */
 function handOver(env, script, payload) {
   const base = stateDir(env)
   if (base === undefined) return false
@@ -97,7 +113,10 @@ function handOver(env, script, payload) {
   }
 }
 
-/** Removes the payload files no worker took (a worker removes its own first thing). */
+/**
+ * Removes the payload files no worker took (a worker removes its own first thing).
+ * @param {string} dir
+ */
 function removeStale(dir) {
   const now = Date.now()
   for (const name of readdirSync(dir)) {

@@ -75,6 +75,13 @@ function expectAbsoluteCommands(settings: Json, host = 'claude-code'): void {
     const scripts = scriptPaths(command)
     expect(scripts.length).toBeGreaterThan(0)
     for (const s of scripts) expect(existsSync(s), s).toBe(true)
+    if (event !== 'Stop') continue
+    // Stop hands over through the POSIX shell entry: no Node start on the host's turn.
+    const entry = /(?:^|\s)sh (\S+\/integrations\/shared\/hook-detach\.sh) \S+ "[^"]+\.mjs"$/.exec(
+      command,
+    )
+    expect(entry, command).not.toBeNull()
+    expect(existsSync(entry![1]!)).toBe(true)
   }
 }
 

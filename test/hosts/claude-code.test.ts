@@ -112,7 +112,7 @@ describe('Claude Code, project setup', () => {
     const prompt = settings.hooks['UserPromptSubmit']?.[0]?.hooks[0]
     expect(prompt).toMatchObject({ type: 'http', url: `${fx.server.url}/v1/hooks/claude-code` })
     expect(String(settings.hooks['Stop']?.[0]?.hooks[0]?.['command'])).toMatch(
-      /^POWERCONTEXT_CLIENT_SERVER_URL=\S+ POWERCONTEXT_HOOKS_FORM=http .*powercontext-hook\.mjs"? --detach$/,
+      /^POWERCONTEXT_CLIENT_SERVER_URL=\S+ POWERCONTEXT_HOOKS_FORM=http sh \S+\/hook-detach\.sh \S+ "\S+powercontext-hook\.mjs"$/,
     )
     fx.model.turns({ text: 'Via the ledger.' })
     const first = await turn(PROMPT, p, home)

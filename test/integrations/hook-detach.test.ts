@@ -1,16 +1,25 @@
 /**
- * The Stop hook as `setup` installs it: `--detach` hands the payload to a background worker and
- * exits at once, the worker captures (the turn's prompt too in the http form, where the server's
+ * The Stop hook as `setup` installs it: `--detach` (or, on POSIX hosts, the shell entry
+ * integrations/shared/hook-detach.sh) hands the payload to a background worker and exits at once, the worker captures (the turn's prompt too in the http form, where the server's
  * route answers UserPromptSubmit and captures nothing), and a prompt carrying a credential is
  * still never sent. Real hook processes against a real server on loopback.
  */
-import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 import { describe, expect, it } from 'vitest'
 
 import { useHookFixture } from '../support/hook-fixture.js'
-import { runHookProcess } from '../support/hook-harness.js'
+import { runHookProcess, runProgram } from '../support/hook-harness.js'
 
 const SCOPE = 'git:github.com/acme/detach'
 const fx = useHookFixture('claude-code', {
@@ -94,5 +103,49 @@ describe('Stop --detach', () => {
     expect(run.code).toBe(0)
     // In place: captured before the process exited.
     expect((await fx.sources()).some((s) => s.content.includes('Ran in place.'))).toBe(true)
+  })
+})
+
+describe('Stop through the POSIX shell entry', () => {
+  const SH = fileURLToPath(new URL('../../integrations/shared/hook-detach.sh', import.meta.url))
+  const state = join(base, 'sh-state')
+  const modes = join(base, 'sh-modes')
+  // The real Node behind a wrapper that notes the payload file's and its directory's modes when
+  // the worker starts (the worker removes the file first thing).
+  const node = join(base, 'node-noting-modes.sh')
+  writeFileSync(
+    node,
+    `#!/bin/sh\n[ "$2" = --worker ] && stat -c %a "$3" "\${3%/*}" > '${modes}'\nexec '${process.execPath}' "$@"\n`,
+  )
+  chmodSync(node, 0o755)
+
+  it('hands the payload to the worker in a 0600 file of a 0700 directory, printing nothing', async () => {
+    const env = fx.envFor(fx.server.url, { POWERCONTEXT_HOOKS_STATE_DIR: state })
+    const payload = stopPayload('Ship refunds', 'Refunds shipped via sh.')
+    const run = await runProgram('sh', [SH, node, HOOK], payload, env)
+    expect(run).toEqual({ code: 0, stdout: '', stderr: '' })
+    const outcome = (await sourcesWith('Refunds shipped via sh.')).find((s) =>
+      s.content.includes('Refunds shipped via sh.'),
+    )
+    expect(JSON.parse(outcome!.content)).toMatchObject({ task: 'Ship refunds' })
+    expect(readFileSync(modes, 'utf8').split('\n').filter(Boolean)).toEqual(['600', '700'])
+    expect(readdirSync(join(state, 'pending'))).toEqual([])
+  })
+
+  it('fails open when the state directory cannot be made: runs in place, exit 0', async () => {
+    const blocker = join(base, 'not-a-dir')
+    writeFileSync(blocker, '')
+    const env = fx.envFor(fx.server.url, { POWERCONTEXT_HOOKS_STATE_DIR: join(blocker, 'state') })
+    const payload = stopPayload('Inline sh turn', 'Ran in place via sh.')
+    const run = await runProgram('sh', [SH, process.execPath, HOOK], payload, env)
+    expect(run.code).toBe(0)
+    // In place: captured before the process exited.
+    expect((await fx.sources()).some((s) => s.content.includes('Ran in place via sh.'))).toBe(true)
+  })
+
+  it('exits 0 with nothing printed when even Node cannot be started', async () => {
+    const env = fx.envFor(fx.server.url, { POWERCONTEXT_HOOKS_STATE_DIR: 'relative/dir' })
+    const run = await runProgram('sh', [SH, join(base, 'no-such-node'), HOOK], '{}', env)
+    expect(run).toEqual({ code: 0, stdout: '', stderr: '' })
   })
 })

@@ -18,8 +18,18 @@ export function runHookProcess(
   env: Record<string, string | undefined>,
   args: readonly string[] = [],
 ): Promise<HookResult> {
+  return runProgram(process.execPath, [file, ...args], payload, env)
+}
+
+/** Runs `program ARGS…` with `payload` (JSON unless a string) on stdin, as a host starts a hook. */
+export function runProgram(
+  program: string,
+  args: readonly string[],
+  payload: unknown,
+  env: Record<string, string | undefined>,
+): Promise<HookResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(program, args, { env, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')))

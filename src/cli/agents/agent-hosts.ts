@@ -102,16 +102,24 @@ export const shellWord = (word: string): string =>
 
 const PLUGIN_ROOT = /\$\{(?:CLAUDE_)?PLUGIN_ROOT\}/g
 
+/** A detached hook (`node "…/x.mjs" --detach`, the Stop hook) and the script it runs. */
+const DETACHED = /^node\s+("[^"]+\.mjs")\s+--detach$/
+
 /**
  * The hooks to install for a host: the plugin's table with absolute commands, and `env` (e.g.
- * the server URL) set in front of each command.
+ * the server URL) set in front of each command. Where the host runs commands with a POSIX shell
+ * (`posix`), a detached hook runs as `sh integrations/shared/hook-detach.sh NODE SCRIPT`: the
+ * hand-over to the background worker then starts no Node on the host's turn.
  * @throws Error when the plugin's hooks file is missing or malformed (a broken package).
  */
 export function renderHooks(
   files: HostFiles,
   env: Readonly<Record<string, string>>,
   nodePath: string = process.execPath,
+  posix: boolean = process.platform !== 'win32',
 ): HookTable {
+  const pluginDir = files.pluginDir.replace(/\/$/, '')
+  const detachScript = shellWord(join(pluginDir, '..', 'shared', 'hook-detach.sh'))
   const source = join(files.pluginDir, 'hooks', 'hooks.json')
   const parsed = JSON.parse(readFileSync(source, 'utf8')) as { hooks?: Record<string, unknown> }
   if (typeof parsed.hooks !== 'object' || parsed.hooks === null)
@@ -125,9 +133,11 @@ export function renderHooks(
       ...g,
       hooks: g.hooks.map((h) => {
         if (typeof h.command !== 'string') return h
-        const command = h.command
-          .replace(PLUGIN_ROOT, files.pluginDir.replace(/\/$/, ''))
-          .replace(/^node(?=\s)/, shellWord(nodePath))
+        const rooted = h.command.replace(PLUGIN_ROOT, pluginDir)
+        const detached = posix ? DETACHED.exec(rooted) : null
+        const command = detached
+          ? `sh ${detachScript} ${shellWord(nodePath)} ${detached[1]}`
+          : rooted.replace(/^node(?=\s)/, shellWord(nodePath))
         return { ...h, command: `${prefix}${command}` }
       }),
     }))
