@@ -8,9 +8,6 @@ export declare function stateDir(
 /** A directory only this user can read: created 0700, an existing one of ours narrowed to 0700. */
 export declare function privateDir(dir: string): void
 
-/** A directory only this user can read: created 0700, an existing one of ours narrowed to 0700. */
-export declare function privateDir(dir: string): void
-
 /** One session's state: the injected versions and the HEAD when the turn began. */
 export declare class SessionState {
   refs: string[]
