@@ -117,6 +117,8 @@ describe('extraction with the real claude CLI', () => {
     expect(run).toBe(0)
     expect(home.fired()).toBe(true)
     expect(sink.paths.length).toBeGreaterThan(0)
+    // The Stop hook's detached worker posts after the host exited: let it land here.
+    await sink.settle()
   })
 
   it('one window: sources and related memories go to the model, no hook fires, the JSON is applied, usage is recorded', async () => {

@@ -79,6 +79,8 @@ describe('extraction with the real codex CLI', () => {
     })
     expect(code).toBe(0)
     expect(home.fired()).toBe(true)
+    // The Stop hook's detached worker posts after the host exited: let it land here.
+    await sink.settle()
   })
 
   it('one window: the sources reach the model with the login, no hook fires, the JSON is applied', async () => {

@@ -28,6 +28,23 @@ export class HookSink extends LoopbackListener {
       res.writeHead(503).end()
     })
   }
+
+  /**
+   * Waits until no request has arrived for `quietMs` (at most `maxMs`): a detached Stop worker of a
+   * finished host run posts after the host exited, and must not land in the next test.
+   */
+  async settle(quietMs = 1500, maxMs = 30_000): Promise<void> {
+    const end = Date.now() + maxMs
+    let seen = this.paths.length
+    let since = Date.now()
+    while (Date.now() < end && Date.now() - since < quietMs) {
+      await new Promise((r) => setTimeout(r, 100))
+      if (this.paths.length !== seen) {
+        seen = this.paths.length
+        since = Date.now()
+      }
+    }
+  }
 }
 
 /** The error a promise rejects with (it must reject). */
