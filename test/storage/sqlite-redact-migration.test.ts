@@ -86,7 +86,7 @@ describe('SQLite schema 9: decision records as a redaction target', () => {
     const after = await openSqliteBackend({ database: file })
     try {
       expect(after.rawDatabase.prepare('SELECT version FROM schema_version').get()).toEqual({
-        version: 9,
+        version: SQLITE_SCHEMA_VERSION,
       })
       const kept = await after.changes({ scopeId, since: 0 })
       expect(kept.redactions).toEqual(feed.redactions)
