@@ -25,17 +25,28 @@ const TABLES = [
 const PENDING =
   'InnoDB undo and redo logs, the binary log and a Galera node’s gcache keep earlier row images until they are purged or overwritten (docs/storage.md)'
 
+/** What stays readable on a Galera node, where the server does not rebuild the tables. */
+const GALERA_PENDING = `the tables that held the text are not rebuilt on a Galera cluster (run OPTIMIZE TABLE on ${TABLES.join(', ')} in a maintenance window, docs/cluster.md); ${PENDING}`
+
 /**
  * Rebuilds the tables that held erased text (`OPTIMIZE TABLE`: InnoDB recreates the table and its
- * FULLTEXT index from the live rows). On Galera it is replicated as schema change (total order):
- * every node rebuilds, and writes wait meanwhile. OceanBase compacts in its own major freeze.
+ * FULLTEXT index from the live rows). Not on a Galera node (`galera`): there it would be a
+ * total-order schema change holding every write of the cluster. OceanBase compacts in its own
+ * major freeze.
  */
 export async function rebuildRedactedTables(
   sql: SqlSession,
   dialect: 'mariadb' | 'oceanbase',
+  galera = false,
 ): Promise<ErasureReport> {
   const started = performance.now()
   const steps: string[] = []
+  if (galera) {
+    // On a Galera node the rebuild is a total-order schema change: it stalls every write of the
+    // cluster while it runs, and one was seen to wait forever on a node whose parallel applier
+    // held the table. The server leaves it to the operator (docs/cluster.md "Redaction").
+    return { filesClean: false, steps, pending: GALERA_PENDING, ms: 0 }
+  }
   if (dialect === 'mariadb') {
     for (const table of TABLES) {
       await sql.all(`OPTIMIZE TABLE ${table}`)

@@ -367,7 +367,11 @@ export class MysqlMemoryBackend extends SqlMemoryBackend {
     const conn = await this.#pool.getConnection()
     try {
       const sql = new MysqlSession(conn, this.#rewrite)
-      return await rebuildRedactedTables(sql, this.#status.server.dialect.name)
+      return await rebuildRedactedTables(
+        sql,
+        this.#status.server.dialect.name,
+        this.#status.galera !== null,
+      )
     } finally {
       conn.release()
     }
