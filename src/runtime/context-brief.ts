@@ -1,4 +1,5 @@
 import type { Memory } from '../core/memory-model.js'
+import { isActive } from '../core/memory-state.js'
 import type { MemoryBackend } from '../storage/spi/memory-backend.js'
 import { RECENT_LIMIT_MAX } from '../storage/spi/memory-backend.js'
 import type { GivenMemory } from '../storage/spi/receipt-types.js'
@@ -59,7 +60,7 @@ async function standingMemories(
 /** The memory's current version when it is still active, else undefined. */
 async function getActive(backend: MemoryBackend, g: GivenMemory): Promise<Memory | undefined> {
   const got = await backend.get({ scopeId: g.scopeId, memoryId: g.memoryId }).catch(() => undefined)
-  return got?.memory.state === 'active' ? got.memory : undefined
+  return got !== undefined && isActive(got.memory.state) ? got.memory : undefined
 }
 
 /**

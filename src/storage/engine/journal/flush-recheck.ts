@@ -33,7 +33,7 @@ export async function recheckInTx(
     })
     return {
       op: d.op,
-      status: r.status === 'forgotten' ? 'forgotten' : 'unchanged',
+      status: r.status === 'unchanged' ? 'unchanged' : 'forgotten',
       memory: r.memory,
     }
   }
