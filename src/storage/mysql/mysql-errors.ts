@@ -31,8 +31,12 @@ const ER_READ_ONLY = 1290
  * (1205) — on Galera also a certification conflict with another node's write — and `Query
  * execution was interrupted` (1317), a statement brute-force aborted by another node's replicated
  * DDL (total order isolation). Servers opening a new database at once on several nodes meet them.
+ * The source id widening (mysql-source-ids.ts) reads which foreign keys exist, then drops and adds
+ * them: another node doing the same in between makes a drop miss (1091 `ER_CANT_DROP_FIELD_OR_KEY`)
+ * or an add collide (1005 `ER_CANT_CREATE_TABLE` with errno 121, 1826 `ER_FK_DUP_NAME`); the rerun
+ * reads the keys again and finds the work done.
  */
-const SCHEMA_CONFLICT_ERRNOS = new Set([1205, 1213, 1317])
+const SCHEMA_CONFLICT_ERRNOS = new Set([1005, 1091, 1205, 1213, 1317, 1826])
 
 /** True when open-time schema work failed on a conflict with a concurrent opener: run it again. */
 export function isSchemaConflict(err: unknown): boolean {
