@@ -389,7 +389,7 @@ describe('setup: which of our tools the agent may call without asking', () => {
               'X-PowerContext-Scope': '$POWERCONTEXT_CLAUDE_SCOPE_ID',
             },
             allowedEnvVars: ['POWERCONTEXT_CLIENT_API_TOKEN', 'POWERCONTEXT_CLAUDE_SCOPE_ID'],
-            timeout: 2,
+            timeout: 1,
           },
         ],
       },

@@ -10,7 +10,7 @@ import { CLAUDE_HOOK_ROUTE } from './claude-hook-route.js'
 import type { HookGroup, HookHandler, HookTable } from './hook-merge.js'
 
 /** Seconds Claude Code waits for the route (brief and recall in one request); then it goes on. */
-export const HTTP_HOOK_TIMEOUT_S = 2
+export const HTTP_HOOK_TIMEOUT_S = 1
 /** The variable the hooks read the server's token from. */
 const TOKEN_ENV = 'POWERCONTEXT_CLIENT_API_TOKEN'
 /** Claude Code's scope override for the hooks, sent as `X-PowerContext-Scope` (empty when unset). */
