@@ -27,7 +27,26 @@ interface Operation {
   requestBody?: { content: { 'application/json': { schema: { $ref: string } } } }
   responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>
   security?: unknown[]
-  'x-mcp-tool'?: { name: string; read_only: boolean }
+  'x-mcp-tool'?: McpTool
+}
+
+/** `x-mcp-tool`: the tool's name, whether it only reads, its guide for a model and an example. */
+interface McpTool {
+  name: string
+  read_only: boolean
+  guide: string
+  example: Record<string, unknown>
+}
+
+/** The operation table's `mcpTool`; a tool without a guide or an example is a contract bug. */
+function mcpTool(operationId: string, tool: McpTool | undefined) {
+  if (tool === undefined) return null
+  const { name, read_only: readOnly, guide, example } = tool
+  if (typeof guide !== 'string' || guide.trim() === '')
+    throw new Error(`x-mcp-tool of ${operationId} has no guide`)
+  if (typeof example !== 'object' || example === null || Array.isArray(example))
+    throw new Error(`x-mcp-tool of ${operationId} has no example arguments object`)
+  return { name, readOnly, guide: guide.trim(), example }
 }
 
 /** The status code of an operation's success response (the first 2xx; 200 when none is listed). */
@@ -56,10 +75,7 @@ async function generate(): Promise<Record<string, string>> {
       successStatus: Number(successStatus(op)),
       responseSchema: schemaName(op.responses[successStatus(op)]?.content?.['application/json']),
       public: Array.isArray(op.security) && op.security.length === 0,
-      mcpTool:
-        op['x-mcp-tool'] === undefined
-          ? null
-          : { name: op['x-mcp-tool'].name, readOnly: op['x-mcp-tool'].read_only },
+      mcpTool: mcpTool(op.operationId, op['x-mcp-tool']),
     })),
   )
   const table =
@@ -77,8 +93,16 @@ export interface ContractOperation {
   readonly responseSchema: string | null
   /** Health routes stay public when a bearer token is configured. */
   readonly public: boolean
-  /** Set when the operation is also an MCP tool (the allow-list). */
-  readonly mcpTool: { readonly name: string; readonly readOnly: boolean } | null
+  /**
+   * Set when the operation is also an MCP tool (the allow-list): its name, whether it only reads,
+   * its guide for a model (when to use it, what it returns) and an example of its arguments.
+   */
+  readonly mcpTool: {
+    readonly name: string
+    readonly readOnly: boolean
+    readonly guide: string
+    readonly example: { readonly [field: string]: unknown }
+  } | null
 }
 
 export const OPERATIONS = ${JSON.stringify(operations, null, 2)} as const satisfies readonly ContractOperation[]

@@ -192,7 +192,17 @@ export const OPENAPI_DOCUMENT = {
         "summary": "Add memories; an entry equal to an active memory's content is `unchanged`.",
         "x-mcp-tool": {
           "name": "remember_memory",
-          "read_only": false
+          "read_only": false,
+          "guide": "Use it when you learn something a later session needs: a decision and its reason, a constraint, a convention, a user preference, a non-obvious fact about the code. Write each entry as one self-contained statement (understandable without this conversation); kinds: fact, preference, decision, constraint, working_note. Search first: when a memory already says it, update that one instead. Never store secrets, tokens or passwords.",
+          "example": {
+            "entries": [
+              {
+                "kind": "decision",
+                "text": "Payment requests carry an idempotency key derived from the order id.",
+                "reason": "agreed in code review"
+              }
+            ]
+          }
         },
         "parameters": [
           {
@@ -240,7 +250,16 @@ export const OPENAPI_DOCUMENT = {
         "summary": "Write a new version of an active memory, based on exactly `memory_ref.revision`.",
         "x-mcp-tool": {
           "name": "update_memory",
-          "read_only": false
+          "read_only": false,
+          "guide": "Use it to correct or refine the text of a memory, change its kind or add evidence; the old version stays readable. Pass `memory_ref` at the current revision (from a search hit, get_memory or your last write). `revision_conflict` means it changed since: get_memory, reconsider, retry with the new revision. Only active memories can be updated.",
+          "example": {
+            "memory_ref": {
+              "artifact_id": "mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S",
+              "revision": 2
+            },
+            "text": "Migrations run with `npm run db:migrate`, never at server start.",
+            "reason": "startup migrations were removed"
+          }
         },
         "parameters": [
           {
@@ -288,7 +307,12 @@ export const OPENAPI_DOCUMENT = {
         "summary": "Take an active memory out of search (restorable).",
         "x-mcp-tool": {
           "name": "forget_memory",
-          "read_only": false
+          "read_only": false,
+          "guide": "Use it when a memory is wrong or obsolete and nothing should replace it: it leaves search but stays readable, and restore_memory brings it back. To correct a memory, use update_memory instead.",
+          "example": {
+            "memory_id": "mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S",
+            "reason": "the service moved to gRPC"
+          }
         },
         "parameters": [
           {
@@ -336,7 +360,13 @@ export const OPENAPI_DOCUMENT = {
         "summary": "Bring a forgotten memory back; `to_revision` writes a version with that content.",
         "x-mcp-tool": {
           "name": "restore_memory",
-          "read_only": false
+          "read_only": false,
+          "guide": "Use it to bring a forgotten or merged memory back into search; restoring a merged one undoes the merges above it (their results are retired). With `to_revision`, it then writes a new version with the content of that old version. Call preview_restore first and pass its `preview_token` to apply exactly the plan you saw; `preview_stale` means something changed since (preview again). A retired memory cannot come back (`state_conflict`).",
+          "example": {
+            "memory_id": "mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S",
+            "preview_token": "<preview_token from preview_restore>",
+            "reason": "the old behaviour is back"
+          }
         },
         "parameters": [
           {
@@ -384,7 +414,11 @@ export const OPENAPI_DOCUMENT = {
         "summary": "The plan a restore would apply now, and a token binding it. Changes nothing.",
         "x-mcp-tool": {
           "name": "preview_restore",
-          "read_only": true
+          "read_only": true,
+          "guide": "Use it before restore_memory, above all for a merged memory or an old revision: it lists the memories that would come back, the merge results that would be retired, the memories whose content would leave search and the new version `to_revision` would write. Then call restore_memory with the same `memory_id` and `to_revision` and the returned `preview_token`.",
+          "example": {
+            "memory_id": "mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S"
+          }
         },
         "parameters": [
           {
@@ -432,7 +466,23 @@ export const OPENAPI_DOCUMENT = {
         "summary": "Merge two or more active memories into a new one; the inputs become `merged`.",
         "x-mcp-tool": {
           "name": "merge_memories",
-          "read_only": false
+          "read_only": false,
+          "guide": "Use it when two or more active memories say the same or overlapping things: write one memory that replaces them. The inputs become `merged` (out of search, still readable, restorable with restore_memory). Pass the current `memory_ref` of each input (from search hits or get_memory); a repeated merge comes back `unchanged`.",
+          "example": {
+            "inputs": [
+              {
+                "artifact_id": "mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S",
+                "revision": 1
+              },
+              {
+                "artifact_id": "mem_01JD8Z7V0C2N4P6R8T0V2X4Z6A",
+                "revision": 3
+              }
+            ],
+            "kind": "constraint",
+            "text": "All public endpoints require a bearer token; health checks stay public.",
+            "reason": "duplicates"
+          }
         },
         "parameters": [
           {
@@ -480,7 +530,11 @@ export const OPENAPI_DOCUMENT = {
         "summary": "Read one version (exact `memory_ref`, the current one by `memory_id`, or by an upgraded `legacy_citation`).",
         "x-mcp-tool": {
           "name": "get_memory",
-          "read_only": true
+          "read_only": true,
+          "guide": "Use it to read a cited memory in full, or to get the current revision before update_memory, forget_memory or merge_memories. With `memory_id` it reads the current version; with `memory_ref` that exact version. The result carries `current_revision` and `state` (the state of the memory now, whatever version is shown).",
+          "example": {
+            "memory_id": "mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S"
+          }
         },
         "parameters": [
           {
@@ -529,7 +583,11 @@ export const OPENAPI_DOCUMENT = {
         "description": "Versions oldest first, after `after` (default 0), up to 1 MiB of version text, sources,\nartifacts and reasons per answer (the first version of a page always fits); pass\n`next_after` as `after` for the next page, null after the last. Each transition comes on\nthe page holding its revision; merges come on the first page only.\n",
         "x-mcp-tool": {
           "name": "memory_history",
-          "read_only": true
+          "read_only": true,
+          "guide": "Use it to see how and why a memory changed (each transition keeps its reason), which revision to restore, or what a merge absorbed. Versions come oldest first, up to 1 MiB per answer: pass the `next_after` of the previous page as `after` until it is null.",
+          "example": {
+            "memory_id": "mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S"
+          }
         },
         "parameters": [
           {
@@ -577,7 +635,15 @@ export const OPENAPI_DOCUMENT = {
         "summary": "One keyset page of memories, ordered by memory id.",
         "x-mcp-tool": {
           "name": "list_memories",
-          "read_only": true
+          "read_only": true,
+          "guide": "Use it to browse or audit a scope, or (with `states`) to find forgotten or merged memories; to find something by meaning use search_memory. Pass the `next_after` of the previous page as `after` until it is null.",
+          "example": {
+            "kinds": [
+              "decision",
+              "constraint"
+            ],
+            "limit": 20
+          }
         },
         "parameters": [
           {
@@ -625,7 +691,11 @@ export const OPENAPI_DOCUMENT = {
         "summary": "Search active memories of a scope.",
         "x-mcp-tool": {
           "name": "search_memory",
-          "read_only": true
+          "read_only": true,
+          "guide": "Use it at the start of a task and whenever a past decision, convention, constraint or fact about the project could matter, before guessing or asking the user again. Returns ranked `hits`, each with the text and the exact `memory_ref` of the version shown: cite it, or pass it to get_memory / update_memory / merge_memories. No hits means nothing relevant is stored.",
+          "example": {
+            "query": "how are database migrations run"
+          }
         },
         "parameters": [
           {

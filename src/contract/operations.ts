@@ -12,8 +12,16 @@ export interface ContractOperation {
   readonly responseSchema: string | null
   /** Health routes stay public when a bearer token is configured. */
   readonly public: boolean
-  /** Set when the operation is also an MCP tool (the allow-list). */
-  readonly mcpTool: { readonly name: string; readonly readOnly: boolean } | null
+  /**
+   * Set when the operation is also an MCP tool (the allow-list): its name, whether it only reads,
+   * its guide for a model (when to use it, what it returns) and an example of its arguments.
+   */
+  readonly mcpTool: {
+    readonly name: string
+    readonly readOnly: boolean
+    readonly guide: string
+    readonly example: { readonly [field: string]: unknown }
+  } | null
 }
 
 export const OPERATIONS = [
@@ -72,7 +80,17 @@ export const OPERATIONS = [
     "public": false,
     "mcpTool": {
       "name": "remember_memory",
-      "readOnly": false
+      "readOnly": false,
+      "guide": "Use it when you learn something a later session needs: a decision and its reason, a constraint, a convention, a user preference, a non-obvious fact about the code. Write each entry as one self-contained statement (understandable without this conversation); kinds: fact, preference, decision, constraint, working_note. Search first: when a memory already says it, update that one instead. Never store secrets, tokens or passwords.",
+      "example": {
+        "entries": [
+          {
+            "kind": "decision",
+            "text": "Payment requests carry an idempotency key derived from the order id.",
+            "reason": "agreed in code review"
+          }
+        ]
+      }
     }
   },
   {
@@ -86,7 +104,16 @@ export const OPERATIONS = [
     "public": false,
     "mcpTool": {
       "name": "update_memory",
-      "readOnly": false
+      "readOnly": false,
+      "guide": "Use it to correct or refine the text of a memory, change its kind or add evidence; the old version stays readable. Pass `memory_ref` at the current revision (from a search hit, get_memory or your last write). `revision_conflict` means it changed since: get_memory, reconsider, retry with the new revision. Only active memories can be updated.",
+      "example": {
+        "memory_ref": {
+          "artifact_id": "mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S",
+          "revision": 2
+        },
+        "text": "Migrations run with `npm run db:migrate`, never at server start.",
+        "reason": "startup migrations were removed"
+      }
     }
   },
   {
@@ -100,7 +127,12 @@ export const OPERATIONS = [
     "public": false,
     "mcpTool": {
       "name": "forget_memory",
-      "readOnly": false
+      "readOnly": false,
+      "guide": "Use it when a memory is wrong or obsolete and nothing should replace it: it leaves search but stays readable, and restore_memory brings it back. To correct a memory, use update_memory instead.",
+      "example": {
+        "memory_id": "mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S",
+        "reason": "the service moved to gRPC"
+      }
     }
   },
   {
@@ -114,7 +146,13 @@ export const OPERATIONS = [
     "public": false,
     "mcpTool": {
       "name": "restore_memory",
-      "readOnly": false
+      "readOnly": false,
+      "guide": "Use it to bring a forgotten or merged memory back into search; restoring a merged one undoes the merges above it (their results are retired). With `to_revision`, it then writes a new version with the content of that old version. Call preview_restore first and pass its `preview_token` to apply exactly the plan you saw; `preview_stale` means something changed since (preview again). A retired memory cannot come back (`state_conflict`).",
+      "example": {
+        "memory_id": "mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S",
+        "preview_token": "<preview_token from preview_restore>",
+        "reason": "the old behaviour is back"
+      }
     }
   },
   {
@@ -128,7 +166,11 @@ export const OPERATIONS = [
     "public": false,
     "mcpTool": {
       "name": "preview_restore",
-      "readOnly": true
+      "readOnly": true,
+      "guide": "Use it before restore_memory, above all for a merged memory or an old revision: it lists the memories that would come back, the merge results that would be retired, the memories whose content would leave search and the new version `to_revision` would write. Then call restore_memory with the same `memory_id` and `to_revision` and the returned `preview_token`.",
+      "example": {
+        "memory_id": "mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S"
+      }
     }
   },
   {
@@ -142,7 +184,23 @@ export const OPERATIONS = [
     "public": false,
     "mcpTool": {
       "name": "merge_memories",
-      "readOnly": false
+      "readOnly": false,
+      "guide": "Use it when two or more active memories say the same or overlapping things: write one memory that replaces them. The inputs become `merged` (out of search, still readable, restorable with restore_memory). Pass the current `memory_ref` of each input (from search hits or get_memory); a repeated merge comes back `unchanged`.",
+      "example": {
+        "inputs": [
+          {
+            "artifact_id": "mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S",
+            "revision": 1
+          },
+          {
+            "artifact_id": "mem_01JD8Z7V0C2N4P6R8T0V2X4Z6A",
+            "revision": 3
+          }
+        ],
+        "kind": "constraint",
+        "text": "All public endpoints require a bearer token; health checks stay public.",
+        "reason": "duplicates"
+      }
     }
   },
   {
@@ -156,7 +214,11 @@ export const OPERATIONS = [
     "public": false,
     "mcpTool": {
       "name": "get_memory",
-      "readOnly": true
+      "readOnly": true,
+      "guide": "Use it to read a cited memory in full, or to get the current revision before update_memory, forget_memory or merge_memories. With `memory_id` it reads the current version; with `memory_ref` that exact version. The result carries `current_revision` and `state` (the state of the memory now, whatever version is shown).",
+      "example": {
+        "memory_id": "mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S"
+      }
     }
   },
   {
@@ -170,7 +232,11 @@ export const OPERATIONS = [
     "public": false,
     "mcpTool": {
       "name": "memory_history",
-      "readOnly": true
+      "readOnly": true,
+      "guide": "Use it to see how and why a memory changed (each transition keeps its reason), which revision to restore, or what a merge absorbed. Versions come oldest first, up to 1 MiB per answer: pass the `next_after` of the previous page as `after` until it is null.",
+      "example": {
+        "memory_id": "mem_01JD8Z5Q4B6M3K2W9X7Y1T0R5S"
+      }
     }
   },
   {
@@ -184,7 +250,15 @@ export const OPERATIONS = [
     "public": false,
     "mcpTool": {
       "name": "list_memories",
-      "readOnly": true
+      "readOnly": true,
+      "guide": "Use it to browse or audit a scope, or (with `states`) to find forgotten or merged memories; to find something by meaning use search_memory. Pass the `next_after` of the previous page as `after` until it is null.",
+      "example": {
+        "kinds": [
+          "decision",
+          "constraint"
+        ],
+        "limit": 20
+      }
     }
   },
   {
@@ -198,7 +272,11 @@ export const OPERATIONS = [
     "public": false,
     "mcpTool": {
       "name": "search_memory",
-      "readOnly": true
+      "readOnly": true,
+      "guide": "Use it at the start of a task and whenever a past decision, convention, constraint or fact about the project could matter, before guessing or asking the user again. Returns ranked `hits`, each with the text and the exact `memory_ref` of the version shown: cite it, or pass it to get_memory / update_memory / merge_memories. No hits means nothing relevant is stored.",
+      "example": {
+        "query": "how are database migrations run"
+      }
     }
   },
   {

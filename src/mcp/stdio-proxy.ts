@@ -14,7 +14,7 @@ import type { ErrorCode } from '../core/errors.js'
 import { toWireError } from '../wire/memory-wire.js'
 import { JsonPoster } from './json-post.js'
 import { MCP_PATH, MCP_SERVER_INFO, SCOPE_HEADER } from './mcp-identity.js'
-import { MCP_INSTRUCTIONS } from './tool-descriptions.js'
+import { MCP_INSTRUCTIONS } from './mcp-instructions.js'
 
 /** Settings of `powercontext mcp`. */
 export interface StdioProxyOptions {

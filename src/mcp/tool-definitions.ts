@@ -2,7 +2,6 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 
 import { OPENAPI_DOCUMENT } from '../contract/openapi-document.js'
 import { type ContractOperation, type OperationId, OPERATIONS } from '../contract/operations.js'
-import { type McpToolName, TOOL_GUIDES } from './tool-descriptions.js'
 
 type JsonObject = Record<string, unknown>
 
@@ -113,6 +112,21 @@ export function toolInputSchema(schemaName: string): Tool['inputSchema'] {
   return flat as Tool['inputSchema']
 }
 
+/** The scope every tool's example runs in (the example's other arguments come from the contract). */
+const EXAMPLE_SCOPE = 'git:github.com/acme/api'
+
+/**
+ * A tool's description, written for a model: the contract's summary, then its `x-mcp-tool` guide
+ * (when to use it, what it returns) and one example of its arguments as JSON.
+ */
+export function toolDescription(
+  summary: string,
+  tool: { readonly guide: string; readonly example: { readonly [field: string]: unknown } },
+): string {
+  const example = JSON.stringify({ scope_id: EXAMPLE_SCOPE, ...tool.example })
+  return `${summary} ${tool.guide} Example arguments: ${example}`
+}
+
 /**
  * Tool hints. Reads change nothing. Every write is idempotent (docs/memory-model.md: "a repeated request
  * whose effect already holds is a no-op"; a stale base fails with `revision_conflict` and changes
@@ -136,7 +150,7 @@ function bindings(): readonly McpToolBinding[] {
         requestSchema: op.requestSchema,
         tool: {
           name: op.mcpTool.name,
-          description: `${op.summary} ${TOOL_GUIDES[op.mcpTool.name as McpToolName]}`,
+          description: toolDescription(op.summary, op.mcpTool),
           inputSchema: toolInputSchema(op.requestSchema),
           annotations: annotationsFor(op.mcpTool.readOnly),
         },
@@ -148,8 +162,7 @@ function bindings(): readonly McpToolBinding[] {
 
 /**
  * The MCP allow-list (docs/http-api.md): exactly the contract operations marked `x-mcp-tool`, in contract
- * order. Name and input schema come from the contract; the description is the operation summary
- * followed by the tool's guide for a model (`TOOL_GUIDES`).
+ * order. Name, input schema and description ({@link toolDescription}) all come from the contract.
  */
 export const MCP_TOOLS: readonly McpToolBinding[] = bindings()
 

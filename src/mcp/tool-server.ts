@@ -10,9 +10,9 @@ import {
 import type { ContractValidator } from '../wire/contract-validator.js'
 import type { RuntimeSlot } from '../wire/surface-call.js'
 import { MCP_SERVER_INFO } from './mcp-identity.js'
+import { MCP_INSTRUCTIONS } from './mcp-instructions.js'
 import { callTool, type ToolCallContext } from './tool-calls.js'
 import { MCP_TOOLS } from './tool-definitions.js'
-import { MCP_INSTRUCTIONS } from './tool-descriptions.js'
 
 /** What a tool call takes from the transport that carried it. */
 export type RequestScope = Pick<ToolCallContext, 'log' | 'requestId' | 'scopeId'>

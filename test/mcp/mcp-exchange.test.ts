@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { initializeRequest } from '../../harness/mcp-messages.js'
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
-import { MCP_INSTRUCTIONS } from '../../src/mcp/tool-descriptions.js'
+import { MCP_INSTRUCTIONS } from '../../src/mcp/mcp-instructions.js'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pc-mcp-exchange-'))
 let server: RunningServer

@@ -14,8 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 
 import { createPowerContextClient } from '../../src/client/index.js'
 import { startServer } from '../../src/http/server-run.js'
+import { MCP_INSTRUCTIONS } from '../../src/mcp/mcp-instructions.js'
 import { MCP_TOOLS } from '../../src/mcp/tool-definitions.js'
-import { MCP_INSTRUCTIONS } from '../../src/mcp/tool-descriptions.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import { EmbeddingsServer } from '../support/embeddings-server.js'
 

@@ -18,9 +18,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { OPERATIONS } from '../../src/contract/operations.js'
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
+import { MCP_INSTRUCTIONS } from '../../src/mcp/mcp-instructions.js'
 import { PROXY_PROTOCOL_VERSIONS } from '../../src/mcp/stdio-proxy.js'
 import { MCP_TOOLS } from '../../src/mcp/tool-definitions.js'
-import { MCP_INSTRUCTIONS } from '../../src/mcp/tool-descriptions.js'
 
 const BIN = fileURLToPath(new URL('../../bin/powercontext.js', import.meta.url))
 const BUILT = ['../../dist/cli/main.js', '../../dist/cli/mcp-command.js', '../../dist/mcp/index.js']

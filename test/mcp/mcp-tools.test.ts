@@ -8,7 +8,9 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
-import { MCP_INSTRUCTIONS } from '../../src/mcp/tool-descriptions.js'
+import { MCP_INSTRUCTIONS } from '../../src/mcp/mcp-instructions.js'
+import { MCP_TOOLS } from '../../src/mcp/tool-definitions.js'
+import { ContractValidator } from '../../src/wire/contract-validator.js'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pc-mcp-tools-'))
 let server: RunningServer
@@ -89,6 +91,19 @@ describe('MCP tools for a model', () => {
     const merge = tools.find((t) => t.name === 'merge_memories')!
     expect(merge.annotations?.readOnlyHint).toBe(false)
     expect(merge.inputSchema.required).toEqual(['inputs', 'kind', 'text'])
+  })
+
+  it("each tool's example (the contract's x-mcp-tool example) is a valid call of its operation", () => {
+    const validator = new ContractValidator()
+    expect(MCP_TOOLS).toHaveLength(10)
+    for (const { requestSchema, tool } of MCP_TOOLS) {
+      const text = tool.description!.match(/Example arguments: (\{.*\})$/)![1]!
+      // A placeholder such as "<preview_token from preview_restore>" stands for a value of its field.
+      const example = JSON.parse(text.replace(/"<[^"]+>"/g, '"placeholder"'))
+      expect(validator.check(requestSchema, example), tool.name).toEqual([])
+    }
+    // The check can fail: a wrongly typed argument is refused.
+    expect(validator.check('ForgetRequest', { scope_id: 's', memory_id: 1 })).not.toEqual([])
   })
 
   it('the schema walk finds a missing description (the check can fail)', () => {
