@@ -44,8 +44,23 @@ const OTHER_INTEGRATIONS = {
   regex: String.raw`(^|/)integrations/(?!shared/secret-(rules|scanner)\.mjs$)`,
   message: 'core imports nothing of integrations/ but the secret rule table (docs/development.md)',
 }
-/** Database drivers and native search addons: only `src/storage/<db>/` may import them. */
-const DRIVERS = ['better-sqlite3', 'mysql2', 'mysql2/*', 'sqlite-vec', 'hnswlib-node']
+/**
+ * The SQL backends: each adapter folder `src/storage/<db>/` with the database drivers and native
+ * search addons only it may import. A new backend is one row here (and one in the runtime's
+ * `DATABASE_BACKENDS`): every rule below is derived from it.
+ */
+const ADAPTERS = {
+  sqlite: ['better-sqlite3', 'sqlite-vec', 'hnswlib-node'],
+  mysql: ['mysql2', 'mysql2/*'],
+}
+const ADAPTER_DIRS = Object.keys(ADAPTERS)
+/** Every driver and native addon: only its own `src/storage/<db>/` may import one. */
+const DRIVERS = Object.values(ADAPTERS).flat()
+/** What adapter folder `db` may not import: the other adapters and their drivers. */
+const otherAdapters = (db) =>
+  Object.entries(ADAPTERS)
+    .filter(([other]) => other !== db)
+    .flatMap(([other, drivers]) => [...layer(other), ...drivers])
 
 export default tseslint.config(
   {
@@ -103,9 +118,7 @@ export default tseslint.config(
       ...layer('runtime'),
       ...SURFACES.flatMap(layer),
       ...INTEGRATIONS,
-      'better-sqlite3',
-      'mysql2',
-      'mysql2/*',
+      ...DRIVERS,
     ]),
   },
   // The one exception to core ← integrations: the secret rule table lives in
@@ -115,14 +128,7 @@ export default tseslint.config(
   {
     files: ['src/core/secret-rules.ts'],
     rules: restrict(
-      [
-        ...layer('storage'),
-        ...layer('runtime'),
-        ...SURFACES.flatMap(layer),
-        'better-sqlite3',
-        'mysql2',
-        'mysql2/*',
-      ],
+      [...layer('storage'), ...layer('runtime'), ...SURFACES.flatMap(layer), ...DRIVERS],
       [OTHER_INTEGRATIONS],
     ),
   },
@@ -130,11 +136,11 @@ export default tseslint.config(
     files: ['src/storage/**/*.ts'],
     rules: restrict([...layer('runtime'), ...SURFACES.flatMap(layer)]),
   },
-  // Inside storage: spi ← engine ← sql ← {sqlite, mysql}; only a dialect folder imports its driver.
+  // Inside storage: spi ← engine ← sql ← adapters; only an adapter folder imports its drivers.
   {
     files: ['src/storage/spi/**/*.ts'],
     rules: restrict([
-      ...['runtime', 'engine', 'sql', 'sqlite', 'mysql'].flatMap(layer),
+      ...['runtime', 'engine', 'sql', ...ADAPTER_DIRS].flatMap(layer),
       ...SURFACES.flatMap(layer),
       ...DRIVERS,
     ]),
@@ -142,7 +148,7 @@ export default tseslint.config(
   {
     files: ['src/storage/engine/**/*.ts'],
     rules: restrict([
-      ...['runtime', 'sql', 'sqlite', 'mysql'].flatMap(layer),
+      ...['runtime', 'sql', ...ADAPTER_DIRS].flatMap(layer),
       ...SURFACES.flatMap(layer),
       ...DRIVERS,
     ]),
@@ -150,69 +156,42 @@ export default tseslint.config(
   {
     files: ['src/storage/sql/**/*.ts'],
     rules: restrict([
-      ...['runtime', 'sqlite', 'mysql'].flatMap(layer),
+      ...['runtime', ...ADAPTER_DIRS].flatMap(layer),
       ...SURFACES.flatMap(layer),
       ...DRIVERS,
     ]),
   },
-  {
-    files: ['src/storage/sqlite/**/*.ts'],
-    rules: restrict([
-      ...['runtime', 'mysql'].flatMap(layer),
-      ...SURFACES.flatMap(layer),
-      'mysql2',
-      'mysql2/*',
-    ]),
-  },
-  {
-    files: ['src/storage/mysql/**/*.ts'],
-    rules: restrict([
-      ...['runtime', 'sqlite'].flatMap(layer),
-      ...SURFACES.flatMap(layer),
-      'better-sqlite3',
-      'sqlite-vec',
-      'hnswlib-node',
-    ]),
-  },
+  ...ADAPTER_DIRS.map((db) => ({
+    files: [`src/storage/${db}/**/*.ts`],
+    rules: restrict([...layer('runtime'), ...otherAdapters(db), ...SURFACES.flatMap(layer)]),
+  })),
   {
     files: ['src/runtime/**/*.ts'],
-    rules: restrict(
-      [...SURFACES.flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*'],
-      [STORAGE_INTERNALS],
-    ),
+    rules: restrict([...SURFACES.flatMap(layer), ...DRIVERS], [STORAGE_INTERNALS]),
   },
   // wire (the one surface call path) ← surfaces; no surface imports another's internals: mcp/
   // never imports http/ or cli/; http/ imports mcp/ only in server-run.ts, the composition root
   // that mounts the MCP plugin (imports flow down only); cli/ composes them all.
   {
     files: ['src/wire/**/*.ts'],
-    rules: restrict(
-      [...SURFACES.flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*'],
-      [STORAGE_INTERNALS],
-    ),
+    rules: restrict([...SURFACES.flatMap(layer), ...DRIVERS], [STORAGE_INTERNALS]),
   },
   {
     files: ['src/cli/**/*.ts'],
-    rules: restrict(['better-sqlite3', 'mysql2', 'mysql2/*'], [STORAGE_INTERNALS]),
+    rules: restrict([...DRIVERS], [STORAGE_INTERNALS]),
   },
   {
     files: ['src/http/**/*.ts'],
     ignores: ['src/http/server-run.ts'],
-    rules: restrict(
-      [...['mcp', 'cli'].flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*'],
-      [STORAGE_INTERNALS],
-    ),
+    rules: restrict([...['mcp', 'cli'].flatMap(layer), ...DRIVERS], [STORAGE_INTERNALS]),
   },
   {
     files: ['src/http/server-run.ts'],
-    rules: restrict([...layer('cli'), 'better-sqlite3', 'mysql2', 'mysql2/*'], [STORAGE_INTERNALS]),
+    rules: restrict([...layer('cli'), ...DRIVERS], [STORAGE_INTERNALS]),
   },
   {
     files: ['src/mcp/**/*.ts'],
-    rules: restrict(
-      [...['http', 'cli'].flatMap(layer), 'better-sqlite3', 'mysql2', 'mysql2/*'],
-      [STORAGE_INTERNALS],
-    ),
+    rules: restrict([...['http', 'cli'].flatMap(layer), ...DRIVERS], [STORAGE_INTERNALS]),
   },
   {
     files: ['src/{runtime,wire,cli,http,mcp}/**/*.ts'],
@@ -233,7 +212,7 @@ export default tseslint.config(
                 '**/http/**',
                 '**/mcp/stdio-proxy.js',
                 '**/mcp/mcp-plugin.js',
-                ...['sqlite', 'mysql', 'engine', 'sql'].flatMap((d) => layer(`storage/${d}`)),
+                ...[...ADAPTER_DIRS, 'engine', 'sql'].flatMap((d) => layer(`storage/${d}`)),
                 'fastify',
                 '@modelcontextprotocol/*',
                 'pino',
@@ -251,10 +230,7 @@ export default tseslint.config(
     files: ['src/client/**/*.ts'],
     rules: restrict([
       ...['core', 'storage', 'runtime', 'wire', 'http', 'mcp', 'cli'].flatMap(layer),
-      'better-sqlite3',
-      'mysql2',
-      'mysql2/*',
-      'sqlite-vec',
+      ...DRIVERS,
     ]),
   },
   {
