@@ -1,7 +1,7 @@
 /**
  * What the multi-session real-host tests share (a project set up with the git hook, headless
  * Claude Code turns in it, commits by a user, a server polled until the flush or the hook has run):
- * `test/hosts/claude-code-memory.test.ts` and `test/hosts/freshness-workflow.test.ts`.
+ * `test/hosts/claude-code-memory.test.ts` and the freshness workflow (`freshness-flow.ts`).
  */
 import { execFileSync } from 'node:child_process'
 
@@ -31,11 +31,12 @@ export function gitAs(home: HostHome, dir: string): (...args: string[]) => strin
 }
 
 /**
- * `powercontext --server-url URL setup claude-code --project DIR --git-hook --extract-with none`
- * (the server, not setup, chooses how to extract), which must succeed.
+ * `powercontext --server-url URL setup HOST --project DIR --git-hook --extract-with none` (the
+ * server, not setup, chooses how to extract), which must succeed.
  */
-export async function setupClaudeWithGitHook(
+export async function setupWithGitHook(
   fx: HostFixture,
+  host: 'claude-code' | 'codex',
   home: HostHome,
   serverUrl: string,
   dir: string,
@@ -45,7 +46,7 @@ export async function setupClaudeWithGitHook(
     '--server-url',
     serverUrl,
     'setup',
-    'claude-code',
+    host,
     '--project',
     dir,
     '--git-hook',
@@ -84,7 +85,7 @@ export interface ClaudeProject extends TestProject {
   readonly git: (...args: string[]) => string
 }
 
-/** A new project and HOME, set up by {@link setupClaudeWithGitHook} against `serverUrl`. */
+/** A new project and HOME, set up for Claude Code by {@link setupWithGitHook} against `serverUrl`. */
 export async function claudeProject(
   fx: HostFixture,
   serverUrl: string,
@@ -92,7 +93,7 @@ export async function claudeProject(
 ): Promise<ClaudeProject> {
   const p = fx.project(name)
   const home = fx.home()
-  await setupClaudeWithGitHook(fx, home, serverUrl, p.dir)
+  await setupWithGitHook(fx, 'claude-code', home, serverUrl, p.dir)
   return { ...p, home, turn: claudeTurns(fx, home, p.dir), git: gitAs(home, p.dir) }
 }
 
