@@ -30,7 +30,8 @@ export function readTranscript(path) {
 /**
  * The messages (as {@link readTranscript}) and the paths the edit tools of the current turn (the
  * calls after the last user message) wrote, in order, each once: Claude Code's Edit, MultiEdit,
- * Write and NotebookEdit, Codex's apply_patch. Paths are as the tool named them.
+ * Write and NotebookEdit, Codex's apply_patch (its tool, or run by a shell call). Paths are as the
+ * tool named them.
  * @param {unknown} path `transcript_path` of the hook payload
  * @returns {{messages: {role: 'user' | 'assistant', text: string}[], edits: string[]}}
  */
@@ -106,11 +107,26 @@ function editsOf(entry) {
     })
   }
   const call = entry.payload
-  if (call?.name !== 'apply_patch') return []
-  let patch = call.input
-  if (call.type === 'function_call' && typeof call.arguments === 'string') {
-    patch = parse(call.arguments)?.input
-  }
+  let patch
+  if (call?.name === 'apply_patch') {
+    patch = call.input
+    if (call.type === 'function_call' && typeof call.arguments === 'string') {
+      patch = parse(call.arguments)?.input
+    }
+  } else patch = shellPatch(call)
   if (typeof patch !== 'string') return []
   return [...patch.matchAll(PATCH_FILE)].map((m) => m[1].trim()).filter((p) => p !== '')
+}
+
+/**
+ * The patch of a Codex shell call that runs `apply_patch` (`exec_command`'s `cmd`, `shell`'s
+ * `command`): Codex applies such a command as a patch itself, and offers models without an
+ * `apply_patch` tool only this way to edit.
+ */
+function shellPatch(call) {
+  if (call?.type !== 'function_call' || typeof call.arguments !== 'string') return undefined
+  if (call.name !== 'exec_command' && call.name !== 'shell') return undefined
+  const args = parse(call.arguments)
+  const cmd = Array.isArray(args?.command) ? args.command.join('\n') : args?.cmd
+  return typeof cmd === 'string' && /\bapply_patch\b/u.test(cmd) ? cmd : undefined
 }

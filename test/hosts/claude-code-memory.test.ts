@@ -8,7 +8,6 @@
  * the current memories in what the model receives — once, under the line naming the scope — and
  * not the corrected version.
  */
-import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -21,7 +20,8 @@ import {
 } from '../support/anthropic-messages-server.js'
 import { messageText, systemMessages } from '../support/anthropic-server.js'
 import { occurrences, useHostFixture } from '../support/host-fixture.js'
-import { CLAUDE_BIN, CLAUDE_QUIET_ENV, type HostRun, runClaude } from '../support/host-runner.js'
+import { CLAUDE_BIN } from '../support/host-runner.js'
+import { claudeProject, extractionEnv, poster, sessionOf, until } from '../support/host-sessions.js'
 
 const fx = useHostFixture('anthropic', 'pc-claude-memory-')
 const extractor = new AnthropicMessagesServer()
@@ -104,13 +104,7 @@ beforeAll(async () => {
         kind: 'claude-code',
         settings: {
           command: CLAUDE_BIN,
-          env: {
-            HOME: home.home,
-            ANTHROPIC_BASE_URL: url,
-            ANTHROPIC_API_KEY: 'sk-ant-test-extraction',
-            ...CLAUDE_QUIET_ENV,
-            ...fx.guard.env(),
-          },
+          env: extractionEnv(fx, home, url),
         },
       },
     },
@@ -121,60 +115,25 @@ afterAll(async () => {
   await extractor.close()
 })
 
-/** A POST to this file's server. */
-async function post(path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  expect(res.status).toBe(200)
-  return (await res.json()) as Record<string, unknown>
-}
+const post = poster(() => server.url)
 
 /** The active memories of a scope, polled until `done` holds (the flush runs by itself). */
-async function memoriesWhen(scope: string, done: (texts: string[]) => boolean): Promise<string[]> {
-  let texts: string[] = []
-  for (let i = 0; i < 240; i++) {
-    const listed = await post('/v1/memory/list', { scope_id: scope, limit: 100 })
-    texts = (listed['memories'] as { text: string }[]).map((m) => m.text)
-    if (done(texts)) return texts
-    await new Promise((r) => setTimeout(r, 500))
-  }
-  throw new Error(`the memories never became as expected: ${JSON.stringify(texts)}`)
-}
-
-const sessionOf = (run: HostRun): string =>
-  (JSON.parse(run.stdout) as { session_id: string }).session_id
+const memoriesWhen = (scope: string, done: (texts: string[]) => boolean): Promise<string[]> =>
+  until(
+    'the memories as expected',
+    async () =>
+      (
+        (await post('/v1/memory/list', { scope_id: scope, limit: 100 }))['memories'] as {
+          text: string
+        }[]
+      ).map((m) => m.text),
+    done,
+  )
 
 describe('Claude Code: two sessions, memory written automatically with claude -p', () => {
   it('session 1 states and corrects; session 2 receives the current memories, naming the scope', async () => {
-    const p = fx.project('memory')
-    const home = fx.home()
-    const setup = await fx.cli(
-      home,
-      '--server-url',
-      server.url,
-      'setup',
-      'claude-code',
-      '--project',
-      p.dir,
-      '--git-hook',
-      '--extract-with',
-      'none',
-    )
-    expect(setup.code, setup.stderr).toBe(0)
-    const turn = (prompt: string, args: string[] = []) =>
-      runClaude(prompt, {
-        home,
-        cwd: p.dir,
-        modelUrl: fx.model.url,
-        proxyEnv: fx.guard.env(),
-        args,
-        // Our tools listed whole (not behind Claude Code's tool search), as a scripted call needs.
-        env: { ENABLE_TOOL_SEARCH: 'false' },
-        timeoutMs: 120_000,
-      })
+    const p = await claudeProject(fx, server.url, 'memory')
+    const { turn, git } = p
 
     // Session 1, first prompt: a preference and a constraint; its Stop triggers the flush.
     fx.model.turns({ text: 'Noted.' })
@@ -188,16 +147,8 @@ describe('Claude Code: two sessions, memory written automatically with claude -p
 
     // A commit (captured by the post-commit hook), then the correction in the same session.
     writeFileSync(join(p.dir, 'README.md'), '# memory test\n')
-    const gitEnv = {
-      ...process.env,
-      HOME: home.home,
-      GIT_AUTHOR_NAME: 'Test',
-      GIT_AUTHOR_EMAIL: 'test@example.com',
-      GIT_COMMITTER_NAME: 'Test',
-      GIT_COMMITTER_EMAIL: 'test@example.com',
-    }
-    execFileSync('git', ['-C', p.dir, 'add', 'README.md'], { env: gitEnv })
-    execFileSync('git', ['-C', p.dir, 'commit', '-q', '-m', 'docs: readme'], { env: gitEnv })
+    git('add', 'README.md')
+    git('commit', '-q', '-m', 'docs: readme')
     fx.model.turns({ text: 'Switched to pnpm.' })
     const second = await turn(
       'Correction: we use pnpm, not npm — the lockfile is pnpm-lock.yaml.',
@@ -244,5 +195,11 @@ describe('Claude Code: two sessions, memory written automatically with claude -p
     expect(occurrences(context, PNPM), 'the corrected preference').toBe(1)
     expect(occurrences(context, SITE), 'the constraint').toBe(1)
     expect(context).not.toContain(NPM)
+    // The turn's detached Stop worker has captured its outcome (it writes in the HOME until then).
+    await until(
+      "session 2's outcome captured",
+      () => post('/v1/sources/list', { scope_id: p.scope, limit: 100 }),
+      (r) => (r['sources'] as { content: string }[]).some((s) => s.content.includes('Use pnpm.')),
+    )
   }, 600_000)
 })

@@ -228,7 +228,7 @@ describe('Stop', () => {
     expect(body.git_head).toBe(git('rev-parse', 'HEAD').toString().trim())
   })
 
-  it("reads Codex's apply_patch calls of the turn, as custom and as function calls", () => {
+  it("reads Codex's apply_patch calls of the turn, as custom and function calls and run by a shell call", () => {
     const rollout = join(base, 'rollout.jsonl')
     const item = (payload: unknown) => JSON.stringify({ type: 'response_item', payload })
     const message = (role: string, text: string) =>
@@ -256,10 +256,26 @@ describe('Stop', () => {
           arguments: JSON.stringify({ input: patch('*** Delete File: gone.txt') }),
         }),
         item({ type: 'function_call', name: 'shell', arguments: '{"command":["ls"]}' }),
+        // How the pinned Codex has a model without an apply_patch tool edit: a shell command.
+        item({
+          type: 'function_call',
+          name: 'exec_command',
+          arguments: JSON.stringify({
+            cmd: `apply_patch <<'EOF'\n${patch('*** Add File: src/c.ts', '+z')}\nEOF\n`,
+          }),
+        }),
+        item({
+          type: 'function_call',
+          name: 'shell',
+          arguments: JSON.stringify({
+            command: ['bash', '-lc', `apply_patch <<'EOF'\n${patch('*** Update File: d.ts')}\nEOF`],
+          }),
+        }),
+        item({ type: 'function_call', name: 'exec_command', arguments: '{"cmd":"cat x.ts"}' }),
       ].join('\n'),
     )
     const turn = readTurn(rollout)
-    expect(turn.edits).toEqual(['src/a.ts', 'src/b.ts', 'gone.txt'])
+    expect(turn.edits).toEqual(['src/a.ts', 'src/b.ts', 'gone.txt', 'src/c.ts', 'd.ts'])
     expect(turn.messages.map((m) => m.text)).toEqual(['first', 'second'])
   })
 })
