@@ -15,6 +15,7 @@ import {
   formatMerge,
   formatRedaction,
   formatScope,
+  formatStale,
 } from './memory-format.js'
 import type { CallOperation } from './operation-call.js'
 import { SCOPE_OPTION_HELP } from './project-scope.js'
@@ -109,7 +110,7 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
           return print(json, r, () =>
             r.hits.length === 0
               ? [`no hits (mode ${r.mode})`]
-              : r.hits.map((h, i) => formatHit(h, i + 1)),
+              : r.hits.flatMap((h, i) => formatHit(h, i + 1)),
           )
         },
         // Local only (a --server-url search uses the server's model): flags, else the server's
@@ -138,6 +139,7 @@ export function registerMemoryCommands(program: Command, io: CliIo, run: RunWith
         const r = await call('get', getRequest(o.scope, memoryId, o.revision, o.legacyCitation))
         return print(json, r, () => [
           formatMemory(r.memory),
+          ...formatStale(r.stale),
           `current revision: ${r.current_revision}`,
         ])
       }),

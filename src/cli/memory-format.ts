@@ -1,9 +1,21 @@
 import type { components } from '../contract/powercontext-types.js'
+import { staleNote } from '../core/freshness.js'
 
 type Wire = components['schemas']
 
 /** `mem_…@2` for an exact memory ref. */
 const at = (r: Wire['ArtifactRef']): string => `${r.artifact_id}@${r.revision}`
+
+/**
+ * The indented lines under a possibly stale memory (the same words the agent's prepared context
+ * carries: which paths changed in which commit), or none.
+ */
+export const formatStale = (mark: Wire['StaleMark'] | undefined): string[] =>
+  mark === undefined
+    ? []
+    : [
+        `    ${staleNote({ commits: mark.commits.map((c) => ({ commit: c.commit, paths: c.paths, capturedAt: c.captured_at })) })}`,
+      ]
 
 /**
  * One line per memory: `mem_…@2 [active] fact: text`, then its evidence and, for a merged
@@ -54,9 +66,12 @@ export function formatFlush(r: Wire['FlushResponse']): string[] {
   ]
 }
 
-/** One line per search hit, ranked. */
-export function formatHit(h: Wire['SearchHit'], rank: number): string {
-  return `${rank}. ${at(h.memory_ref)} (${h.score.toFixed(4)}, ${h.matched_by.join('+')}) ${h.kind}: ${h.text}`
+/** One line per search hit, ranked, and the stale line of a possibly stale one. */
+export function formatHit(h: Wire['SearchHit'], rank: number): string[] {
+  return [
+    `${rank}. ${at(h.memory_ref)} (${h.score.toFixed(4)}, ${h.matched_by.join('+')}) ${h.kind}: ${h.text}`,
+    ...formatStale(h.stale),
+  ]
 }
 
 /** One line per change-log row. */
