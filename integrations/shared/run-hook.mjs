@@ -17,8 +17,7 @@ const EVENT_NAMES = {
 /**
  * Runs one hook for a host and exits the process with 0. The payload is read from `input`
  * (stdin, or the bytes a detached worker was handed).
- * @param {{host: 'claude-code' | 'codex', component: string, origin: string, displayName: string,
- *   promptSourcePrefix: string, sessionKeys: string[], turnKeys: string[], turnMetaKey: string}} profile
+ * @param {import('./hosts.mjs').HostProfile} profile the host's row of `HOST_PROFILES`
  */
 export async function runHook(profile, io = process, input = io.stdin) {
   const started = Date.now()

@@ -1,6 +1,6 @@
 /** How `setup`, `doctor` and the hook merge tell our http hook (Claude Code's http form) apart. */
 
-import { OPERATIONS } from '../../contract/operations.js'
+import { OPERATIONS } from '../../../../contract/operations.js'
 
 /** The server's route for Claude Code's http hooks (`claudeCodeHook` of the contract). */
 export const CLAUDE_HOOK_ROUTE = OPERATIONS.find((op) => op.operationId === 'claudeCodeHook')!.path
