@@ -18,9 +18,14 @@ export interface HostProfile {
   readonly serverUrlEnv: readonly string[]
   /** Env names of the explicit scope override, first set wins. */
   readonly scopeEnv: readonly string[]
+  /** The host's names of our events, where they differ (its hook output names them too). */
+  readonly events?: Readonly<Partial<Record<HookEvent, string>>>
 }
+export type HookEvent = 'SessionStart' | 'UserPromptSubmit' | 'Stop' | 'PreCompact'
 export declare const DEFAULT_SCOPE_ENV: readonly string[]
 export declare const DEFAULT_SERVER_URL_ENV: readonly string[]
 export declare const HOST_PROFILES: Readonly<Record<string, HostProfile>>
+export declare function hostEventName(profile: HostProfile, event: HookEvent): string
+export declare function ourEventName(profile: HostProfile, name: unknown): unknown
 /** @throws Error for a host without a row. */
 export declare function hostProfile(host: string): HostProfile

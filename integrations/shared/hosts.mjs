@@ -8,8 +8,10 @@
  * One host's row.
  * @typedef {{host: string, component: string, origin: string, displayName: string,
  *   promptSourcePrefix: string, sessionKeys: string[], turnKeys: string[], turnMetaKey: string,
- *   serverUrlEnv: string[], scopeEnv: string[]}} HostProfile
+ *   serverUrlEnv: string[], scopeEnv: string[], events?: Partial<Record<HookEvent, string>>}}
+ *   HostProfile
  */
+/** @typedef {'SessionStart' | 'UserPromptSubmit' | 'Stop' | 'PreCompact'} HookEvent */
 
 /** Env names of the explicit scope override when no host is named. */
 export const DEFAULT_SCOPE_ENV = ['POWERCONTEXT_SCOPE_ID']
@@ -44,6 +46,26 @@ export const HOST_PROFILES = {
     serverUrlEnv: ['POWERCONTEXT_CLIENT_SERVER_URL'],
     scopeEnv: ['POWERCONTEXT_CODEX_SCOPE_ID', 'POWERCONTEXT_SCOPE_ID'],
   },
+}
+
+/**
+ * The host's name of one of our events (`events`; a host without it uses ours), which its hook
+ * output names.
+ * @param {HostProfile} profile
+ * @param {HookEvent} event
+ * @returns {string}
+ */
+export const hostEventName = (profile, event) => profile.events?.[event] ?? event
+
+/**
+ * Our event of a host's event name (a name the host's `events` does not list is taken as ours).
+ * @param {HostProfile} profile
+ * @param {unknown} name the payload's `hook_event_name`
+ * @returns {unknown}
+ */
+export function ourEventName(profile, name) {
+  const found = Object.entries(profile.events ?? {}).find(([, theirs]) => theirs === name)
+  return found === undefined ? name : found[0]
 }
 
 /**

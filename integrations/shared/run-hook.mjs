@@ -4,6 +4,7 @@
 import { Diagnostics, HookFailure } from './diagnostics.mjs'
 import { EVENT_HANDLERS, normaliseEvent } from './events.mjs'
 import { MAX_PAYLOAD_BYTES } from './hook-entry.mjs'
+import { ourEventName } from './hosts.mjs'
 import { readSettings } from './settings.mjs'
 
 /** @type {Record<string, string>} */
@@ -39,7 +40,7 @@ export async function runHook(profile, io = process, input = io.stdin) {
       done()
     }, settings.budgetMs + 50).unref()
     const payload = await readPayload(input)
-    const key = normaliseEvent(payload.hook_event_name)
+    const key = normaliseEvent(ourEventName(profile, payload.hook_event_name))
     const handler = EVENT_HANDLERS[key]
     if (handler === undefined) return done()
     diag.run.event = EVENT_NAMES[key] ?? key

@@ -7,7 +7,7 @@
  */
 import { isDeepStrictEqual } from 'node:util'
 
-import { isOurHttpHook } from './hosts/claude-code/hook-route.js'
+import { isOurHttpHook } from './claude-hook-route.js'
 
 /** One handler of a hook group. */
 export interface HookHandler {

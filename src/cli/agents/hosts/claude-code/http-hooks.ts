@@ -7,9 +7,9 @@
  * filled from Claude Code's environment (`allowedEnvVars`), never written to the file.
  */
 import { hostProfile } from '../../../../../integrations/shared/hosts.mjs'
+import { CLAUDE_HOOK_ROUTE } from '../../claude-hook-route.js'
 import type { HookGroup, HookHandler, HookTable } from '../../hook-merge.js'
 import { TOKEN_ENV } from '../../mcp-entries.js'
-import { CLAUDE_HOOK_ROUTE } from './hook-route.js'
 
 /** Seconds Claude Code waits for the route (brief and recall in one request); then it goes on. */
 export const HTTP_HOOK_TIMEOUT_S = 1

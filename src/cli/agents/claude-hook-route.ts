@@ -1,6 +1,9 @@
-/** How `setup`, `doctor` and the hook merge tell our http hook (Claude Code's http form) apart. */
+/**
+ * How `setup`, `doctor` and the hook merge tell our http hook apart: a handler posting to the
+ * server's hook route (the http form of Claude Code's hooks, `hosts/claude-code/http-hooks.ts`).
+ */
 
-import { OPERATIONS } from '../../../../contract/operations.js'
+import { OPERATIONS } from '../../contract/operations.js'
 
 /** The server's route for Claude Code's http hooks (`claudeCodeHook` of the contract). */
 export const CLAUDE_HOOK_ROUTE = OPERATIONS.find((op) => op.operationId === 'claudeCodeHook')!.path
