@@ -264,10 +264,11 @@ async function stop(run) {
   const scopeId = scopeOf(run)
   const { messages, edits } = readTurn(payload.transcript_path)
   const lastUser = messages.findLast((m) => m.role === 'user')?.text
-  const reply =
-    typeof payload.last_assistant_message === 'string'
-      ? payload.last_assistant_message
-      : messages.findLast((m) => m.role === 'assistant')?.text
+  // The reply as the payload carries it (the host's `replyKeys`), else the transcript's last.
+  const given = (profile.replyKeys ?? ['last_assistant_message'])
+    .map((k) => payload[k])
+    .find((v) => typeof v === 'string')
+  const reply = given ?? messages.findLast((m) => m.role === 'assistant')?.text
   // The http form's UserPromptSubmit hook only reads: the turn's prompt is captured here.
   if (run.settings.form === 'http' && lastUser?.trim())
     await capturePrompt(run, scopeId, lastUser, 'prompt')

@@ -20,6 +20,8 @@ export interface HostProfile {
   readonly scopeEnv: readonly string[]
   /** The host's names of our events, where they differ (its hook output names them too). */
   readonly events?: Readonly<Partial<Record<HookEvent, string>>>
+  /** Stop payload fields holding the turn's reply, first string wins (default `last_assistant_message`). */
+  readonly replyKeys?: readonly string[]
 }
 export type HookEvent = 'SessionStart' | 'UserPromptSubmit' | 'Stop' | 'PreCompact'
 export declare const DEFAULT_SCOPE_ENV: readonly string[]

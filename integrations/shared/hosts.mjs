@@ -8,7 +8,8 @@
  * One host's row.
  * @typedef {{host: string, component: string, origin: string, displayName: string,
  *   promptSourcePrefix: string, sessionKeys: string[], turnKeys: string[], turnMetaKey: string,
- *   serverUrlEnv: string[], scopeEnv: string[], events?: Partial<Record<HookEvent, string>>}}
+ *   serverUrlEnv: string[], scopeEnv: string[], events?: Partial<Record<HookEvent, string>>,
+ *   replyKeys?: string[]}}
  *   HostProfile
  */
 /** @typedef {'SessionStart' | 'UserPromptSubmit' | 'Stop' | 'PreCompact'} HookEvent */
