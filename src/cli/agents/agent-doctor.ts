@@ -25,7 +25,7 @@ import {
 } from './agent-hosts.js'
 import { parseJsonSettings, readConfigFile } from './config-files.js'
 import { installedHooks } from './hook-merge.js'
-import type { HostAdapter } from './hosts/host-adapter.js'
+import type { HostAdapter, McpEntryView } from './hosts/host-adapter.js'
 import type { AgentHost } from './hosts/index.js'
 import { HOST_ADAPTERS, hostFiles } from './hosts/index.js'
 import { mcpUrl } from './mcp-entries.js'
@@ -96,10 +96,9 @@ async function levelWithOurHooks(levels: readonly HostFiles[]): Promise<HostFile
   return undefined
 }
 
-/** The `X-PowerContext-Scope` an entry sends (Claude Code `headers`, Codex `http_headers`). */
-function scopeHeaderOf(entry: unknown): string | undefined {
-  const e = entry as { headers?: unknown; http_headers?: unknown }
-  const headers = (e.headers ?? e.http_headers) as Record<string, unknown> | undefined
+/** The `X-PowerContext-Scope` an entry sends. */
+function scopeHeaderOf(entry: McpEntryView): string | undefined {
+  const headers = entry.headers as Record<string, unknown> | undefined
   const value = typeof headers === 'object' && headers !== null ? headers[SCOPE_HEADER] : undefined
   return typeof value === 'string' ? value : undefined
 }
@@ -117,7 +116,7 @@ async function mcpEntryCheck(
   for (const files of levels) {
     const entry = adapterOf(files).readMcpEntry(await readConfigFile(files.mcpFile))
     if (entry === undefined) continue
-    const url = (entry as { url?: unknown }).url
+    const url = entry.url
     if (url !== mcpUrl(serverUrl))
       return {
         name: 'mcp-entry',
@@ -189,7 +188,7 @@ export async function installedServerUrl(
   for (const files of levels) {
     try {
       const entry = adapterOf(files).readMcpEntry(await readConfigFile(files.mcpFile))
-      const url = (entry as { url?: unknown } | undefined)?.url
+      const url = entry?.url
       if (typeof url === 'string' && url.endsWith('/mcp')) return url.slice(0, -'/mcp'.length)
     } catch {
       // an unreadable file is reported by the checks

@@ -23,3 +23,14 @@ export const WRITE_TOOLS: readonly string[] = tools.filter((t) => !t.readOnly).m
 /** The `X-PowerContext-Scope` header of a project-level entry (none at user level). */
 export const scopeHeader = (scopeId: string | undefined): Record<string, string> =>
   scopeId === undefined ? {} : { [SCOPE_HEADER]: scopeId }
+
+/** An entry as found (any JSON or TOML value) read through its URL and headers fields. */
+export function mcpEntryView(
+  entry: unknown,
+  urlKey: string,
+  headersKey: string,
+): { url: unknown; headers: unknown } | undefined {
+  if (entry === undefined) return undefined
+  const e = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>
+  return { url: e[urlKey], headers: e[headersKey] }
+}

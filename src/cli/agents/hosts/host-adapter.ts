@@ -56,6 +56,14 @@ export interface SettingsEdit {
   readonly detail: string
 }
 
+/** Our MCP entry as doctor reads it, whatever the host calls its fields. */
+export interface McpEntryView {
+  /** Where it points (the server's `/mcp`). */
+  readonly url: unknown
+  /** The headers it sends (`X-PowerContext-Scope` for a project). */
+  readonly headers: unknown
+}
+
 /** One line of doctor's report. */
 export interface HostCheckResult {
   readonly status: 'pass' | 'fail' | 'skip'
@@ -99,7 +107,7 @@ export interface HostAdapter {
     o: HostSetup,
   ): { settings: Record<string, unknown>; what: string[] }
   /** Our MCP entry in the host's config file, or undefined (a file that does not parse throws). */
-  readMcpEntry(file: FoundFile): unknown
+  readMcpEntry(file: FoundFile): McpEntryView | undefined
   /** Puts our MCP entry into the host's config file. */
   writeMcpEntry(file: FoundFile, o: HostSetup): SettingsEdit
   /** Files of a project installation that name this machine, for `.git/info/exclude`. */

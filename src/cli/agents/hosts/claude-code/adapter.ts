@@ -13,7 +13,14 @@ import { isDeepStrictEqual } from 'node:util'
 import { hostProfile } from '../../../../../integrations/shared/hosts.mjs'
 import { homeOf, MCP_SERVER_NAME, pluginDirOf, skillUnder } from '../../agent-hosts.js'
 import { jsonText, parseJsonSettings } from '../../config-files.js'
-import { mcpUrl, READ_TOOLS, scopeHeader, TOKEN_ENV, WRITE_TOOLS } from '../../mcp-entries.js'
+import {
+  mcpEntryView,
+  mcpUrl,
+  READ_TOOLS,
+  scopeHeader,
+  TOKEN_ENV,
+  WRITE_TOOLS,
+} from '../../mcp-entries.js'
 import type { HostAdapter } from '../host-adapter.js'
 import { isLoopbackUrl, withHttpPrompt } from './http-hooks.js'
 import { mergeAllowRules } from './permissions.js'
@@ -95,9 +102,13 @@ export const claudeCode: HostAdapter = {
     }
   },
   readMcpEntry: (file) =>
-    (parseJsonSettings(file)['mcpServers'] as Record<string, unknown> | undefined)?.[
-      MCP_SERVER_NAME
-    ],
+    mcpEntryView(
+      (parseJsonSettings(file)['mcpServers'] as Record<string, unknown> | undefined)?.[
+        MCP_SERVER_NAME
+      ],
+      'url',
+      'headers',
+    ),
   writeMcpEntry(file, o) {
     const settings = parseJsonSettings(file)
     const servers = (settings['mcpServers'] ?? {}) as Record<string, unknown>

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { hostProfile } from '../../../../../integrations/shared/hosts.mjs'
 import { homeOf, MCP_SERVER_NAME, pluginDirOf, skillUnder } from '../../agent-hosts.js'
 import { readConfigFile } from '../../config-files.js'
-import { mcpUrl, scopeHeader, TOKEN_ENV } from '../../mcp-entries.js'
+import { mcpEntryView, mcpUrl, scopeHeader, TOKEN_ENV } from '../../mcp-entries.js'
 import type { FileChange, HostAdapter, HostFiles, HostSetup } from '../host-adapter.js'
 import {
   codexMcpServer,
@@ -80,7 +80,8 @@ export const codex: HostAdapter = {
   profile: hostProfile(id),
   extractionCli: 'codex',
   files,
-  readMcpEntry: (file) => codexMcpServer(parseCodexConfig(file)),
+  readMcpEntry: (file) =>
+    mcpEntryView(codexMcpServer(parseCodexConfig(file)), 'url', 'http_headers'),
   writeMcpEntry(file, o) {
     const entry = codexMcpEntry(o.serverUrl, o.withToken, o.allowWrites, o.scopeId)
     const server = setCodexMcpServer(file, entry)
