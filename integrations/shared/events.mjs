@@ -17,6 +17,7 @@ import {
 import { HookFailure } from './diagnostics.mjs'
 import { preparedContent } from './envelope.mjs'
 import { gitOutput } from './git.mjs'
+import { hostEventName } from './hosts.mjs'
 import { postJson } from './http.mjs'
 import { resolveScope } from './scope.mjs'
 import { loadSecretFinder } from './secret-scanner.mjs'
@@ -130,10 +131,16 @@ async function capture(run, step, body, texts) {
   }
 }
 
-const context = (eventName, text) =>
+/** The host's output adding `text` to the model's context, under the host's name of `event`. */
+const context = (run, event, text) =>
   text === undefined
     ? undefined
-    : { hookSpecificOutput: { hookEventName: eventName, additionalContext: text } }
+    : {
+        hookSpecificOutput: {
+          hookEventName: hostEventName(run.profile, event),
+          additionalContext: text,
+        },
+      }
 
 function baseMetadata(run, event) {
   const { profile, payload } = run
@@ -156,7 +163,7 @@ async function sessionStart(run) {
   const brief = await prepare(run, 'brief', scopeId, undefined, BRIEF_MAX_BYTES, state, START)
   state.briefed = true
   state.save()
-  return context('SessionStart', brief)
+  return context(run, 'SessionStart', brief)
 }
 
 async function userPromptSubmit(run) {
@@ -182,7 +189,7 @@ async function userPromptSubmit(run) {
   state.turnHead = gitHead(run)
   state.save()
   await capturePrompt(run, scopeId, prompt, 'capture')
-  return context('UserPromptSubmit', content)
+  return context(run, 'UserPromptSubmit', content)
 }
 
 /** Captures the turn's prompt (withheld when it matches a secret rule). */
@@ -214,7 +221,7 @@ async function tellServer(run, step) {
     const { json } = await postJson(run.settings, HOOK_ROUTE, run.payload, run.deadline)
     const text = json?.hookSpecificOutput?.additionalContext
     run.diag.step(step, typeof text === 'string' && text !== '' ? 'ready' : 'empty')
-    return typeof text === 'string' && text !== '' ? context('SessionStart', text) : undefined
+    return typeof text === 'string' && text !== '' ? context(run, 'SessionStart', text) : undefined
   } catch (err) {
     failed(run, step, err)
     return undefined
@@ -257,10 +264,11 @@ async function stop(run) {
   const scopeId = scopeOf(run)
   const { messages, edits } = readTurn(payload.transcript_path)
   const lastUser = messages.findLast((m) => m.role === 'user')?.text
-  const reply =
-    typeof payload.last_assistant_message === 'string'
-      ? payload.last_assistant_message
-      : messages.findLast((m) => m.role === 'assistant')?.text
+  // The reply as the payload carries it (the host's `replyKeys`), else the transcript's last.
+  const given = (profile.replyKeys ?? ['last_assistant_message'])
+    .map((k) => payload[k])
+    .find((v) => typeof v === 'string')
+  const reply = given ?? messages.findLast((m) => m.role === 'assistant')?.text
   // The http form's UserPromptSubmit hook only reads: the turn's prompt is captured here.
   if (run.settings.form === 'http' && lastUser?.trim())
     await capturePrompt(run, scopeId, lastUser, 'prompt')

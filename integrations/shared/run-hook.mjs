@@ -4,6 +4,7 @@
 import { Diagnostics, HookFailure } from './diagnostics.mjs'
 import { EVENT_HANDLERS, normaliseEvent } from './events.mjs'
 import { MAX_PAYLOAD_BYTES } from './hook-entry.mjs'
+import { ourEventName } from './hosts.mjs'
 import { readSettings } from './settings.mjs'
 
 /** @type {Record<string, string>} */
@@ -17,8 +18,7 @@ const EVENT_NAMES = {
 /**
  * Runs one hook for a host and exits the process with 0. The payload is read from `input`
  * (stdin, or the bytes a detached worker was handed).
- * @param {{host: 'claude-code' | 'codex', component: string, origin: string, displayName: string,
- *   promptSourcePrefix: string, sessionKeys: string[], turnKeys: string[], turnMetaKey: string}} profile
+ * @param {import('./hosts.mjs').HostProfile} profile the host's row of `HOST_PROFILES`
  */
 export async function runHook(profile, io = process, input = io.stdin) {
   const started = Date.now()
@@ -40,7 +40,7 @@ export async function runHook(profile, io = process, input = io.stdin) {
       done()
     }, settings.budgetMs + 50).unref()
     const payload = await readPayload(input)
-    const key = normaliseEvent(payload.hook_event_name)
+    const key = normaliseEvent(ourEventName(profile, payload.hook_event_name))
     const handler = EVENT_HANDLERS[key]
     if (handler === undefined) return done()
     diag.run.event = EVENT_NAMES[key] ?? key

@@ -15,7 +15,8 @@ export interface ResolvedScope {
 export declare function resolveScope(options: {
   cwd: string
   env?: Readonly<Record<string, string | undefined>>
-  host?: 'claude-code' | 'codex'
+  /** A row of `HOST_PROFILES` (its `scopeEnv`); none: `POWERCONTEXT_SCOPE_ID` alone. */
+  host?: string
 }): ResolvedScope
 
 /** `host/path` of a network Git remote, `undefined` for a local path or another scheme. */

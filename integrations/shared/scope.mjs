@@ -6,6 +6,7 @@ import { readFileSync, realpathSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 
 import { gitOutput } from './git.mjs'
+import { DEFAULT_SCOPE_ENV, HOST_PROFILES } from './hosts.mjs'
 
 /**
  * Longest scope id the server accepts (src/core/ids.ts: printable ASCII, 1–128 characters). The
@@ -18,12 +19,6 @@ const VALID_SCOPE = new RegExp(`^[\\x21-\\x7E]{1,${MAX_SCOPE_LENGTH}}$`, 'u')
 /** The Git-private binding file (shared with the reference's Claude Code and Codex plugins). */
 export const BINDING_SCHEMA = 'powercontext.codex-workspace.v1'
 export const BINDING_PATH = ['powercontext', 'codex-workspace.json']
-/** Env names of the explicit override, first set one wins; a host adds its own name in front. */
-const OVERRIDE_ENV = {
-  default: ['POWERCONTEXT_SCOPE_ID'],
-  'claude-code': ['POWERCONTEXT_CLAUDE_SCOPE_ID', 'POWERCONTEXT_SCOPE_ID'],
-  codex: ['POWERCONTEXT_CODEX_SCOPE_ID', 'POWERCONTEXT_SCOPE_ID'],
-}
 const GIT_TIMEOUT_MS = 2000
 const REMOTE_SCHEMES = new Set(['http', 'https', 'ssh', 'git'])
 
@@ -49,7 +44,7 @@ const sha256Hex = (value) => createHash('sha256').update(value).digest('hex')
  * `<git-dir>/powercontext/codex-workspace.json`) → `git` (`git:<host>/<path>` of the normalised
  * `remote.origin.url`) → `local` (`local:<sha256 of the project root>`). Never throws; Git is run
  * with a 2 s timeout and a missing `git` counts as "not a repository".
- * @param {{cwd: string, env?: Record<string, string | undefined>, host?: 'claude-code' | 'codex'}} options
+ * @param {{cwd: string, env?: Record<string, string | undefined>, host?: string}} options
  * @returns {{scope_id: string, source: 'env' | 'binding' | 'git' | 'local'}}
  */
 export function resolveScope({ cwd, env = process.env, host }) {
@@ -90,7 +85,9 @@ export function normalizeGitRemote(remote) {
 }
 
 function overrideScope(env, host) {
-  for (const name of OVERRIDE_ENV[host] ?? OVERRIDE_ENV.default) {
+  // The env names of the explicit override, first set one wins: the host's row (its own name
+  // in front of the generic one), else the generic name alone.
+  for (const name of HOST_PROFILES[host ?? '']?.scopeEnv ?? DEFAULT_SCOPE_ENV) {
     const raw = env[name]
     if (raw === undefined) continue
     const value = pyStrip(raw)

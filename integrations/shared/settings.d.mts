@@ -15,5 +15,6 @@ export declare const DEFAULT_BUDGET_MS: number
 /** @throws a HookFailure with `outcome: 'invalid_settings'` */
 export declare function readSettings(
   env: Readonly<Record<string, string | undefined>>,
-  host: 'claude-code' | 'codex',
+  /** A row of `HOST_PROFILES` (its `serverUrlEnv`). */
+  host: string,
 ): HookSettings

@@ -2,6 +2,7 @@
 // capture and recall switches, the time budgets. Invalid settings are a `HookFailure`, never a throw
 // of anything else; the hook then does nothing (fail open).
 import { HookFailure } from './diagnostics.mjs'
+import { DEFAULT_SERVER_URL_ENV, HOST_PROFILES } from './hosts.mjs'
 
 /** Server asked when no URL is set (the server's default bind). */
 export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8000'
@@ -12,11 +13,6 @@ export const DEFAULT_BUDGET_MS = 4000
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/iu
 const OFF = new Set(['0', 'false', 'no', 'off'])
 const ON = new Set(['1', 'true', 'yes', 'on'])
-/** First set variable wins; a host's plugin option comes after the generic name. */
-const SERVER_URL_ENV = {
-  'claude-code': ['POWERCONTEXT_CLIENT_SERVER_URL', 'CLAUDE_PLUGIN_OPTION_SERVER_URL'],
-  codex: ['POWERCONTEXT_CLIENT_SERVER_URL'],
-}
 
 /**
  * @typedef {{serverUrl: URL, authorization: string | undefined, capture: boolean, recall: boolean,
@@ -32,12 +28,13 @@ const SERVER_URL_ENV = {
  * `POWERCONTEXT_HOOKS_FORM` (`command`, or `http` when the host's `UserPromptSubmit` hook is the
  * server's route: Stop then captures the prompt, SessionStart and PreCompact tell the server).
  * @param {Record<string, string | undefined>} env
- * @param {'claude-code' | 'codex'} host
+ * @param {string} host a row of `HOST_PROFILES` (its `serverUrlEnv`, first set wins)
  * @returns {HookSettings}
  * @throws {HookFailure} `invalid_settings`
  */
 export function readSettings(env, host) {
-  const urlText = firstSet(env, SERVER_URL_ENV[host] ?? SERVER_URL_ENV.codex) ?? DEFAULT_SERVER_URL
+  const urlText =
+    firstSet(env, HOST_PROFILES[host]?.serverUrlEnv ?? DEFAULT_SERVER_URL_ENV) ?? DEFAULT_SERVER_URL
   const token = (env.POWERCONTEXT_CLIENT_API_TOKEN ?? '').trim()
   if (token !== '' && !/^[\x21-\x7e]+$/u.test(token)) throw new HookFailure('invalid_settings')
   return {

@@ -160,7 +160,7 @@ export async function runDoctor(
   return report()
 }
 
-/** Checks an agent host (`doctor claude-code|codex`, in `agents/doctor-host-command.ts`). */
+/** Checks an agent host (`doctor <host>`, in `agents/doctor-host-command.ts`). */
 export type HostDoctor = (
   host: string,
   project: string | undefined,
@@ -175,13 +175,18 @@ export function registerDoctorCommand(
   io: CliIo,
   setExit: (code: number) => void,
   runHostDoctor?: HostDoctor,
+  /** The agent hosts `runHostDoctor` knows (their ids, for the help text). */
+  hostIds: readonly string[] = [],
 ): void {
   program
     .command('doctor')
     .description(
       `check a server: liveness, readiness, auth, capabilities and version (default ${DEFAULT_SERVER_URL}); with a host, also its MCP, hooks and scope`,
     )
-    .argument('[host]', 'claude-code | codex: also check that agent host (docs/agents.md#set-up)')
+    .argument(
+      '[host]',
+      `${hostIds.join(' | ')}: also check that agent host (docs/agents.md#set-up)`,
+    )
     .option('--project <dir>', 'with a host: the project to check (default: the work tree here)')
     .action(async (host: string | undefined, o: { project?: string }, cmd: Command) => {
       if (host !== undefined && runHostDoctor !== undefined)

@@ -2,6 +2,7 @@ import type { Command } from 'commander'
 
 import type { GenerationSettings } from '../runtime/chat-model.js'
 import type { ExtractionOptions } from '../runtime/extraction.js'
+import type { HostProviderKind } from '../runtime/host-providers.js'
 import { CliUsageError } from './cli-io.js'
 
 /** Environment prefix of the generation model settings (shared by `server run` and `flush`). */
@@ -30,8 +31,19 @@ export interface GenerationFlags {
   extractTokensPerDay?: number
 }
 
+/**
+ * The hosts whose CLI can extract: every row of the runtime's `HOST_PROVIDERS` (a missing or
+ * unknown one is a compile error here; the runtime itself loads only when a command needs it).
+ */
+const HOST_EXTRACTOR_ROWS: Readonly<Record<HostProviderKind, true>> = {
+  'claude-code': true,
+  codex: true,
+}
+const HOST_EXTRACTORS = Object.keys(HOST_EXTRACTOR_ROWS) as HostProviderKind[]
+const isHostExtractor = (p: string): p is HostProviderKind => Object.hasOwn(HOST_EXTRACTOR_ROWS, p)
+
 /** The providers `--extract-with` names. */
-export const EXTRACT_WITH = ['claude-code', 'codex', 'openai', 'none'] as const
+export const EXTRACT_WITH = [...HOST_EXTRACTORS, 'openai', 'none'] as const
 export type ExtractWith = (typeof EXTRACT_WITH)[number]
 
 const EXTRACT = 'POWERCONTEXT_SERVER_EXTRACT_'
@@ -128,7 +140,7 @@ export function extractionOptions(flags: GenerationFlags): ExtractionOptions {
   const timeoutMs = envInteger(`${EXTRACT}TIMEOUT_MS`)
   return {
     ...(provider === 'openai' && generation !== undefined ? { generation } : {}),
-    ...(provider === 'claude-code' || provider === 'codex'
+    ...(provider !== undefined && isHostExtractor(provider)
       ? {
           host: {
             kind: provider,

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander'
 import { PRODUCT_VERSION } from '../core/product-version.js'
 import { registerAdminCommands } from './admin-commands.js'
 import { runHostDoctor } from './agents/doctor-host-command.js'
+import { AGENT_HOSTS } from './agents/hosts/index.js'
 import { registerSetupCommand } from './agents/setup-command.js'
 import type { CliIo } from './cli-io.js'
 import { databaseOption, EXIT_OK, EXIT_USAGE, printError, PROCESS_IO } from './cli-io.js'
@@ -51,7 +52,7 @@ export async function main(argv: readonly string[], io: CliIo = PROCESS_IO): Pro
   registerSourceCommands(program, io, runMemory)
   registerGitCaptureCommand(program, io, runMemory)
   registerAdminCommands(program, io, { runLocal, runMemory }, setExit)
-  registerDoctorCommand(program, io, setExit, runHostDoctor)
+  registerDoctorCommand(program, io, setExit, runHostDoctor, AGENT_HOSTS)
   registerServerCommands(program, io, setExit)
   registerMcpCommand(program, io, setExit)
   registerSetupCommand(program, io, setExit)

@@ -1,3 +1,4 @@
+import { HOST_PROFILES } from '../../integrations/shared/hosts.mjs'
 import type { Memory } from '../core/memory-model.js'
 import { isActive } from '../core/memory-state.js'
 import type { MemoryBackend } from '../storage/spi/memory-backend.js'
@@ -20,10 +21,12 @@ export const BRIEF_STANDING_SESSIONS = 2
 /** Receipts of the scopes the standing memories are counted over, the newest first. */
 export const BRIEF_RECEIPTS_WINDOW = 500
 /**
- * Source ids of captured user prompts (the agent hooks' and the Python reference plugins'): a
- * memory citing one was stated by the user.
+ * Source id prefixes of captured user prompts, one per agent host (the hooks' table, which the
+ * Python reference plugins' ids match): a memory citing one was stated by the user.
  */
-const USER_PROMPT_SOURCE = /^(?:claude-code|codex)-user-prompt:/u
+const USER_PROMPT_PREFIXES = Object.values(HOST_PROFILES).map((h) => h.promptSourcePrefix)
+const isUserPrompt = (sourceId: string): boolean =>
+  USER_PROMPT_PREFIXES.some((prefix) => sourceId.startsWith(prefix))
 
 /**
  * Whether a memory was stated rather than inferred: remembered directly (no source: an agent's
@@ -31,7 +34,7 @@ const USER_PROMPT_SOURCE = /^(?:claude-code|codex)-user-prompt:/u
  * prompt). Memories extracted from commits, turn outcomes or other content are not.
  */
 export const isStated = (m: Pick<Memory, 'sources'>): boolean =>
-  m.sources.length === 0 || m.sources.some((s) => USER_PROMPT_SOURCE.test(s.sourceId))
+  m.sources.length === 0 || m.sources.some((s) => isUserPrompt(s.sourceId))
 
 /**
  * Standing memories of the scopes by kind: active memories whose current version the newest

@@ -14,8 +14,6 @@ import type {
 import { FLUSH_LIMIT_DEFAULT, FLUSH_LIMIT_MAX } from '../storage/spi/flush-types.js'
 import type { GenerationSettings } from './chat-model.js'
 import { OpenAiCompatibleChatModel } from './chat-model.js'
-import { ClaudeCodeProvider } from './claude-code-provider.js'
-import { CodexProvider } from './codex-provider.js'
 import type { BudgetSettings, BudgetStatus } from './extraction-budget.js'
 import {
   ENDPOINT_BUDGET_DEFAULT,
@@ -28,6 +26,8 @@ import type { FlushSchedulerOptions, SchedulerTarget } from './flush-scheduler.j
 import { FlushScheduler } from './flush-scheduler.js'
 import type { GenerationProvider } from './generation-provider.js'
 import type { HostProviderSettings } from './host-provider.js'
+import type { HostProviderKind } from './host-providers.js'
+import { HOST_PROVIDERS } from './host-providers.js'
 import type { ExtractionUsage } from './metered-provider.js'
 import { BudgetedProvider } from './metered-provider.js'
 import type { ModelCallRecord } from './model-call.js'
@@ -39,9 +39,9 @@ import { SourceFlusher } from './source-flusher.js'
 export interface ExtractionOptions {
   /** An OpenAI-compatible chat completions endpoint: flush extracts with the model. */
   readonly generation?: GenerationSettings | undefined
-  /** The user's own agent host as the generation provider (`claude -p` / `codex exec`). */
+  /** The user's own agent host as the generation provider (a row of `HOST_PROVIDERS`). */
   readonly host?:
-    { readonly kind: 'claude-code' | 'codex'; readonly settings?: HostProviderSettings } | undefined
+    { readonly kind: HostProviderKind; readonly settings?: HostProviderSettings } | undefined
   /** A generation provider object (tests, embedding applications); wins over the others. */
   readonly provider?: GenerationProvider | undefined
   /** Daily caps of provider calls and tokens; defaults by provider (0 = no cap). */
@@ -185,8 +185,7 @@ export class Extraction {
 
 function providerOf(options: ExtractionOptions): GenerationProvider | undefined {
   if (options.provider !== undefined) return options.provider
-  if (options.host?.kind === 'claude-code') return new ClaudeCodeProvider(options.host.settings)
-  if (options.host?.kind === 'codex') return new CodexProvider(options.host.settings)
+  if (options.host !== undefined) return HOST_PROVIDERS[options.host.kind](options.host.settings)
   if (options.generation !== undefined) return new OpenAiCompatibleChatModel(options.generation)
   return undefined
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
-import { withCodexAppServer } from '../../src/cli/agents/codex-app-server.js'
+import { withCodexAppServer } from '../../src/cli/agents/hosts/codex/app-server.js'
 import { READ_TOOLS, WRITE_TOOLS } from '../../src/cli/agents/mcp-entries.js'
 import {
   isOutcome,

@@ -1,8 +1,8 @@
 /**
- * `powercontext doctor claude-code|codex`: the server checks of `doctor`, then what an agent host
+ * `powercontext doctor <host>`: the server checks of `doctor`, then what an agent host
  * needs — MCP answers `tools/list`, the hooks are installed and point at files that exist, the MCP
- * entry points at this server (and, in a project, sends the project's scope), the project-memory skill is installed and current, the project's scope resolves to a valid scope id — each failure
- * explained in one line. Reads only; never writes a file.
+ * entry points at this server (and, in a project, sends the project's scope), the project-memory skill is installed and current, the project's scope resolves to a valid scope id, and the host's
+ * own checks (its adapter's `checks`) — each failure explained in one line. Reads only; never writes a file.
  */
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
@@ -13,10 +13,9 @@ import { checkScopeId } from '../../core/ids.js'
 import { SCOPE_HEADER } from '../../mcp/mcp-identity.js'
 import { runDoctor } from '../doctor-command.js'
 import { projectScope } from '../project-scope.js'
-import type { AgentHost, HostFiles } from './agent-hosts.js'
+import type { HostFiles } from './agent-hosts.js'
 import {
   hookScripts,
-  hostFiles,
   MCP_SERVER_NAME,
   renderHooks,
   runsOurHook,
@@ -24,10 +23,11 @@ import {
   SKILL_NAME,
   skillSource,
 } from './agent-hosts.js'
-import { codexMcpServer, hooksTurnedOff, parseCodexConfig } from './codex-config.js'
-import { codexTrustCheck } from './codex-trust.js'
 import { parseJsonSettings, readConfigFile } from './config-files.js'
 import { installedHooks } from './hook-merge.js'
+import type { HostAdapter, McpEntryView } from './hosts/host-adapter.js'
+import type { AgentHost } from './hosts/index.js'
+import { HOST_ADAPTERS, hostFiles } from './hosts/index.js'
 import { mcpUrl } from './mcp-entries.js'
 
 /** One line of the report. */
@@ -44,6 +44,9 @@ export interface AgentDoctorReport {
   readonly ok: boolean
   readonly checks: readonly AgentCheck[]
 }
+
+/** The adapter of the host whose files these are. */
+const adapterOf = (files: HostFiles): HostAdapter => HOST_ADAPTERS[files.host as AgentHost]
 
 /** Our hooks in the project's and the user's settings: every event, existing files. */
 async function hooksCheck(levels: readonly HostFiles[]): Promise<AgentCheck> {
@@ -70,11 +73,8 @@ async function hooksCheck(levels: readonly HostFiles[]): Promise<AgentCheck> {
             `the ${event} hook in ${files.hooksFile} runs ${gone[0]}, which does not exist; run \`powercontext setup ${host}\` again`,
           )
       }
-    if (host === 'codex') {
-      const off = hooksTurnedOff(parseCodexConfig(await readConfigFile(files.mcpFile)))
-      if (off !== undefined)
-        return fail(`hooks are turned off in ${files.mcpFile} ([features] ${off})`)
-    }
+    const off = await adapterOf(files).hooksOff?.(files)
+    if (off !== undefined) return fail(off)
     return {
       name: 'hooks',
       status: 'pass',
@@ -96,10 +96,9 @@ async function levelWithOurHooks(levels: readonly HostFiles[]): Promise<HostFile
   return undefined
 }
 
-/** The `X-PowerContext-Scope` an entry sends (Claude Code `headers`, Codex `http_headers`). */
-function scopeHeaderOf(entry: unknown): string | undefined {
-  const e = entry as { headers?: unknown; http_headers?: unknown }
-  const headers = (e.headers ?? e.http_headers) as Record<string, unknown> | undefined
+/** The `X-PowerContext-Scope` an entry sends. */
+function scopeHeaderOf(entry: McpEntryView): string | undefined {
+  const headers = entry.headers as Record<string, unknown> | undefined
   const value = typeof headers === 'object' && headers !== null ? headers[SCOPE_HEADER] : undefined
   return typeof value === 'string' ? value : undefined
 }
@@ -115,15 +114,9 @@ async function mcpEntryCheck(
 ): Promise<AgentCheck> {
   const host = levels[0]?.host as AgentHost
   for (const files of levels) {
-    const file = await readConfigFile(files.mcpFile)
-    const entry =
-      host === 'codex'
-        ? codexMcpServer(parseCodexConfig(file))
-        : (parseJsonSettings(file)['mcpServers'] as Record<string, unknown> | undefined)?.[
-            MCP_SERVER_NAME
-          ]
+    const entry = adapterOf(files).readMcpEntry(await readConfigFile(files.mcpFile))
     if (entry === undefined) continue
-    const url = (entry as { url?: unknown }).url
+    const url = entry.url
     if (url !== mcpUrl(serverUrl))
       return {
         name: 'mcp-entry',
@@ -194,14 +187,8 @@ export async function installedServerUrl(
 ): Promise<string | undefined> {
   for (const files of levels) {
     try {
-      const file = await readConfigFile(files.mcpFile)
-      const entry =
-        files.host === 'codex'
-          ? codexMcpServer(parseCodexConfig(file))
-          : (parseJsonSettings(file)['mcpServers'] as Record<string, unknown> | undefined)?.[
-              MCP_SERVER_NAME
-            ]
-      const url = (entry as { url?: unknown } | undefined)?.url
+      const entry = adapterOf(files).readMcpEntry(await readConfigFile(files.mcpFile))
+      const url = entry?.url
       if (typeof url === 'string' && url.endsWith('/mcp')) return url.slice(0, -'/mcp'.length)
     } catch {
       // an unreadable file is reported by the checks
@@ -239,11 +226,11 @@ export async function runAgentDoctor(o: {
     }
   }
   checks.push(await guarded('hooks', () => hooksCheck(levels)))
-  if (o.host === 'codex')
+  for (const check of HOST_ADAPTERS[o.host].checks ?? [])
     checks.push(
-      await guarded('hook-trust', async () => ({
-        name: 'hook-trust',
-        ...(await codexTrustCheck(levels, o.project, await levelWithOurHooks(levels))),
+      await guarded(check.name, async () => ({
+        name: check.name,
+        ...(await check.run(levels, o.project, await levelWithOurHooks(levels))),
       })),
     )
   checks.push(await guarded('mcp-entry', () => mcpEntryCheck(levels, o.serverUrl, o.project)))

@@ -1,20 +1,10 @@
 /**
- * Where each agent host keeps what `setup` installs, per its documentation, and the hooks to
- * install, rendered from the plugin's own `hooks/hooks.json` in `integrations/<host>/` (one
- * source for the plugin and for `setup`): `${CLAUDE_PLUGIN_ROOT}` becomes the absolute plugin
- * directory and `node` the absolute path of the Node that runs this CLI, so the host needs no
- * PATH to start a hook.
- *
- * - Claude Code: hooks in `~/.claude/settings.json` (`--user`) or the project's
- *   `.claude/settings.local.json` (personal, not committed: the commands hold absolute paths of
- *   this machine); the MCP server in `~/.claude.json` `mcpServers` (user scope) or the project's
- *   `.mcp.json` (project scope, shared: a URL only, the token comes from the environment).
- * - Codex: hooks in `$CODEX_HOME/hooks.json` (default `~/.codex`) or `<project>/.codex/hooks.json`;
- *   the MCP server as `[mcp_servers.powercontext]` in the `config.toml` beside it.
- * - The project-memory skill (`integrations/<host>/skills/project-memory/SKILL.md`): Claude Code
- *   reads `~/.claude/skills/` and `<project>/.claude/skills/`; Codex reads `$CODEX_HOME/skills/`
- *   and the repository's `.agents/skills/`. The skill holds no machine path, so a project's copy
- *   can be committed.
+ * What `setup` and `doctor` share for every agent host: the package's paths, the names of our
+ * MCP server and skill, and the hooks to install, rendered from the plugin's own
+ * `hooks/hooks.json` in `integrations/<host>/` (one source for the plugin and for `setup`):
+ * `${CLAUDE_PLUGIN_ROOT}` (or `${PLUGIN_ROOT}`) becomes the absolute plugin directory and `node`
+ * the absolute path of the Node that runs this CLI, so the host needs no PATH to start a hook.
+ * Where each host keeps its files: its adapter (`hosts/<host>/adapter.ts`).
  */
 import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
@@ -22,10 +12,9 @@ import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import type { HookGroup, HookTable } from './hook-merge.js'
+import type { HostFiles } from './hosts/host-adapter.js'
 
-/** The hosts `setup` and `doctor` know. */
-export const AGENT_HOSTS = ['claude-code', 'codex'] as const
-export type AgentHost = (typeof AGENT_HOSTS)[number]
+export type { HostFiles } from './hosts/host-adapter.js'
 
 /** Name of our MCP server entry in every host. */
 export const MCP_SERVER_NAME = 'powercontext'
@@ -35,20 +24,6 @@ export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 /** The `powercontext` executable of this package. */
 export const CLI_BIN = join(PACKAGE_ROOT, 'bin', 'powercontext.js')
 
-/** The files of one host installation. */
-export interface HostFiles {
-  readonly host: AgentHost
-  readonly level: 'user' | 'project'
-  /** Where the hooks go. */
-  readonly hooksFile: string
-  /** Where the MCP entry goes (JSON for Claude Code, TOML for Codex). */
-  readonly mcpFile: string
-  /** The plugin directory whose hook scripts the commands run. */
-  readonly pluginDir: string
-  /** Where the project-memory skill goes. */
-  readonly skillFile: string
-}
-
 /** The name of the skill `setup` installs. */
 export const SKILL_NAME = 'project-memory'
 
@@ -56,45 +31,15 @@ export const SKILL_NAME = 'project-memory'
 export const skillSource = (files: HostFiles): string =>
   join(files.pluginDir, 'skills', SKILL_NAME, 'SKILL.md')
 
-/** The files of `host` for the user (`project` undefined) or a project directory. */
-export function hostFiles(
-  host: AgentHost,
-  project: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-): HostFiles {
-  const home = env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir()
-  const pluginDir = join(PACKAGE_ROOT, 'integrations', host)
-  const skill = (dir: string): string => join(dir, 'skills', SKILL_NAME, 'SKILL.md')
-  if (host === 'claude-code') {
-    return project === undefined
-      ? {
-          host,
-          level: 'user',
-          hooksFile: join(home, '.claude', 'settings.json'),
-          mcpFile: join(home, '.claude.json'),
-          pluginDir,
-          skillFile: skill(join(home, '.claude')),
-        }
-      : {
-          host,
-          level: 'project',
-          hooksFile: join(project, '.claude', 'settings.local.json'),
-          mcpFile: join(project, '.mcp.json'),
-          pluginDir,
-          skillFile: skill(join(project, '.claude')),
-        }
-  }
-  const codexHome = env['CODEX_HOME'] || join(home, '.codex')
-  const dir = project === undefined ? codexHome : join(project, '.codex')
-  return {
-    host,
-    level: project === undefined ? 'user' : 'project',
-    hooksFile: join(dir, 'hooks.json'),
-    mcpFile: join(dir, 'config.toml'),
-    pluginDir,
-    skillFile: skill(project === undefined ? codexHome : join(project, '.agents')),
-  }
-}
+/** The home directory of `env` (`HOME`, else the OS's). */
+export const homeOf = (env: NodeJS.ProcessEnv): string =>
+  env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir()
+
+/** A host's plugin directory in the package: `integrations/<host>/`. */
+export const pluginDirOf = (host: string): string => join(PACKAGE_ROOT, 'integrations', host)
+
+/** Where the skill goes under a host's skills root (`<root>/skills/project-memory/SKILL.md`). */
+export const skillUnder = (root: string): string => join(root, 'skills', SKILL_NAME, 'SKILL.md')
 
 /** A word for a POSIX shell, single-quoted when it needs to be. */
 export const shellWord = (word: string): string =>
@@ -157,7 +102,7 @@ export function hookScripts(table: HookTable): string[] {
 
 /** True when a command runs one of our hook scripts from an `integrations/<host>/` directory. */
 export const runsOurHook =
-  (host: AgentHost, scripts: readonly string[]) =>
+  (host: string, scripts: readonly string[]) =>
   (command: string): boolean =>
     command.includes(`integrations/${host}/`) && scripts.some((s) => command.includes(s))
 

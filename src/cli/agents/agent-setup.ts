@@ -1,37 +1,23 @@
 /**
- * `powercontext setup claude-code|codex`: installs the hooks, the MCP entry and the project-memory
- * skill into the host's settings (see {@link hostFiles}), merged with what is there, idempotent, with a backup of each
+ * `powercontext setup <host>`: installs the hooks, the MCP entry and the project-memory skill
+ * into the host's settings (where: the host's adapter, `hosts/<host>/adapter.ts`), merged with what is there, idempotent, with a backup of each
  * file it changes; optionally the Git `post-commit` hook. Nothing is written with `dryRun`.
  */
 import { chmod, readFile } from 'node:fs/promises'
-import { isDeepStrictEqual } from 'node:util'
 
 import { resolveScope } from '../../../integrations/shared/scope.mjs'
-import type { AgentHost, HostFiles } from './agent-hosts.js'
-import {
-  hookScripts,
-  hostFiles,
-  MCP_SERVER_NAME,
-  renderHooks,
-  runsOurHook,
-  SKILL_NAME,
-  skillSource,
-} from './agent-hosts.js'
-import { isLoopbackUrl, withHttpPrompt } from './claude-http-hooks.js'
-import { mergeAllowRules } from './claude-permissions.js'
-import {
-  enableCodexHooks,
-  hooksTurnedOff,
-  parseCodexConfig,
-  setCodexMcpServer,
-} from './codex-config.js'
-import { trustOurCodexHooks } from './codex-trust.js'
+import type { HostFiles } from './agent-hosts.js'
+import { hookScripts, renderHooks, runsOurHook, SKILL_NAME, skillSource } from './agent-hosts.js'
 import type { FoundFile } from './config-files.js'
 import { jsonText, parseJsonSettings, readConfigFile, writeConfigFile } from './config-files.js'
 import { gitExcludeChange } from './git-exclude.js'
 import { gitHookBlock, mergeGitHook, postCommitPath } from './git-hook.js'
 import { mergeHooks } from './hook-merge.js'
-import { claudeAllowRules, claudeMcpEntry, codexMcpEntry } from './mcp-entries.js'
+import type { FileChange, HostAdapter, HostSetup } from './hosts/host-adapter.js'
+import type { AgentHost } from './hosts/index.js'
+import { HOST_ADAPTERS } from './hosts/index.js'
+
+export type { FileChange } from './hosts/host-adapter.js'
 
 /** What `setup` is asked to do. */
 export interface SetupOptions {
@@ -49,17 +35,6 @@ export interface SetupOptions {
   /** Also install `capture git` as the `post-commit` hook of this repository directory. */
   readonly gitHook: string | undefined
   readonly env?: NodeJS.ProcessEnv
-}
-
-/** What happened to one file. */
-export interface FileChange {
-  readonly path: string
-  readonly part: 'hooks' | 'mcp' | 'skill' | 'git-hook' | 'git-exclude' | 'trust'
-  readonly status: 'created' | 'updated' | 'unchanged'
-  /** One line on what changed (or why nothing did). */
-  readonly detail: string
-  /** Copy of the previous content, when the file existed and changed (not with dry run). */
-  readonly backup: string | null
 }
 
 /** The report of a setup run. */
@@ -86,15 +61,10 @@ async function commit(
   return { path: file.path, part, status, detail, backup }
 }
 
-async function setupHooks(o: SetupOptions, files: HostFiles): Promise<FileChange> {
-  // Claude Code with a server on this machine: UserPromptSubmit posts to the server (http form).
-  const http = files.host === 'claude-code' && isLoopbackUrl(o.serverUrl)
-  const env = {
-    ...(o.serverUrlGiven ? { POWERCONTEXT_CLIENT_SERVER_URL: o.serverUrl } : {}),
-    ...(http ? { POWERCONTEXT_HOOKS_FORM: 'http' } : {}),
-  }
-  const rendered = renderHooks(files, env)
-  const wanted = http ? withHttpPrompt(rendered, o.serverUrl, o.withToken) : rendered
+async function setupHooks(o: SetupOptions, h: HostSetup, host: HostAdapter, files: HostFiles) {
+  const env = o.serverUrlGiven ? { POWERCONTEXT_CLIENT_SERVER_URL: o.serverUrl } : {}
+  const render = (e: Readonly<Record<string, string>>) => renderHooks(files, e)
+  const wanted = host.wantedHooks?.(h, env, render) ?? render(env)
   const file = await readConfigFile(files.hooksFile)
   const merged = mergeHooks(
     parseJsonSettings(file),
@@ -103,18 +73,13 @@ async function setupHooks(o: SetupOptions, files: HostFiles): Promise<FileChange
   )
   const what = merged.changes.map((c) => `${c.action} ${c.event}`)
   let settings = merged.settings
-  if (files.host === 'claude-code') {
-    const rules = mergeAllowRules(settings, claudeAllowRules(o.allowWrites))
-    settings = rules.settings
-    if (rules.added.length > 0) what.push(`allowed ${toolNames(rules.added)}`)
-    if (rules.removed.length > 0) what.push(`no longer allowed ${toolNames(rules.removed)}`)
+  if (host.editHookSettings !== undefined) {
+    const edit = host.editHookSettings(settings, h)
+    settings = edit.settings
+    what.push(...edit.what)
   }
   return commit(o, file, 'hooks', what.length === 0 ? null : jsonText(settings), what.join(', '))
 }
-
-/** `mcp__powercontext__a, mcp__powercontext__b` → `a, b`. */
-const toolNames = (rules: readonly string[]): string =>
-  rules.map((r) => r.slice(r.lastIndexOf('__') + 2)).join(', ')
 
 /**
  * The scope the MCP entry names (`X-PowerContext-Scope`): the project's, resolved as the hooks
@@ -125,45 +90,10 @@ const mcpScope = (o: SetupOptions): string | undefined =>
     ? undefined
     : resolveScope({ cwd: o.project, env: { ...process.env, ...o.env }, host: o.host }).scope_id
 
-async function setupClaudeMcp(o: SetupOptions, files: HostFiles): Promise<FileChange> {
+async function setupMcp(o: SetupOptions, h: HostSetup, host: HostAdapter, files: HostFiles) {
   const file = await readConfigFile(files.mcpFile)
-  const settings = parseJsonSettings(file)
-  const servers = (settings['mcpServers'] ?? {}) as Record<string, unknown>
-  const entry = claudeMcpEntry(o.serverUrl, o.withToken, mcpScope(o))
-  const current = servers[MCP_SERVER_NAME]
-  if (isDeepStrictEqual(current, entry)) return commit(o, file, 'mcp', null, '')
-  const next = { ...settings, mcpServers: { ...servers, [MCP_SERVER_NAME]: entry } }
-  const verb = current === undefined ? 'added' : 'updated'
-  return commit(
-    o,
-    file,
-    'mcp',
-    jsonText(next),
-    `${verb} server ${MCP_SERVER_NAME} → ${String(entry['url'])}`,
-  )
-}
-
-async function setupCodexMcp(o: SetupOptions, files: HostFiles): Promise<FileChange> {
-  const file = await readConfigFile(files.mcpFile)
-  const entry = codexMcpEntry(o.serverUrl, o.withToken, o.allowWrites, mcpScope(o))
-  const server = setCodexMcpServer(file, entry)
-  const features = enableCodexHooks({ path: file.path, text: server.text })
-  const what = [
-    ...(server.changed
-      ? [
-          `${server.how === 'appended' ? 'added' : 'updated'} [mcp_servers.${MCP_SERVER_NAME}] → ${entry.url}`,
-        ]
-      : []),
-    ...(features.changed ? ['set [features] hooks = true'] : []),
-  ]
-  const rewritten = server.how === 'rewritten' || features.how === 'rewritten'
-  return commit(
-    o,
-    file,
-    'mcp',
-    server.changed || features.changed ? features.text : null,
-    `${what.join(', ')}${rewritten ? ' (file re-serialised: its comments are in the backup)' : ''}`,
-  )
+  const edit = host.writeMcpEntry(file, h)
+  return commit(o, file, 'mcp', edit.text, edit.detail)
 }
 
 /** The package's skill, copied whole over the installed one when they differ. */
@@ -194,43 +124,33 @@ async function setupGitHook(o: SetupOptions, repo: string): Promise<FileChange> 
  *   and the ones after it are left as they are).
  */
 export async function runSetup(o: SetupOptions): Promise<SetupReport> {
-  const files = hostFiles(o.host, o.project, o.env)
+  const host = HOST_ADAPTERS[o.host]
+  const env = o.env ?? process.env
+  const files = host.files(o.project, env)
+  const h: HostSetup = {
+    project: o.project,
+    serverUrl: o.serverUrl,
+    withToken: o.withToken,
+    allowWrites: o.allowWrites,
+    dryRun: o.dryRun,
+    env,
+    scopeId: mcpScope(o),
+  }
   const changes = [
-    await setupHooks(o, files),
-    await (o.host === 'claude-code' ? setupClaudeMcp(o, files) : setupCodexMcp(o, files)),
+    await setupHooks(o, h, host, files),
+    await setupMcp(o, h, host, files),
     await setupSkill(o, files),
   ]
   const warnings: string[] = []
-  if (o.host === 'codex') {
-    const configs = [
-      files.mcpFile,
-      ...(o.project === undefined ? [] : [hostFiles('codex', undefined, o.env).mcpFile]),
-    ]
-    for (const path of configs) {
-      const off = hooksTurnedOff(parseCodexConfig(await readConfigFile(path)))
-      if (off !== undefined)
-        warnings.push(
-          `${path} turns Codex hooks off ([features] ${off}): PowerContext's hooks will not run until that line is removed`,
-        )
-    }
-    if (!o.dryRun) {
-      const trust = await trustOurCodexHooks(files, o.project, o.env ?? process.env)
-      changes.push({
-        path: trust.path,
-        part: 'trust',
-        status: trust.status,
-        detail: trust.detail,
-        backup: null,
-      })
-      warnings.push(...trust.warnings)
-    }
+  if (host.afterSetup !== undefined) {
+    const after = await host.afterSetup(h, files)
+    changes.push(...after.changes)
+    warnings.push(...after.warnings)
   }
   if (o.gitHook !== undefined) changes.push(await setupGitHook(o, o.gitHook))
   if (o.project !== undefined) {
-    // The hook commands hold this machine's paths; Claude Code's `.mcp.json` names this machine's
-    // server. Neither should be committed by accident.
-    const own = o.host === 'claude-code' ? [files.hooksFile, files.mcpFile] : [files.hooksFile]
-    const exclude = await gitExcludeChange(o.project, own)
+    // Files that hold this machine's paths or server should not be committed by accident.
+    const exclude = await gitExcludeChange(o.project, host.machineFiles(files))
     if (exclude !== undefined)
       changes.push(
         await commit(

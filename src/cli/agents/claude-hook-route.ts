@@ -1,4 +1,7 @@
-/** How `setup`, `doctor` and the hook merge tell our http hook (Claude Code's http form) apart. */
+/**
+ * How `setup`, `doctor` and the hook merge tell our http hook apart: a handler posting to the
+ * server's hook route (the http form of Claude Code's hooks, `hosts/claude-code/http-hooks.ts`).
+ */
 
 import { OPERATIONS } from '../../contract/operations.js'
 

@@ -5,12 +5,11 @@ import { CliUsageError, EXIT_FAILURE, EXIT_OK, printError } from '../cli-io.js'
 import { DEFAULT_SERVER_URL } from '../doctor-command.js'
 import { clientToken, remoteSettings } from '../remote-settings.js'
 import { doctorLevels, installedServerUrl, runAgentDoctor } from './agent-doctor.js'
-import type { AgentHost } from './agent-hosts.js'
-import { AGENT_HOSTS } from './agent-hosts.js'
+import { AGENT_HOSTS, isAgentHost } from './hosts/index.js'
 import { projectDir } from './setup-command.js'
 
 /**
- * `doctor claude-code|codex [--project DIR]`: the server is `--server-url` (or
+ * `doctor <host> [--project DIR]`: the server is `--server-url` (or
  * `POWERCONTEXT_CLIENT_SERVER_URL`), else the one the host's MCP entry names, else the default.
  * One line per check; exit 0 when nothing failed, else 1.
  */
@@ -23,9 +22,9 @@ export async function runHostDoctor(
 ): Promise<void> {
   const json = cmd.optsWithGlobals<{ json?: boolean }>().json === true
   try {
-    if (!(AGENT_HOSTS as readonly string[]).includes(hostArg))
+    if (!isAgentHost(hostArg))
       throw new CliUsageError(`unknown host ${hostArg}: use ${AGENT_HOSTS.join(' or ')}`)
-    const host = hostArg as AgentHost
+    const host = hostArg
     const project = await projectDir(projectArg)
     const serverUrl =
       remoteSettings(cmd)?.serverUrl ??

@@ -11,10 +11,8 @@ import { CliUsageError } from '../cli-io.js'
 import type { ExtractWith } from '../generation-options.js'
 import { EXTRACT_WITH } from '../generation-options.js'
 import { updateServerSettingsFile } from '../server-settings-file.js'
-import type { AgentHost } from './agent-hosts.js'
-
-/** The CLI of each host. */
-const HOST_CLI: Readonly<Record<AgentHost, string>> = { 'claude-code': 'claude', codex: 'codex' }
+import type { AgentHost } from './hosts/index.js'
+import { HOST_ADAPTERS } from './hosts/index.js'
 
 /** True when `name` is an executable file in a directory of `PATH`. */
 export function onPath(name: string, path: string = process.env['PATH'] ?? ''): boolean {
@@ -52,10 +50,12 @@ export async function setupExtraction(
 ): Promise<string> {
   if (given !== undefined && !(EXTRACT_WITH as readonly string[]).includes(given))
     throw new CliUsageError(`--extract-with must be one of ${EXTRACT_WITH.join(', ')}`)
-  const cli = HOST_CLI[host]
-  const provider = (given ?? (onPath(cli) ? host : undefined)) as ExtractWith | undefined
+  // The host's own CLI, when the server can extract with it (its adapter names it).
+  const cli = HOST_ADAPTERS[host].extractionCli
+  const onHost = cli !== undefined && onPath(cli) ? host : undefined
+  const provider = (given ?? onHost) as ExtractWith | undefined
   if (provider === undefined)
-    return `extraction  unchanged: \`${cli}\` is not on PATH; pass --extract-with claude-code|codex|openai|none to choose`
+    return `extraction  unchanged: ${cli === undefined ? `${HOST_ADAPTERS[host].profile.displayName} has no extraction provider` : `\`${cli}\` is not on PATH`}; pass --extract-with ${EXTRACT_WITH.join('|')} to choose`
   const dataDir = o.dataDir ?? resolveDataDir()
   if (o.dryRun) return `extraction  would be ${provider}: ${WHAT[provider]}`
   const file = await updateServerSettingsFile(dataDir, { extract_with: provider })

@@ -9,15 +9,15 @@ import { CliUsageError, EXIT_OK, printError } from '../cli-io.js'
 import { DEFAULT_SERVER_URL } from '../doctor-command.js'
 import { openRepository } from '../git-reader.js'
 import { clientToken, remoteSettings } from '../remote-settings.js'
-import type { AgentHost } from './agent-hosts.js'
-import { AGENT_HOSTS } from './agent-hosts.js'
 import type { SetupReport } from './agent-setup.js'
 import { runSetup } from './agent-setup.js'
 import { setupExtraction } from './extract-setup.js'
+import type { AgentHost } from './hosts/index.js'
+import { AGENT_HOSTS, hostNames, isAgentHost } from './hosts/index.js'
 
 /** Parses the host argument of `setup` and `doctor`. */
 export function parseHost(value: string): AgentHost {
-  if ((AGENT_HOSTS as readonly string[]).includes(value)) return value as AgentHost
+  if (isAgentHost(value)) return value
   throw new InvalidArgumentError(`must be one of ${AGENT_HOSTS.join(', ')}`)
 }
 
@@ -52,7 +52,7 @@ function formatSetup(r: SetupReport, serverUrl: string, where: string): string[]
 }
 
 /**
- * Registers `setup claude-code|codex [--project DIR | --user] [--git-hook] [--allow-writes] [--dry-run]`
+ * Registers `setup <host> [--project DIR | --user] [--git-hook] [--allow-writes] [--dry-run]`
  * (docs/agents.md#set-up). The server is `--server-url` (default http://127.0.0.1:8000).
  */
 export function registerSetupCommand(
@@ -63,7 +63,7 @@ export function registerSetupCommand(
   program
     .command('setup')
     .description(
-      'install the PowerContext hooks and MCP server into Claude Code or Codex settings (merged, backed up)',
+      `install the PowerContext hooks and MCP server into ${hostNames()} settings (merged, backed up)`,
     )
     .argument('<host>', AGENT_HOSTS.join(' | '), parseHost)
     .option('--project [dir]', "the project's settings (default, for the work tree here)")

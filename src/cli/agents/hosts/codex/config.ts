@@ -10,9 +10,9 @@ import { isDeepStrictEqual } from 'node:util'
 
 import { parse, stringify, type TomlTable } from 'smol-toml'
 
-import { MCP_SERVER_NAME } from './agent-hosts.js'
-import type { FoundFile } from './config-files.js'
-import { unreadableFile } from './config-files.js'
+import { MCP_SERVER_NAME } from '../../agent-hosts.js'
+import type { FoundFile } from '../../config-files.js'
+import { unreadableFile } from '../../config-files.js'
 
 /** The new text (unchanged when `changed` is false) and how it was made. */
 export interface TomlEdit {

@@ -8,15 +8,15 @@
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 
-import type { HostFiles } from './agent-hosts.js'
-import { hookScripts, renderHooks, runsOurHook } from './agent-hosts.js'
-import type { CodexAppServer, CodexHook } from './codex-app-server.js'
+import { hookScripts, renderHooks, runsOurHook } from '../../agent-hosts.js'
+import type { HostFiles } from '../host-adapter.js'
+import type { CodexAppServer, CodexHook } from './app-server.js'
 import {
   codexBin,
   layersTurningHooksOff,
   projectLayerDisabled,
   withCodexAppServer,
-} from './codex-app-server.js'
+} from './app-server.js'
 
 /** What Codex says about our hooks at one level. */
 export interface CodexHookState {

@@ -11,8 +11,8 @@ import { createInterface } from 'node:readline'
 
 import type { TomlTable } from 'smol-toml'
 
-import { PACKAGE_ROOT } from './agent-hosts.js'
-import { hooksTurnedOff } from './codex-config.js'
+import { PACKAGE_ROOT } from '../../agent-hosts.js'
+import { hooksTurnedOff } from './config.js'
 
 /** One hook as `hooks/list` describes it (the fields we read). */
 export interface CodexHook {

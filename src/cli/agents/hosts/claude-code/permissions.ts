@@ -4,7 +4,7 @@
  * (a rerun without `--allow-writes` takes the write tools back); every other rule, and every
  * other key of `permissions`, stays as it was. Pure function on parsed JSON.
  */
-import { MCP_SERVER_NAME } from './agent-hosts.js'
+import { MCP_SERVER_NAME } from '../../agent-hosts.js'
 
 type Json = Record<string, unknown>
 

@@ -6,15 +6,15 @@
  * state and that Stop captures the prompt. The token and the scope override travel as headers
  * filled from Claude Code's environment (`allowedEnvVars`), never written to the file.
  */
-import { CLAUDE_HOOK_ROUTE } from './claude-hook-route.js'
-import type { HookGroup, HookHandler, HookTable } from './hook-merge.js'
+import { hostProfile } from '../../../../../integrations/shared/hosts.mjs'
+import { CLAUDE_HOOK_ROUTE } from '../../claude-hook-route.js'
+import type { HookGroup, HookHandler, HookTable } from '../../hook-merge.js'
+import { TOKEN_ENV } from '../../mcp-entries.js'
 
 /** Seconds Claude Code waits for the route (brief and recall in one request); then it goes on. */
 export const HTTP_HOOK_TIMEOUT_S = 1
-/** The variable the hooks read the server's token from. */
-const TOKEN_ENV = 'POWERCONTEXT_CLIENT_API_TOKEN'
 /** Claude Code's scope override for the hooks, sent as `X-PowerContext-Scope` (empty when unset). */
-const SCOPE_ENV = 'POWERCONTEXT_CLAUDE_SCOPE_ID'
+const SCOPE_ENV = hostProfile('claude-code').scopeEnv[0] as string
 const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/iu
 
 /** Whether the server at `serverUrl` runs on this machine (the condition of the http form). */
