@@ -18,6 +18,17 @@ export interface SourcePathRow {
   readonly capturedAt: string
 }
 
+/** A Git change row touching a path an anchoring source names (`FreshnessTx.changesOfAnchors`). */
+export interface AnchoredChangeRow {
+  /** The anchoring source whose path the change touched. */
+  readonly anchorId: string
+  readonly position: number
+  readonly sourceId: string
+  readonly path: string
+  readonly commitId: string | null
+  readonly capturedAt: string
+}
+
 /** A memory version found still true after the commits captured up to `checkedAt`. */
 export interface FreshnessCheckRow {
   readonly memoryId: string
@@ -42,6 +53,17 @@ export interface FreshnessTx {
     after: string,
     limit: number,
   ): Promise<SourcePathRow[]>
+  /**
+   * The Git change rows of the scope captured strictly after `after` touching a path one of the
+   * given anchoring sources names, one row per anchoring source and change path, in no order, at
+   * most `limit`: one indexed read whatever the number of sources.
+   */
+  changesOfAnchors(
+    scopeId: string,
+    anchorIds: readonly string[],
+    after: string,
+    limit: number,
+  ): Promise<AnchoredChangeRow[]>
   /** Ids of the scope's sources naming any of the given path keys, at most `limit`. */
   sourcesNaming(scopeId: string, pathKeys: readonly string[], limit: number): Promise<string[]>
   /** Active memories of the scope whose current version cites any of the sources, at most `limit`. */

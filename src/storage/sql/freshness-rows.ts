@@ -3,7 +3,12 @@
  * session every SQL adapter offers (SQL only, no decision). `DialectTx.freshness`
  * carries them.
  */
-import type { FreshnessCheckRow, FreshnessTx, SourcePathRow } from '../spi/freshness-types.js'
+import type {
+  AnchoredChangeRow,
+  FreshnessCheckRow,
+  FreshnessTx,
+  SourcePathRow,
+} from '../spi/freshness-types.js'
 import type { SqlDialect } from './dialect.js'
 import type { SqlSession } from './session.js'
 
@@ -63,6 +68,28 @@ export class FreshnessRows implements FreshnessTx {
       [scopeId, this.#d.inList.bind(pathKeys), after, limit],
     )
     return rows.map(typedPath)
+  }
+
+  async changesOfAnchors(
+    scopeId: string,
+    anchorIds: readonly string[],
+    after: string,
+    limit: number,
+  ): Promise<AnchoredChangeRow[]> {
+    if (anchorIds.length === 0) return []
+    // The anchors' paths joined to the later changes of the same paths, both by index. No ORDER
+    // BY: sorting these wide rows in SQL costs more than reading them; the caller orders them.
+    const rows = await this.#s.all<AnchoredChangeRow>(
+      `SELECT a.source_id AS anchorId, c.position, c.source_id AS sourceId, c.path,
+         c.commit_id AS commitId, c.captured_at AS capturedAt
+       FROM source_paths a JOIN source_paths c
+         ON c.scope_id = a.scope_id AND c.path_key = a.path_key
+       WHERE a.scope_id = ? AND a.source_id IN ${this.#d.inList.sql}
+         AND c.kind = 'git_change' AND c.captured_at > ?
+       LIMIT ?`,
+      [scopeId, this.#d.inList.bind(anchorIds), after, limit],
+    )
+    return rows.map((r) => ({ ...r, position: Number(r.position) }))
   }
 
   async sourcesNaming(

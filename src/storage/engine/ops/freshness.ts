@@ -16,8 +16,13 @@ import {
 import { checkScopeId } from '../../../core/ids.js'
 import type { ArtifactRef } from '../../../core/memory-model.js'
 import { isActive } from '../../../core/memory-state.js'
-import type { DialectTx, SourceRow, VersionRow } from '../../spi/dialect-tx.js'
-import type { FreshnessCommand, SourcePathRow, StaleMemory } from '../../spi/freshness-types.js'
+import type { CurrentMemory, DialectTx, SourceRow, VersionRow } from '../../spi/dialect-tx.js'
+import type {
+  AnchoredChangeRow,
+  FreshnessCommand,
+  SourcePathRow,
+  StaleMemory,
+} from '../../spi/freshness-types.js'
 import type { RankedSearchResult } from '../../spi/search-types.js'
 import { viewOf } from '../version-codec.js'
 
@@ -78,32 +83,74 @@ export async function rebuildSourcePathsInTx(tx: DialectTx): Promise<number> {
 const sourceIdsOf = (v: VersionRow): string[] =>
   (JSON.parse(v.sourcesJson) as { source_id: string }[]).map((s) => s.source_id)
 
-/** Path-change rows read per lookup at most (newest first; several paths of a commit are rows). */
+/** Path-change rows read per lookup at most (beyond, the newest ones of the anchored paths). */
 const CHANGED_ROWS_MAX = 4096
 
-/** The stale mark of one memory's anchors from the changed rows, or undefined when none applies. */
-function markOf(
-  anchors: readonly SourcePathRow[],
-  changed: readonly SourcePathRow[],
-  since: string,
-): StaleMark | undefined {
-  const anchoredCommits = new Set(anchors.map((a) => a.commitId).filter((c) => c !== null))
-  const evidence = new Set(anchors.map((a) => a.sourceId))
-  const keys = new Set(anchors.map((a) => a.pathKey))
+/** A later change of an anchored path, as either read returns it. */
+type ChangeRow = Pick<
+  AnchoredChangeRow,
+  'position' | 'sourceId' | 'path' | 'commitId' | 'capturedAt'
+>
+
+/** An anchored memory's current version: its anchors, evidence and the time it is fresh from. */
+interface AnchoredMemory {
+  readonly memoryId: string
+  readonly mine: readonly SourcePathRow[]
+  readonly evidence: ReadonlySet<string>
+  readonly since: string
+}
+
+/** Newest capture first. */
+const newestFirst = (a: ChangeRow, b: ChangeRow): number =>
+  a.capturedAt === b.capturedAt ? b.position - a.position : a.capturedAt < b.capturedAt ? 1 : -1
+
+/** The stale mark of one memory from its anchors' later changes (newest first), if any applies. */
+function markOf(a: AnchoredMemory, changed: readonly ChangeRow[]): StaleMark | undefined {
+  const anchoredCommits = new Set(a.mine.map((m) => m.commitId).filter((c) => c !== null))
   const byCommit = new Map<string, { paths: string[]; capturedAt: string }>()
   for (const row of changed) {
     const commit = row.commitId
-    if (row.capturedAt <= since || !keys.has(row.pathKey) || commit === null) continue
-    if (anchoredCommits.has(commit) || evidence.has(row.sourceId)) continue
-    const entry = byCommit.get(commit) ?? { paths: [], capturedAt: row.capturedAt }
-    if (!entry.paths.includes(row.path)) entry.paths.push(row.path)
-    byCommit.set(commit, entry)
+    if (row.capturedAt <= a.since || commit === null) continue
+    if (anchoredCommits.has(commit) || a.evidence.has(row.sourceId)) continue
+    const entry = byCommit.get(commit)
+    if (entry === undefined && byCommit.size >= MAX_STALE_COMMITS) continue
+    if (entry === undefined) byCommit.set(commit, { paths: [row.path], capturedAt: row.capturedAt })
+    else if (!entry.paths.includes(row.path)) entry.paths.push(row.path)
   }
   if (byCommit.size === 0) return undefined
-  const commits: StaleCommit[] = [...byCommit.entries()]
-    .slice(0, MAX_STALE_COMMITS)
-    .map(([commit, e]) => ({ commit, paths: e.paths.sort(), capturedAt: e.capturedAt }))
+  const commits: StaleCommit[] = [...byCommit.entries()].map(([commit, e]) => ({
+    commit,
+    paths: e.paths.sort(),
+    capturedAt: e.capturedAt,
+  }))
   return { commits }
+}
+
+/** The anchored memories among the current versions, each with the time it is fresh from. */
+async function anchoredOf(
+  tx: DialectTx,
+  current: readonly CurrentMemory[],
+  anchors: readonly SourcePathRow[],
+): Promise<AnchoredMemory[]> {
+  const mine = current.flatMap((c) => {
+    const evidence = new Set(sourceIdsOf(c.version))
+    const own = anchors.filter((a) => evidence.has(a.sourceId))
+    return own.length === 0 ? [] : [{ c, own, evidence }]
+  })
+  if (mine.length === 0) return []
+  const checks = new Map(
+    (await tx.freshness.checksOf(mine.map((m) => m.c.row.memoryId))).map((r) => [r.memoryId, r]),
+  )
+  return mine.map(({ c, own, evidence }) => {
+    const check = checks.get(c.row.memoryId)
+    const since =
+      check !== undefined &&
+      check.version === c.version.version &&
+      check.checkedAt > c.version.createdAt
+        ? check.checkedAt
+        : c.version.createdAt
+    return { memoryId: c.row.memoryId, mine: own, evidence, since }
+  })
 }
 
 /**
@@ -111,7 +158,10 @@ function markOf(
  * revision, when `revisions` names one): anchors are the paths of the version's Git change and
  * task-outcome evidence; a Git change captured after the version was written (or after a later
  * check found it still true) that touched one of them marks it. Four indexed reads whatever the
- * number of memories; memories without anchors stop after two and are never marked.
+ * number of memories (the versions, their anchors, the last checks, then one join of the anchors
+ * to the later changes of their paths); memories without anchors stop after two and are never
+ * marked. Only when more than {@link CHANGED_ROWS_MAX} later changes touch the anchored paths is
+ * the newest of them read instead, as many, newest first.
  */
 export async function freshnessInTx(
   tx: DialectTx,
@@ -129,28 +179,35 @@ export async function freshnessInTx(
   const ids = [...new Set(current.flatMap((c) => sourceIdsOf(c.version)))]
   const anchors = await tx.freshness.anchorsOf(scopeId, ids)
   if (anchors.length === 0) return marks
-  const checks = new Map(
-    (await tx.freshness.checksOf(current.map((c) => c.row.memoryId))).map((r) => [r.memoryId, r]),
-  )
-  const anchored = current.flatMap((c) => {
-    const own = new Set(sourceIdsOf(c.version))
-    const mine = anchors.filter((a) => own.has(a.sourceId))
-    if (mine.length === 0) return []
-    const check = checks.get(c.row.memoryId)
-    const since =
-      check !== undefined &&
-      check.version === c.version.version &&
-      check.checkedAt > c.version.createdAt
-        ? check.checkedAt
-        : c.version.createdAt
-    return [{ memoryId: c.row.memoryId, mine, since }]
-  })
+  const anchored = await anchoredOf(tx, current, anchors)
   if (anchored.length === 0) return marks
-  const keys = [...new Set(anchored.flatMap((a) => a.mine.map((m) => m.pathKey)))]
   const earliest = anchored.map((a) => a.since).sort()[0] as string
+  const anchorIds = [...new Set(anchored.flatMap((a) => a.mine.map((m) => m.sourceId)))]
+  const joined = await tx.freshness.changesOfAnchors(
+    scopeId,
+    anchorIds,
+    earliest,
+    CHANGED_ROWS_MAX + 1,
+  )
+  if (joined.length <= CHANGED_ROWS_MAX) {
+    joined.sort(newestFirst)
+    for (const a of anchored) {
+      const mark = markOf(
+        a,
+        joined.filter((row) => a.evidence.has(row.anchorId)),
+      )
+      if (mark !== undefined) marks.set(a.memoryId, mark)
+    }
+    return marks
+  }
+  const keys = [...new Set(anchored.flatMap((a) => a.mine.map((m) => m.pathKey)))]
   const changed = await tx.freshness.changedAfter(scopeId, keys, earliest, CHANGED_ROWS_MAX)
   for (const a of anchored) {
-    const mark = markOf(a.mine, changed, a.since)
+    const own = new Set(a.mine.map((m) => m.pathKey))
+    const mark = markOf(
+      a,
+      changed.filter((row) => own.has(row.pathKey)),
+    )
     if (mark !== undefined) marks.set(a.memoryId, mark)
   }
   return marks
