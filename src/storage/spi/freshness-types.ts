@@ -18,15 +18,19 @@ export interface SourcePathRow {
   readonly capturedAt: string
 }
 
-/** A Git change row touching a path an anchoring source names (`FreshnessTx.changesOfAnchors`). */
+/**
+ * A path an anchoring source names with one Git change captured later that touched it (the change
+ * fields are null for a path no later change touched): `FreshnessTx.anchorsWithChanges`.
+ */
 export interface AnchoredChangeRow {
-  /** The anchoring source whose path the change touched. */
+  /** The anchoring source and the commit it names. */
   readonly anchorId: string
-  readonly position: number
-  readonly sourceId: string
-  readonly path: string
+  readonly anchorCommit: string | null
+  readonly position: number | null
+  readonly sourceId: string | null
+  readonly path: string | null
   readonly commitId: string | null
-  readonly capturedAt: string
+  readonly capturedAt: string | null
 }
 
 /** A memory version found still true after the commits captured up to `checkedAt`. */
@@ -54,13 +58,14 @@ export interface FreshnessTx {
     limit: number,
   ): Promise<SourcePathRow[]>
   /**
-   * The Git change rows of the scope captured strictly after `after` touching a path one of the
-   * given anchoring sources names, one row per anchoring source and change path, in no order, at
-   * most `limit`: one indexed read whatever the number of sources.
+   * Each path the given sources of the scope name (the anchoring ones), with each Git change of
+   * the scope captured strictly after `after` that touched it, or once with null change fields
+   * when none did; in no order, at most `limit` rows. One indexed read whatever the number of
+   * sources; none for sources that anchor nothing.
    */
-  changesOfAnchors(
+  anchorsWithChanges(
     scopeId: string,
-    anchorIds: readonly string[],
+    sourceIds: readonly string[],
     after: string,
     limit: number,
   ): Promise<AnchoredChangeRow[]>
