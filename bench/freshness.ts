@@ -4,13 +4,17 @@
  * anchored to code, on the embedded SQLite backend. The goal: anchoring never slows the hook —
  * p50 with anchors ≤ 1.2 × p50 without.
  *
- * One file database, two scopes filled with the same `--memories` LoCoMo memory texts:
+ * One file database, three scopes filled with the same `--memories` LoCoMo memory texts:
  * - `plain`: memories remembered without sources (no anchors);
  * - `anchored`: `--outcomes` task-outcome sources (3 paths each of a pool of 2,000), each cited by
  *   memories in turn, then `--commits` Git change sources (2 paths each) captured after them, so
- *   most memories are marked possibly stale and every recall runs the freshness lookup in full.
- * Then `--queries` LoCoMo questions are prepared in both scopes, interleaved, after `--warmup`.
- * The fill uses `synchronous = NORMAL` (speed of the fill only; reads are unaffected).
+ *   most memories are marked possibly stale and every recall runs the freshness lookup in full;
+ * - `evidence`: the same task outcomes cited the same way, but no later commit: what having
+ *   evidence costs apart from anchoring (the versions' sources are read and checked).
+ * Then `--queries` LoCoMo questions are prepared in the three scopes, interleaved, after
+ * `--warmup`; wall and CPU time of each prepare. The ratios: anchored / plain (the goal) and
+ * anchored / evidence (anchoring alone). The fill uses `synchronous = NORMAL` (speed of the fill
+ * only; reads are unaffected).
  *
  * Usage: `npm run bench:freshness [-- --memories 10000 --commits 5000 --outcomes 1000
  * --queries 300 --warmup 30]`
@@ -45,30 +49,35 @@ const pick = (n: number): string[] => {
   while (out.size < n) out.add(PATHS[Math.floor(rng() * PATHS.length)]!)
   return [...out]
 }
+const SCOPES = ['plain', 'anchored', 'evidence'] as const
+type Scope = (typeof SCOPES)[number]
+const EVIDENCE_SCOPES: readonly Scope[] = ['anchored', 'evidence']
 const hex = (i: number, width = 40): string => i.toString(16).padStart(width, '0')
 
 async function fill(backend: SqliteMemoryBackend, texts: readonly string[]): Promise<void> {
   const started = performance.now()
   for (let i = 0; i < opts.outcomes; i++) {
-    await backend.captureSource({
-      scopeId: 'anchored',
-      sourceId: `outcome-${i}`,
-      content: JSON.stringify({
-        task: `task ${i}`,
-        outcome: 'done',
-        summary: `summary ${i}`,
-        changed_paths: pick(3),
-        git_head: hex(i + 1),
-      }),
-      mediaType: TASK_OUTCOME_MEDIA_TYPE,
-    })
+    const changedPaths = pick(3)
+    for (const scopeId of EVIDENCE_SCOPES)
+      await backend.captureSource({
+        scopeId,
+        sourceId: `outcome-${i}`,
+        content: JSON.stringify({
+          task: `task ${i}`,
+          outcome: 'done',
+          summary: `summary ${i}`,
+          changed_paths: changedPaths,
+          git_head: hex(i + 1),
+        }),
+        mediaType: TASK_OUTCOME_MEDIA_TYPE,
+      })
   }
-  for (const scopeId of ['plain', 'anchored']) {
+  for (const scopeId of SCOPES) {
     for (let i = 0; i < texts.length; i += 100) {
       const entries: RememberEntry[] = texts.slice(i, i + 100).map((text, j) => ({
         kind: 'fact',
         text,
-        ...(scopeId === 'anchored'
+        ...(EVIDENCE_SCOPES.includes(scopeId)
           ? {
               sources: [
                 { name: 'content' as const, sourceId: `outcome-${(i + j) % opts.outcomes}` },
@@ -108,15 +117,21 @@ async function main(): Promise<void> {
     await filling.close()
     const backend = await SqliteMemoryBackend.open({ database })
     const questions = locomoQuestions(opts.queries + opts.warmup).map((q) => q.question)
-    const times: Record<'plain' | 'anchored', number[]> = { plain: [], anchored: [] }
+    const times = { plain: [], anchored: [], evidence: [] } as Record<Scope, number[]>
+    const cpu = { plain: [], anchored: [], evidence: [] } as Record<Scope, number[]>
     const lookups: number[] = []
     let marked = 0
     for (const [i, query] of questions.entries()) {
-      for (const scopeId of ['plain', 'anchored'] as const) {
+      for (const scopeId of SCOPES) {
+        const c0 = process.cpuUsage()
         const t0 = performance.now()
         const r = await prepareContext(backend, { scopeId, query })
         const ms = performance.now() - t0
-        if (i >= opts.warmup) times[scopeId].push(ms)
+        const c = process.cpuUsage(c0)
+        if (i >= opts.warmup) {
+          times[scopeId].push(ms)
+          cpu[scopeId].push((c.user + c.system) / 1000)
+        }
         if (scopeId !== 'anchored') continue
         marked += r.items.filter((it) => it.stale !== undefined).length
         const refs = r.items.map((it) => it.memoryRef)
@@ -126,17 +141,30 @@ async function main(): Promise<void> {
       }
     }
     await backend.close()
-    const plain = stats(times.plain)
-    const anchored = stats(times.anchored)
+    const wall = Object.fromEntries(SCOPES.map((s) => [s, stats(times[s])])) as Record<
+      Scope,
+      ReturnType<typeof stats>
+    >
+    const cpu50 = Object.fromEntries(SCOPES.map((s) => [s, stats(cpu[s]).p50])) as Record<
+      Scope,
+      number
+    >
     console.log(
       `memories ${opts.memories} per scope, commits ${opts.commits}, outcomes ${opts.outcomes}, ` +
         `queries ${opts.queries} (warmup ${opts.warmup}); load average ${os.loadavg().map(f2).join(' ')}`,
     )
-    console.log(`prepare without anchors: p50 ${f2(plain.p50)} ms, p95 ${f2(plain.p95)} ms`)
-    console.log(`prepare with anchors:    p50 ${f2(anchored.p50)} ms, p95 ${f2(anchored.p95)} ms`)
+    for (const s of SCOPES)
+      console.log(
+        `prepare ${s.padEnd(8)}: p50 ${f2(wall[s].p50)} ms, p95 ${f2(wall[s].p95)} ms, ` +
+          `CPU p50 ${f2(cpu50[s])} ms`,
+      )
     console.log(`freshness lookup alone (the rendered items): p50 ${f2(stats(lookups).p50)} ms`)
     console.log(`stale items rendered: ${marked} (all queries)`)
-    console.log(`p50 ratio (with / without): ${f2(anchored.p50 / plain.p50)} (goal ≤ 1.2)`)
+    const ratio = (a: Scope, b: Scope) =>
+      `p50 ${f2(wall[a].p50 / wall[b].p50)}, CPU p50 ${f2(cpu50[a] / cpu50[b])}`
+    console.log(`ratio anchored / plain:    ${ratio('anchored', 'plain')} (goal ≤ 1.2)`)
+    console.log(`ratio anchored / evidence: ${ratio('anchored', 'evidence')} (anchoring alone)`)
+    console.log(`ratio evidence / plain:    ${ratio('evidence', 'plain')} (having evidence)`)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

@@ -105,6 +105,11 @@ export function renderPreparedContext(items: readonly PreparedItem[], scopeId?: 
   return `${head}${PREPARED_CONTEXT_TRUST_POLICY}\n\n${PREPARED_CONTEXT_BEGIN}\n${json}\n${PREPARED_CONTEXT_END}`
 }
 
+/** The candidates {@link prepareItems} renders at most: the first ones with text. */
+export function shownCandidates<T extends PreparedCandidate>(candidates: readonly T[]): T[] {
+  return candidates.filter((c) => c.text.trim() !== '').slice(0, PREPARE_MAX_ITEMS)
+}
+
 /**
  * Chooses and renders the items (the reference's rules): the first {@link PREPARE_MAX_ITEMS}
  * candidates with non-blank text, in order; each item's content capped at
@@ -118,7 +123,7 @@ export function prepareItems(
   maxBytes: number,
   scopeId?: string,
 ): PreparedContextRender {
-  const chosen = candidates.filter((c) => c.text.trim() !== '').slice(0, PREPARE_MAX_ITEMS)
+  const chosen = shownCandidates(candidates)
   const items: PreparedItem[] = []
   // Bytes of the rendering with no item; each item adds its JSON bytes, and a comma after the first.
   let used = bytesOf(renderPreparedContext([], scopeId))

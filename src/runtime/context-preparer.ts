@@ -8,8 +8,8 @@ import {
   PREPARE_MAX_BYTES_DEFAULT,
   PREPARE_MAX_BYTES_MAX,
   PREPARE_MAX_BYTES_MIN,
-  PREPARE_MAX_ITEMS,
   prepareItems,
+  shownCandidates,
 } from '../core/prepared-context.js'
 import type { ReceiptInput } from '../core/receipt-rules.js'
 import { SEARCH_LIMIT_MAX } from '../core/search-rules.js'
@@ -132,10 +132,10 @@ function distinct(ranked: readonly Ranked[]): PreparedCandidate[] {
 }
 
 /**
- * The stale marks of the brief's memories (docs/agents.md "Freshness"): one lookup per scope
- * that has any; the search path gets them on its hits.
+ * The stale marks of the memories shown (docs/agents.md "Freshness"): one lookup per scope that
+ * has any, after the candidates are chosen, so candidates never shown are not looked up.
  */
-async function briefMarks(
+async function marksOf(
   backend: MemoryBackend,
   memories: readonly { readonly scopeId: string; readonly memoryRef: ArtifactRef }[],
 ): Promise<Map<string, StaleMark>> {
@@ -145,6 +145,24 @@ async function briefMarks(
   for (const [scopeId, refs] of byScope)
     for (const [id, mark] of await backend.freshness({ scopeId, refs })) marks.set(id, mark)
   return marks
+}
+
+/** The candidates with the stale marks of those {@link prepareItems} may show (the first ones). */
+async function markShown(
+  backend: MemoryBackend,
+  primary: string,
+  candidates: readonly PreparedCandidate[],
+): Promise<PreparedCandidate[]> {
+  const shown = shownCandidates(candidates)
+  const marks = await marksOf(
+    backend,
+    shown.map((c) => ({ scopeId: c.scopeId ?? primary, memoryRef: c.memoryRef })),
+  )
+  if (marks.size === 0) return [...candidates]
+  return candidates.map((c) => {
+    const stale = marks.get(c.memoryRef.artifactId)
+    return stale === undefined ? c : { ...c, stale }
+  })
 }
 
 /**
@@ -171,7 +189,7 @@ export async function prepareContext(
   let candidates: Ranked[]
   if (cmd.query === undefined) {
     const memories = await briefMemories(backend, scopes, excluded.size)
-    const marks = await briefMarks(backend, memories)
+    const marks = await marksOf(backend, memories)
     candidates = memories.map((m) => {
       const scope = scopes.indexOf(m.scopeId)
       const stale = marks.get(m.memoryRef.artifactId)
@@ -182,16 +200,19 @@ export async function prepareContext(
     const query = cmd.query
     const limit = Math.min(PREPARE_SEARCH_LIMIT + excluded.size, SEARCH_LIMIT_MAX)
     const results = await Promise.all(
-      scopes.map((scopeId) => backend.search({ scopeId, query, limit, mode: 'auto' })),
+      scopes.map((scopeId) =>
+        backend.search({ scopeId, query, limit, mode: 'auto', staleMarks: false }),
+      ),
     )
     candidates = rankTogether(
       scopes,
       results.map((r) => r.hits),
     )
   }
-  const fresh = distinct(candidates.filter((r) => !excluded.has(refKey(r.candidate.memoryRef))))
+  let fresh = distinct(candidates.filter((r) => !excluded.has(refKey(r.candidate.memoryRef))))
+  if (cmd.query !== undefined) fresh = await markShown(backend, scopes[0] as string, fresh)
   const render = prepareItems(fresh, maxBytes, scopes[0])
-  const chosen = Math.min(fresh.filter((c) => c.text.trim() !== '').length, PREPARE_MAX_ITEMS)
+  const chosen = shownCandidates(fresh).length
   const whole = render.items.length === chosen && render.items.every((i) => !i.truncated)
   return { ...render, maxBytes, withinBudget: whole }
 }

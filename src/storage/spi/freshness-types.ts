@@ -18,6 +18,21 @@ export interface SourcePathRow {
   readonly capturedAt: string
 }
 
+/**
+ * A path an anchoring source names with one Git change captured later that touched it (the change
+ * fields are null for a path no later change touched): `FreshnessTx.anchorsWithChanges`.
+ */
+export interface AnchoredChangeRow {
+  /** The anchoring source and the commit it names. */
+  readonly anchorId: string
+  readonly anchorCommit: string | null
+  readonly position: number | null
+  readonly sourceId: string | null
+  readonly path: string | null
+  readonly commitId: string | null
+  readonly capturedAt: string | null
+}
+
 /** A memory version found still true after the commits captured up to `checkedAt`. */
 export interface FreshnessCheckRow {
   readonly memoryId: string
@@ -42,6 +57,18 @@ export interface FreshnessTx {
     after: string,
     limit: number,
   ): Promise<SourcePathRow[]>
+  /**
+   * Each path the given sources of the scope name (the anchoring ones), with each Git change of
+   * the scope captured strictly after `after` that touched it, or once with null change fields
+   * when none did; in no order, at most `limit` rows. One indexed read whatever the number of
+   * sources; none for sources that anchor nothing.
+   */
+  anchorsWithChanges(
+    scopeId: string,
+    sourceIds: readonly string[],
+    after: string,
+    limit: number,
+  ): Promise<AnchoredChangeRow[]>
   /** Ids of the scope's sources naming any of the given path keys, at most `limit`. */
   sourcesNaming(scopeId: string, pathKeys: readonly string[], limit: number): Promise<string[]>
   /** Active memories of the scope whose current version cites any of the sources, at most `limit`. */

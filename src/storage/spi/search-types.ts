@@ -15,6 +15,11 @@ export interface SearchCommand {
   /** Default `auto`. */
   readonly mode?: SearchMode | undefined
   readonly kinds?: readonly string[] | undefined
+  /**
+   * False: the hits carry no stale marks (a caller that shows only some of them looks those up
+   * with `freshness`). Default true.
+   */
+  readonly staleMarks?: boolean | undefined
 }
 
 export interface SearchHit {

@@ -3,7 +3,12 @@
  * session every SQL adapter offers (SQL only, no decision). `DialectTx.freshness`
  * carries them.
  */
-import type { FreshnessCheckRow, FreshnessTx, SourcePathRow } from '../spi/freshness-types.js'
+import type {
+  AnchoredChangeRow,
+  FreshnessCheckRow,
+  FreshnessTx,
+  SourcePathRow,
+} from '../spi/freshness-types.js'
 import type { SqlDialect } from './dialect.js'
 import type { SqlSession } from './session.js'
 
@@ -63,6 +68,29 @@ export class FreshnessRows implements FreshnessTx {
       [scopeId, this.#d.inList.bind(pathKeys), after, limit],
     )
     return rows.map(typedPath)
+  }
+
+  async anchorsWithChanges(
+    scopeId: string,
+    sourceIds: readonly string[],
+    after: string,
+    limit: number,
+  ): Promise<AnchoredChangeRow[]> {
+    if (sourceIds.length === 0) return []
+    // The sources' paths, each joined to the later changes of the same path (both by index; a
+    // path without any still comes once, for its anchor's commit). No ORDER BY: sorting these wide
+    // rows in SQL costs more than reading them; the caller orders them.
+    const rows = await this.#s.all<AnchoredChangeRow>(
+      `SELECT a.source_id AS anchorId, a.commit_id AS anchorCommit, c.position,
+         c.source_id AS sourceId, c.path, c.commit_id AS commitId, c.captured_at AS capturedAt
+       FROM source_paths a LEFT JOIN source_paths c
+         ON c.scope_id = a.scope_id AND c.path_key = a.path_key
+           AND c.kind = 'git_change' AND c.captured_at > ?
+       WHERE a.scope_id = ? AND a.source_id IN ${this.#d.inList.sql}
+       LIMIT ?`,
+      [after, scopeId, this.#d.inList.bind(sourceIds), limit],
+    )
+    return rows.map((r) => ({ ...r, position: r.position === null ? null : Number(r.position) }))
   }
 
   async sourcesNaming(

@@ -78,40 +78,102 @@ export async function rebuildSourcePathsInTx(tx: DialectTx): Promise<number> {
 const sourceIdsOf = (v: VersionRow): string[] =>
   (JSON.parse(v.sourcesJson) as { source_id: string }[]).map((s) => s.source_id)
 
-/** Path-change rows read per lookup at most (newest first; several paths of a commit are rows). */
+/** Rows read per lookup at most (beyond, the newest changes of the anchored paths). */
 const CHANGED_ROWS_MAX = 4096
 
-/** The stale mark of one memory's anchors from the changed rows, or undefined when none applies. */
-function markOf(
-  anchors: readonly SourcePathRow[],
-  changed: readonly SourcePathRow[],
-  since: string,
-): StaleMark | undefined {
-  const anchoredCommits = new Set(anchors.map((a) => a.commitId).filter((c) => c !== null))
-  const evidence = new Set(anchors.map((a) => a.sourceId))
-  const keys = new Set(anchors.map((a) => a.pathKey))
+/** A later change of an anchored path. */
+interface ChangeRow {
+  readonly position: number
+  readonly sourceId: string
+  readonly path: string
+  readonly commitId: string | null
+  readonly capturedAt: string
+}
+
+/** A current version citing sources: what it cites, when it was written, its last check. */
+interface Cited {
+  readonly memoryId: string
+  readonly version: number
+  readonly createdAt: string
+  readonly evidence: ReadonlySet<string>
+}
+
+/** An anchored memory: the commits its anchors name, its evidence, the time it is fresh from. */
+interface AnchoredMemory extends Cited {
+  readonly anchoredCommits: ReadonlySet<string>
+  readonly since: string
+}
+
+/** Newest capture first. */
+const newestFirst = (a: ChangeRow, b: ChangeRow): number =>
+  a.capturedAt === b.capturedAt ? b.position - a.position : a.capturedAt < b.capturedAt ? 1 : -1
+
+/** The stale mark of one memory from its anchors' later changes (newest first), if any applies. */
+function markOf(a: AnchoredMemory, changed: readonly ChangeRow[]): StaleMark | undefined {
   const byCommit = new Map<string, { paths: string[]; capturedAt: string }>()
   for (const row of changed) {
     const commit = row.commitId
-    if (row.capturedAt <= since || !keys.has(row.pathKey) || commit === null) continue
-    if (anchoredCommits.has(commit) || evidence.has(row.sourceId)) continue
-    const entry = byCommit.get(commit) ?? { paths: [], capturedAt: row.capturedAt }
-    if (!entry.paths.includes(row.path)) entry.paths.push(row.path)
-    byCommit.set(commit, entry)
+    if (row.capturedAt <= a.since || commit === null) continue
+    if (a.anchoredCommits.has(commit) || a.evidence.has(row.sourceId)) continue
+    const entry = byCommit.get(commit)
+    if (entry === undefined && byCommit.size >= MAX_STALE_COMMITS) continue
+    if (entry === undefined) byCommit.set(commit, { paths: [row.path], capturedAt: row.capturedAt })
+    else if (!entry.paths.includes(row.path)) entry.paths.push(row.path)
   }
   if (byCommit.size === 0) return undefined
-  const commits: StaleCommit[] = [...byCommit.entries()]
-    .slice(0, MAX_STALE_COMMITS)
-    .map(([commit, e]) => ({ commit, paths: e.paths.sort(), capturedAt: e.capturedAt }))
+  const commits: StaleCommit[] = [...byCommit.entries()].map(([commit, e]) => ({
+    commit,
+    paths: e.paths.sort(),
+    capturedAt: e.capturedAt,
+  }))
   return { commits }
+}
+
+/** The anchored ones of the cited memories (by their anchors' commits), with their last checks. */
+async function anchoredOf(
+  tx: DialectTx,
+  cited: readonly Cited[],
+  commitsOf: ReadonlyMap<string, readonly (string | null)[]>,
+): Promise<AnchoredMemory[]> {
+  const own = cited.filter((c) => [...c.evidence].some((id) => commitsOf.has(id)))
+  if (own.length === 0) return []
+  const checks = new Map(
+    (await tx.freshness.checksOf(own.map((c) => c.memoryId))).map((r) => [r.memoryId, r]),
+  )
+  return own.map((c) => {
+    const check = checks.get(c.memoryId)
+    const commits = [...c.evidence].flatMap((id) => commitsOf.get(id) ?? [])
+    return {
+      ...c,
+      anchoredCommits: new Set(commits.filter((commit) => commit !== null)),
+      since:
+        check !== undefined && check.version === c.version && check.checkedAt > c.createdAt
+          ? check.checkedAt
+          : c.createdAt,
+    }
+  })
+}
+
+/** Groups rows by a key, keeping their order. */
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>()
+  for (const row of rows) {
+    const group = out.get(key(row))
+    if (group === undefined) out.set(key(row), [row])
+    else group.push(row)
+  }
+  return out
 }
 
 /**
  * The stale marks of the given memories' current versions in one scope (of exactly the given
  * revision, when `revisions` names one): anchors are the paths of the version's Git change and
  * task-outcome evidence; a Git change captured after the version was written (or after a later
- * check found it still true) that touched one of them marks it. Four indexed reads whatever the
- * number of memories; memories without anchors stop after two and are never marked.
+ * check found it still true) that touched one of them marks it. Past the versions, one indexed
+ * read joins the cited sources' paths to the later changes of the same paths, batched over all
+ * the memories; only when a change is found are the last checks read. Memories citing nothing
+ * cost no read, memories without anchors are never marked. Only when more than
+ * {@link CHANGED_ROWS_MAX} rows would come back are the newest changes of the paths read instead.
  */
 export async function freshnessInTx(
   tx: DialectTx,
@@ -120,37 +182,71 @@ export async function freshnessInTx(
   revisions?: ReadonlyMap<string, number>,
 ): Promise<Map<string, StaleMark>> {
   const marks = new Map<string, StaleMark>()
-  const current = [...(await tx.loadCurrent(memoryIds)).values()].filter(
-    (c) =>
-      c.row.scopeId === scopeId &&
-      isActive(c.row.state) &&
-      (revisions?.get(c.row.memoryId) ?? c.version.version) === c.version.version,
-  )
-  const ids = [...new Set(current.flatMap((c) => sourceIdsOf(c.version)))]
-  const anchors = await tx.freshness.anchorsOf(scopeId, ids)
-  if (anchors.length === 0) return marks
-  const checks = new Map(
-    (await tx.freshness.checksOf(current.map((c) => c.row.memoryId))).map((r) => [r.memoryId, r]),
-  )
-  const anchored = current.flatMap((c) => {
-    const own = new Set(sourceIdsOf(c.version))
-    const mine = anchors.filter((a) => own.has(a.sourceId))
-    if (mine.length === 0) return []
-    const check = checks.get(c.row.memoryId)
-    const since =
-      check !== undefined &&
-      check.version === c.version.version &&
-      check.checkedAt > c.version.createdAt
-        ? check.checkedAt
-        : c.version.createdAt
-    return [{ memoryId: c.row.memoryId, mine, since }]
+  const cited: Cited[] = [...(await tx.loadCurrent(memoryIds)).values()].flatMap((c) => {
+    const version = c.version.version
+    if (c.row.scopeId !== scopeId || !isActive(c.row.state)) return []
+    if ((revisions?.get(c.row.memoryId) ?? version) !== version) return []
+    const evidence = new Set(sourceIdsOf(c.version))
+    if (evidence.size === 0) return []
+    return [{ memoryId: c.row.memoryId, version, createdAt: c.version.createdAt, evidence }]
   })
+  if (cited.length === 0) return marks
+  const ids = [...new Set(cited.flatMap((c) => [...c.evidence]))]
+  const earliest = cited.map((c) => c.createdAt).sort()[0] as string
+  const rows = await tx.freshness.anchorsWithChanges(scopeId, ids, earliest, CHANGED_ROWS_MAX + 1)
+  if (rows.length > CHANGED_ROWS_MAX) return marksByPaths(tx, scopeId, cited, ids)
+  const changes = rows.flatMap((r) =>
+    r.position === null || r.sourceId === null || r.path === null || r.capturedAt === null
+      ? []
+      : [
+          {
+            ...r,
+            position: r.position,
+            sourceId: r.sourceId,
+            path: r.path,
+            capturedAt: r.capturedAt,
+          },
+        ],
+  )
+  if (changes.length === 0) return marks
+  const commitsOf = new Map(
+    [...groupBy(rows, (r) => r.anchorId)].map(([id, own]) => [id, own.map((r) => r.anchorCommit)]),
+  )
+  changes.sort(newestFirst)
+  for (const a of await anchoredOf(tx, cited, commitsOf)) {
+    const mark = markOf(
+      a,
+      changes.filter((row) => a.evidence.has(row.anchorId)),
+    )
+    if (mark !== undefined) marks.set(a.memoryId, mark)
+  }
+  return marks
+}
+
+/** The marks from the newest {@link CHANGED_ROWS_MAX} later changes of the anchored paths. */
+async function marksByPaths(
+  tx: DialectTx,
+  scopeId: string,
+  cited: readonly Cited[],
+  ids: readonly string[],
+): Promise<Map<string, StaleMark>> {
+  const marks = new Map<string, StaleMark>()
+  const anchors = await tx.freshness.anchorsOf(scopeId, ids)
+  const bySource = groupBy(anchors, (r) => r.sourceId)
+  const commitsOf = new Map([...bySource].map(([id, own]) => [id, own.map((r) => r.commitId)]))
+  const anchored = await anchoredOf(tx, cited, commitsOf)
   if (anchored.length === 0) return marks
-  const keys = [...new Set(anchored.flatMap((a) => a.mine.map((m) => m.pathKey)))]
-  const earliest = anchored.map((a) => a.since).sort()[0] as string
-  const changed = await tx.freshness.changedAfter(scopeId, keys, earliest, CHANGED_ROWS_MAX)
+  const keysOf = (a: AnchoredMemory) =>
+    new Set([...a.evidence].flatMap((id) => (bySource.get(id) ?? []).map((r) => r.pathKey)))
+  const keys = [...new Set(anchored.flatMap((a) => [...keysOf(a)]))]
+  const after = anchored.map((a) => a.since).sort()[0] as string
+  const changed = await tx.freshness.changedAfter(scopeId, keys, after, CHANGED_ROWS_MAX)
   for (const a of anchored) {
-    const mark = markOf(a.mine, changed, a.since)
+    const own = keysOf(a)
+    const mark = markOf(
+      a,
+      changed.filter((row) => own.has(row.pathKey)),
+    )
     if (mark !== undefined) marks.set(a.memoryId, mark)
   }
   return marks

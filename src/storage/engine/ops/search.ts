@@ -46,7 +46,9 @@ export async function search(
     mode,
     fullTextProblem,
     // Possibly stale hits say so, read in the search's own transaction (docs/agents.md "Freshness").
-    (tx, result) => markStaleHits(tx, checked.scopeId, result),
+    cmd.staleMarks === false
+      ? undefined
+      : (tx, result) => markStaleHits(tx, checked.scopeId, result),
   )
   return { mode: used, hits }
 }
