@@ -1,5 +1,5 @@
 import type { components } from '../contract/powercontext-types.js'
-import { staleNote } from '../core/freshness.js'
+import { staleNote } from '../core/stale-note.js'
 
 type Wire = components['schemas']
 

@@ -9,6 +9,8 @@ import { createHash } from 'node:crypto'
 import { mediaTypeEssence, TASK_OUTCOME_MEDIA_TYPE } from './extraction-rules.js'
 import { GIT_CHANGE_MEDIA_TYPE } from './git-change.js'
 
+export { shortCommit, type StaleCommit, type StaleMark, staleNote } from './stale-note.js'
+
 /** What a source names: its kind, the commit it was at (if known) and its paths. */
 export interface SourceAnchor {
   readonly kind: 'git_change' | 'task_outcome'
@@ -22,19 +24,6 @@ export const MAX_ANCHOR_PATH_BYTES = 1024
 export const MAX_ANCHOR_PATHS = 300
 /** Commits named per stale memory at most (the newest first). */
 export const MAX_STALE_COMMITS = 3
-
-/** A commit captured after a memory's newest version that touched its anchored paths. */
-export interface StaleCommit {
-  readonly commit: string
-  readonly paths: readonly string[]
-  /** When the server captured it. */
-  readonly capturedAt: string
-}
-
-/** Why a memory is possibly stale: the commits (newest first) that changed its anchored paths. */
-export interface StaleMark {
-  readonly commits: readonly StaleCommit[]
-}
 
 /** The key a path is looked up by (paths may be longer than an index key may be). */
 export function pathKey(path: string): string {
@@ -94,19 +83,4 @@ export function sourceAnchor(source: {
   const commit = commitOf(body['commit'])
   const paths = keep(named)
   return commit === null || paths.length === 0 ? undefined : { kind: 'git_change', commit, paths }
-}
-
-/** A commit as short as Git shows it (12 hex digits), whole when it is not a hex id. */
-export const shortCommit = (commit: string): string =>
-  /^[0-9a-f]{13,}$/i.test(commit) ? commit.slice(0, 12) : commit
-
-/**
- * The note a stale item carries in prepared context: the paths and the commits that changed them
- * after the memory was written, worded as a lead to check, not a fact.
- */
-export function staleNote(mark: StaleMark): string {
-  const changes = mark.commits
-    .map((c) => `${c.paths.join(', ')} changed in commit ${shortCommit(c.commit)}`)
-    .join('; ')
-  return `possibly stale: ${changes} after this memory was written; verify against the code before relying on it`
 }
