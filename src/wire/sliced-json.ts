@@ -44,13 +44,27 @@ const invalid = (): SyntaxError => new SyntaxError('not valid JSON')
 /** Parses `text` as `JSON.parse` does, pausing between runs of about `group` values. */
 export async function parseJsonSliced(text: string, pause: Pause, group = 2000): Promise<unknown> {
   const top = await spans(text, pause, group)
-  if (top === undefined || top.count <= group) return JSON.parse(text)
+  if (top === undefined || top === DEEP || top.count <= group) return JSON.parse(text)
   if (!onlySpace(text, 0, top.start) || !onlySpace(text, top.end, text.length)) throw invalid()
   return build(text, top, pause)
 }
 
-/** The first pass: the top-level container with its cuts (undefined when the top is no container). */
-async function spans(text: string, pause: Pause, group: number): Promise<Span | undefined> {
+/**
+ * Nesting past which a text is parsed whole: a valid request nests a few levels past its
+ * metadata's 64, and a chain thousands deep (`[[[…]]]`) holds no wide container to cut.
+ */
+const MAX_DEPTH = 100
+const DEEP = 'deep'
+
+/**
+ * The first pass: the top-level container with its cuts (undefined when the top is no container,
+ * {@link DEEP} past {@link MAX_DEPTH}).
+ */
+async function spans(
+  text: string,
+  pause: Pause,
+  group: number,
+): Promise<Span | undefined | typeof DEEP> {
   const open: Span[] = []
   let top: Span | undefined
   let inString = false
@@ -102,7 +116,7 @@ async function spans(text: string, pause: Pause, group: number): Promise<Span | 
         empty: kind === ARRAY,
       }
       if (open.length === 0) top = span
-      open.push(span)
+      if (open.push(span) > MAX_DEPTH) return DEEP
     } else if (c === 0x7d || c === 0x5d) {
       const span = open.pop()
       if (span === undefined || span.kind !== (c === 0x7d ? OBJECT : ARRAY)) throw invalid()
