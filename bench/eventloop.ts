@@ -14,8 +14,8 @@
  *   adversarial inputs (test/support/secret-adversaries.ts) that are not secrets.
  *
  * Part 2 (bench/eventloop-ops.ts): a real server process, polled on `/health/live` every 10 ms,
- * during `prepare` over 8 scopes, a capture with 100,000 metadata keys (over the body's value
- * limit) and one at the limit, `remember` of 100 × 8 KB, and `sources/get` / `sources/list` of
+ * during `prepare` over 8 scopes, captures with 100,000 and 49,990 metadata keys (over the body's
+ * and the metadata's value limits) and one with 10,000 (at the metadata's limit), `remember` of 100 × 8 KB, and `sources/get` / `sources/list` of
  * 100 sources of ≈ 1 MB (one call, and four readers reading all of them at once, with the
  * server's peak RSS). A probe inside the server reports its own longest stall and the most its
  * main thread ran within one (the figure other processes on a loaded machine barely move), and

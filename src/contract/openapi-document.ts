@@ -2064,6 +2064,10 @@ export const OPENAPI_DOCUMENT = {
               "body_values": {
                 "type": "integer",
                 "description": "Most JSON values (object members and array items) a request body may hold; more is 413 `payload_too_large`, refused before the body is parsed."
+              },
+              "metadata_values": {
+                "type": "integer",
+                "description": "Most JSON values (object members and array items, at any depth) a capture's `metadata` may hold; more is 413 `payload_too_large` (`details.limit` `metadata_values`), on HTTP refused before the body is parsed."
               }
             }
           }

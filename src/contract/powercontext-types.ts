@@ -625,6 +625,8 @@ export interface components {
                 body_values?: number;
                 changes_limit_max: number;
                 list_limit_max: number;
+                /** @description Most JSON values (object members and array items, at any depth) a capture's `metadata` may hold; more is 413 `payload_too_large` (`details.limit` `metadata_values`), on HTTP refused before the body is parsed. */
+                metadata_values?: number;
                 reason_characters: number;
                 remember_entries: number;
                 search_limit_max: number;

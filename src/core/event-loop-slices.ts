@@ -3,7 +3,7 @@
  * up to a thousand candidates of 8 KB each, seconds of synchronous work that would otherwise hold
  * the event loop (liveness, other requests, timers) for all of it. Loops over such work await a
  * {@link Pause} between items; it yields to the event loop (`setImmediate`) once a slice's budget
- * of synchronous work is spent, and is a resolved promise otherwise. Yielding changes no result:
+ * of synchronous work is spent in the current stretch, and is a resolved promise otherwise. Yielding changes no result:
  * every unit of work still runs in its own transaction (SQLite's are serialised by the
  * connection's mutex, so nothing else touches the database during a yield inside one).
  */
@@ -13,15 +13,36 @@ import { setImmediate } from 'node:timers/promises'
 /** Awaited between items of a long loop: yields when the slice's budget is spent. */
 export type Pause = () => Promise<void>
 
-/** Synchronous work per slice before a yield, ms (well under the ≈ 50 ms target). */
-export const SLICE_BUDGET_MS = 10
+/**
+ * Synchronous work per slice before a yield, ms: a slice plus the one piece that cannot be split
+ * (one SQL statement, one garbage collection) stays well under the ≈ 50 ms target.
+ */
+export const SLICE_BUDGET_MS = 5
 
-/** A pause for one long piece of work; its first slice starts now. */
+/**
+ * Where the thread's current stretch of synchronous work began, as far as pauses can tell: when
+ * one last resumed after a yield, or when a pause first found that the loop had polled for I/O
+ * since (its idle time moved: a new turn). Every slicer measures its budget from it, so work that
+ * starts mid-stretch (the next search of a `prepare` after the previous one's tail, a loop after
+ * a long statement) does not get a budget of its own on top of what already ran, while a pause
+ * in a new turn (a request's first) does not yield for the stretches of earlier turns.
+ */
+let stretchStart = performance.now()
+let idleSeen = performance.eventLoopUtilization().idle
+
+/** A pause for one long piece of work, sharing the thread's stretch (see {@link stretchStart}). */
 export function timeSlicer(budgetMs = SLICE_BUDGET_MS): Pause {
-  let since = performance.now()
   return async () => {
-    if (performance.now() - since < budgetMs) return
+    const now = performance.now()
+    if (now - stretchStart < budgetMs) return
+    const idle = performance.eventLoopUtilization().idle
+    if (idle !== idleSeen) {
+      idleSeen = idle
+      stretchStart = now
+      if (budgetMs > 0) return
+    }
     await setImmediate()
-    since = performance.now()
+    stretchStart = performance.now()
+    idleSeen = performance.eventLoopUtilization().idle
   }
 }

@@ -89,6 +89,7 @@ export async function refuseSourceSecretsSliced(
   pause: () => Promise<void>,
 ): Promise<void> {
   refuseSecrets({ content })
+  await pause()
   for (const [path, text] of metadataTexts(metadata, 'metadata')) {
     await pause()
     refuseSecrets({ [path]: text })

@@ -12,7 +12,6 @@ import Fastify, {
 import { OPENAPI_DOCUMENT } from '../contract/openapi-document.js'
 import { OPERATIONS } from '../contract/operations.js'
 import { PowerContextError } from '../core/errors.js'
-import { countJsonValues, MAX_BODY_VALUES } from '../wire/body-values.js'
 import { type ClaudeCodeHookPayload, ClaudeCodeHooks } from '../wire/claude-code-hook.js'
 import { ContractValidator } from '../wire/contract-validator.js'
 import { toWireError } from '../wire/memory-wire.js'
@@ -33,6 +32,7 @@ import {
 import { consolePlugin, PUBLIC_ROUTE } from './console-plugin.js'
 import { toErrorResponse } from './error-response.js'
 import { checkHostAndOrigin, DEFAULT_HOST_POLICY, type HostPolicy } from './host-guard.js'
+import { clientError, parseJsonBody } from './json-body.js'
 import { loggerOptions, type LogSettings } from './log-format.js'
 import { AppMetrics, type MetricsOptions } from './metrics.js'
 import { addLogFields, RequestLogController } from './request-log.js'
@@ -57,7 +57,6 @@ export interface AppOptions {
   readonly plugins?: readonly ((app: FastifyInstance, slot: RuntimeSlot) => void)[]
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true })
 const PUBLIC_PATHS: ReadonlySet<string> = new Set(
   OPERATIONS.filter((op) => op.public).map((op) => op.path),
 )
@@ -106,44 +105,8 @@ function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown, statu
   void reply.code(s).header(REQUEST_ID_HEADER, req.id).send(body)
 }
 
-function clientError(
-  status: number,
-  code: 'invalid_request' | 'payload_too_large',
-  message: string,
-) {
-  return Object.assign(new PowerContextError(code, message), { statusCode: status })
-}
-
-/** The JSON value of a request body, or the 400 saying why it has none. */
-function parseJson(body: Buffer, done: (err: Error | null, value: unknown) => void): void {
-  let text: string
-  try {
-    text = utf8.decode(body)
-  } catch {
-    return done(clientError(422, 'invalid_request', 'request body is not valid UTF-8'), undefined)
-  }
-  if (text.trim() === '')
-    return done(clientError(422, 'invalid_request', 'request body is empty'), undefined)
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return done(clientError(422, 'invalid_request', 'request body is not valid JSON'), undefined)
-  }
-  done(null, value)
-}
-
-/** A body over {@link MAX_BODY_VALUES}: `payload_too_large`, naming the limit. */
-function tooManyValues() {
-  return Object.assign(
-    new PowerContextError(
-      'payload_too_large',
-      `request body holds more than ${MAX_BODY_VALUES} JSON values (object members and array items)`,
-      { limit: 'body_values', max: MAX_BODY_VALUES },
-    ),
-    { statusCode: 413 },
-  )
-}
+/** The route whose body is a capture (its metadata is bounded tighter than any body). */
+const CAPTURE_PATH = OPERATIONS.find((op) => op.operationId === 'captureContent')?.path
 
 /**
  * Builds the HTTP application over a runtime slot. Routes come from the contract's operation table;
@@ -203,21 +166,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const metrics = new AppMetrics(options.slot, options.metrics)
   app.addHook('onResponse', async (req, reply) => metrics.observe(req, reply))
 
-  // A body that is no JSON text (not UTF-8, empty, or unparsable) is an invalid request like any
-  // other: 422 `invalid_request`, the status the contract declares for it on every route.
+  // JSON bodies only, counted, then parsed (in slices when large) by `parseJsonBody`: an async
+  // parser, whose value or error is the one it settles with.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(
     'application/json',
     { parseAs: 'buffer' },
-    (_req, body: Buffer, done) => {
-      // Refused from its bytes: parsing and walking that many values would hold the event loop.
-      // A value takes at least 2 bytes (`0,`), so only a large body needs counting; it is then
-      // parsed in a turn of its own, and handled in the next.
-      if (body.length <= 2 * MAX_BODY_VALUES) return parseJson(body, done)
-      if (countJsonValues(body, MAX_BODY_VALUES) > MAX_BODY_VALUES)
-        return done(tooManyValues(), undefined)
-      setImmediate(() => parseJson(body, (err, value) => setImmediate(() => done(err, value))))
-    },
+    async (req: FastifyRequest, body: Buffer) =>
+      parseJsonBody(body, req.routeOptions.url === CAPTURE_PATH),
   )
 
   app.addHook('onRequest', async (req, reply) => {

@@ -6,11 +6,20 @@
  * request needs is refused from its bytes, which costs ≈ 2 ms per MiB.
  */
 
+import { MAX_CAPTURE_METADATA_VALUES } from '../storage/spi/memory-commands.js'
+
 /**
  * Most JSON values (object members and array items) a request body may hold. The largest valid
  * request (`remember` of 100 entries with 100 source refs each) holds ≈ 31,000.
  */
 export const MAX_BODY_VALUES = 50_000
+
+/**
+ * Most values a capture request body may hold: its metadata's bound plus the request's six
+ * members (`scope_id` … `occurred_at`). A body holding more has metadata over the bound (or
+ * repeated members), refused from its bytes like any body over {@link MAX_BODY_VALUES}.
+ */
+export const CAPTURE_BODY_VALUES = MAX_CAPTURE_METADATA_VALUES + 6
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c

@@ -8,6 +8,7 @@ import type { MemoryRuntime } from '../runtime/memory-runtime.js'
 import {
   CHANGES_LIMIT_MAX,
   LIST_LIMIT_MAX,
+  MAX_CAPTURE_METADATA_VALUES,
   MAX_SOURCE_CONTENT_BYTES,
   REMEMBER_MAX_ENTRIES,
 } from '../storage/spi/memory-backend.js'
@@ -126,6 +127,7 @@ export function wireCapabilities(runtime: MemoryRuntime): Schemas['CapabilitiesR
       source_content_bytes: MAX_SOURCE_CONTENT_BYTES,
       body_bytes: MAX_BODY_BYTES,
       body_values: MAX_BODY_VALUES,
+      metadata_values: MAX_CAPTURE_METADATA_VALUES,
     },
   }
 }

@@ -22,7 +22,7 @@ import { type OperationId, OPERATIONS } from '../../src/contract/operations.js'
 import { type RunningServer, startServer } from '../../src/http/server-run.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 import { SqliteMemoryBackend } from '../../src/storage/sqlite/index.js'
-import { MAX_BODY_VALUES } from '../../src/wire/body-values.js'
+import { CAPTURE_BODY_VALUES, MAX_BODY_VALUES } from '../../src/wire/body-values.js'
 import { ContractValidator } from '../../src/wire/contract-validator.js'
 import { MAX_BODY_BYTES } from '../../src/wire/operation-handlers.js'
 import { assertErrorEnvelope, assertMatchesContract } from '../support/contract-assert.js'
@@ -1123,13 +1123,24 @@ function postProbes(
   // Body shapes: anything but an object.
   for (const v of [[], [base], 'string', 42, -1.5, true, false, null])
     fault('shape', [422], `body ${describeValue(v)}`, jsonBody(v))
-  for (const n of [64, 10_000, 40_000]) fault('shape', [422], `deep arrays ${n}`, textBody(deep(n)))
+  // A capture's body holds at most CAPTURE_BODY_VALUES values (its metadata's bound): deeper is
+  // refused from its bytes there.
+  const deepStatus = (values: number) =>
+    op === 'captureContent' && values > CAPTURE_BODY_VALUES ? 413 : 422
+  for (const n of [64, 10_000, 40_000])
+    fault('shape', [deepStatus(n - 1)], `deep arrays ${n}`, textBody(deep(n)))
   // The field a fault is put in: `scope_id`, or one the route requires when it takes none.
   const key = 'scope_id' in base ? 'scope_id' : 'session_id'
   fault('shape', [422], `deep array as ${key}`, spliced(base, key, deep(5000)))
 
   // Invalid JSON and invalid UTF-8.
-  for (const f of jsonFaults(base)) fault('json', [422], f.label, f.body)
+  for (const f of jsonFaults(base))
+    fault(
+      'json',
+      [f.label.startsWith('unbalanced deep') ? deepStatus(40_000 - 1) : 422],
+      f.label,
+      f.body,
+    )
   for (const bytes of BAD_UTF8)
     fault('utf8', [422], `in a string: ${Buffer.from(bytes).toString('hex')}`, badBytes(bytes))
   fault(

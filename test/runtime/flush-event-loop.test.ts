@@ -12,7 +12,7 @@ import { join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { timeSlicer } from '../../src/core/event-loop-slices.js'
+import { SLICE_BUDGET_MS, timeSlicer } from '../../src/core/event-loop-slices.js'
 import { MEMORY_MEDIA_TYPE } from '../../src/core/extraction-rules.js'
 import { MemoryRuntime } from '../../src/runtime/memory-runtime.js'
 
@@ -86,5 +86,17 @@ describe('flush and the event loop', () => {
     order.push('after pause')
     await new Promise((resolve) => setImmediate(resolve))
     expect(order).toEqual(['after pause', 'immediate'])
+  })
+  it('a new pause counts the work since the thread last yielded, not since it was made', async () => {
+    await timeSlicer(0)()
+    // A stretch longer than the budget, then a slicer made only now (e.g. the next search of a
+    // `prepare` after the previous one's tail): its first pause yields.
+    const start = performance.now()
+    while (performance.now() - start < SLICE_BUDGET_MS + 2);
+    const order: string[] = []
+    setImmediate(() => order.push('immediate'))
+    await timeSlicer()()
+    order.push('after pause')
+    expect(order).toEqual(['immediate', 'after pause'])
   })
 })

@@ -306,6 +306,7 @@ class CapabilitiesResponseLimits(Model):
     body_bytes: int
     source_content_bytes: int | Unset = UNSET
     body_values: int | Unset = UNSET
+    metadata_values: int | Unset = UNSET
     _FIELDS: ClassVar[Tuple[Field, ...]] = (
         Field("text_bytes", "text_bytes", T.INT, True),
         Field("reason_characters", "reason_characters", T.INT, True),
@@ -316,6 +317,7 @@ class CapabilitiesResponseLimits(Model):
         Field("body_bytes", "body_bytes", T.INT, True),
         Field("source_content_bytes", "source_content_bytes", T.INT, False),
         Field("body_values", "body_values", T.INT, False),
+        Field("metadata_values", "metadata_values", T.INT, False),
     )
 
 

@@ -64,6 +64,11 @@ export interface JournalTx {
   highWatermark(scopeId: string): Promise<number>
   /** Sources with `after < position ≤ through`, in position order. */
   listSources(scopeId: string, after: number, through: number): Promise<SourceRow[]>
+  /**
+   * The UTF-8 bytes of the stored payload at `position` (undefined when none), without reading
+   * the payload out: a reader sizes a source before it decides to read it.
+   */
+  payloadBytes(scopeId: string, position: number): Promise<number | undefined>
   /** Positions of the given content source ids of the scope (absent ids are missing). */
   positionsOf(scopeId: string, sourceIds: readonly string[]): Promise<Map<string, number>>
   getFailure(scopeId: string, position: number): Promise<FailureRow | undefined>

@@ -30,6 +30,12 @@ export const RECENT_SCOPES_MAX = 9
 /** Largest content source `captureSource` accepts, in UTF-8 bytes. */
 export const MAX_SOURCE_CONTENT_BYTES = 1_000_000
 /**
+ * Most JSON values (object members and array items, at any depth) a capture request's `metadata`
+ * may hold. Every stored payload is parsed whole where it is read (one synchronous step per
+ * source), so this bounds that step; a hook's metadata holds a handful.
+ */
+export const MAX_CAPTURE_METADATA_VALUES = 10_000
+/**
  * Byte budget of one history answer: the versions' text, sources, artifacts and reasons and the
  * transitions at their revisions. The first version of a page always fits; `nextAfter` continues.
  */

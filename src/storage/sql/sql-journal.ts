@@ -79,6 +79,15 @@ export class SqlJournal implements JournalTx {
     )
   }
 
+  async payloadBytes(scopeId: string, position: number): Promise<number | undefined> {
+    // OCTET_LENGTH: bytes on every dialect (SQLite's LENGTH counts characters of a text).
+    const row = await this.#sql.get<{ n: number }>(
+      'SELECT OCTET_LENGTH(payload) AS n FROM sources WHERE scope_id = ? AND position = ?',
+      [scopeId, position],
+    )
+    return row === undefined ? undefined : Number(row.n)
+  }
+
   async positionsOf(scopeId: string, sourceIds: readonly string[]): Promise<Map<string, number>> {
     if (sourceIds.length === 0) return new Map()
     const rows = await this.#sql.all<{ id: string; position: number }>(

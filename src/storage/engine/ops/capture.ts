@@ -11,6 +11,7 @@ import type { WindowSource } from '../../spi/flush-types.js'
 import {
   type CaptureSourceCommand,
   type CaptureSourceResult,
+  MAX_CAPTURE_METADATA_VALUES,
   MAX_SOURCE_CONTENT_BYTES,
 } from '../../spi/memory-backend.js'
 import { insertSourceProjected } from './freshness.js'
@@ -39,17 +40,44 @@ export function checkCapture(cmd: CaptureSourceCommand): CheckedCapture {
 }
 
 /**
- * {@link checkCapture} for a request: the metadata's strings are checked and the payload encoded
- * member by member with yields to the event loop (metadata may hold tens of thousands of keys).
- * Same payload, hash and errors.
- * @throws PowerContextError `invalid_request`, `secret_detected`
+ * {@link checkCapture} for a request: metadata holds at most
+ * {@link MAX_CAPTURE_METADATA_VALUES} values, its strings are checked and the payload encoded
+ * member by member with yields to the event loop. Same payload, hash and errors otherwise. (A
+ * reference database's sources, upgraded through {@link checkCapture}, keep any metadata.)
+ * @throws PowerContextError `invalid_request`, `payload_too_large` (metadata), `secret_detected`
  */
 export async function checkCaptureSliced(cmd: CaptureSourceCommand): Promise<CheckedCapture> {
   const pause = timeSlicer()
   const fields = captureFields(cmd)
+  if (valuesWithin(fields.metadata, MAX_CAPTURE_METADATA_VALUES) > MAX_CAPTURE_METADATA_VALUES)
+    throw tooManyMetadataValues()
+  await pause()
   await refuseSourceSecretsSliced(fields.content, fields.metadata, pause)
   const parts = withDocument(fields, cmd)
   return withHash(parts, await canonicalJsonSliced(parts.document, 'source', pause))
+}
+
+/** Metadata over {@link MAX_CAPTURE_METADATA_VALUES}: `payload_too_large`, naming the limit. */
+export function tooManyMetadataValues(): PowerContextError {
+  return new PowerContextError(
+    'payload_too_large',
+    `metadata holds more than ${MAX_CAPTURE_METADATA_VALUES} JSON values (object members and array items)`,
+    { limit: 'metadata_values', max: MAX_CAPTURE_METADATA_VALUES },
+  )
+}
+
+/** The object members plus array items `value` holds at any depth, counted until past `max`. */
+function valuesWithin(value: unknown, max: number): number {
+  let count = 0
+  const open: unknown[] = [value]
+  while (open.length > 0 && count <= max) {
+    const v = open.pop()
+    if (typeof v !== 'object' || v === null) continue
+    const inner = Array.isArray(v) ? (v as unknown[]) : Object.values(v)
+    count += inner.length
+    open.push(...inner.slice(0, max + 1))
+  }
+  return count
 }
 
 function withHash(parts: { scopeId: string; sourceId: string }, payload: string): CheckedCapture {

@@ -1,5 +1,6 @@
 import { checkLimit } from '../../../core/command-rules.js'
 import { invalidRequest, PowerContextError } from '../../../core/errors.js'
+import { timeSlicer } from '../../../core/event-loop-slices.js'
 import { checkScopeId, checkSourceId } from '../../../core/ids.js'
 import { MEMORY_STATES, type MemoryState } from '../../../core/memory-model.js'
 import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
@@ -120,19 +121,24 @@ async function viewOfSource(
 }
 
 /**
- * Adds source views while they fit the answer's byte budget (the first always fits); `load`
- * reads one row at a time, so a source past the budget is read at most once and then dropped.
- * Returns how many of `count` were taken.
+ * Adds source views while they fit the answer's byte budget (the first always fits). Each source
+ * is sized from its stored length first (`payloadBytes`), so one that cannot fit is never read;
+ * `load` reads one row at a time, with a yield to the event loop between rows once a slice's
+ * budget is spent. Returns how many of `count` were taken.
  */
 async function takeWithinBudget(
   tx: DialectTx,
   count: number,
+  payloadBytes: (i: number) => Promise<number | undefined>,
   load: (i: number) => Promise<SourceRow>,
   view: (row: SourceRow, legacy: LegacyPayloadRow | undefined) => Promise<L.SourceView>,
   into: L.SourceView[],
 ): Promise<number> {
+  const pause = timeSlicer()
   let bytes = 0
   for (let i = 0; i < count; i += 1) {
+    if (i > 0 && bytes + ((await payloadBytes(i)) ?? 0) > SOURCES_RESPONSE_BYTES_MAX) return i
+    await pause()
     const row = await load(i)
     const legacy = await tx.legacy.getPayload(row.scopeId, row.sourceType, row.sourceId)
     const size =
@@ -165,6 +171,7 @@ export async function getSourcesInTx(
   const taken = await takeWithinBudget(
     tx,
     q.sourceIds.length,
+    (i) => tx.journal.payloadBytes(q.scopeId, positions.get(q.sourceIds[i]!)!),
     async (i) => {
       const row = await tx.getSource(q.scopeId, 'content', q.sourceIds[i]!)
       if (row === undefined) throw new Error('a source vanished inside a read transaction')
@@ -196,6 +203,7 @@ export async function listSourcesInTx(
   const taken = await takeWithinBudget(
     tx,
     through - q.after,
+    (i) => tx.journal.payloadBytes(q.scopeId, q.after + i + 1),
     async (i) => {
       const [row] = await tx.journal.listSources(q.scopeId, q.after + i, q.after + i + 1)
       if (row === undefined)

@@ -19,6 +19,8 @@ export async function bm25Rerank(
 ): Promise<readonly TextHit[]> {
   const hits = admitted.map((a) => a.hit)
   if (admitted.length < 2) return hits
+  // The statistics are a few statements of their own: they start a slice rather than end one.
+  await pause()
   const stats = await tx.textStatistics(plan.terms)
   if (stats === undefined) return hits
   const ordered = await bm25OrderSliced(admitted, (a) => a.tokens, plan.terms, stats, pause)

@@ -136,12 +136,14 @@ export async function ftsChannel(
   wanted = Infinity,
 ): Promise<FtsChannelResult> {
   const { hits: admitted, complete } = await ftsCandidates(tx, q)
+  const pause = timeSlicer()
   const texts = new Map<string, { kind: string; text: string }>()
   const hits: ChannelHit[] = []
   let next = 0
   while (hits.length < wanted && next < admitted.length) {
     const batch = admitted.slice(next, next + Math.min(wanted - hits.length, admitted.length))
     next += batch.length
+    await pause()
     const current = await tx.loadCurrent(batch.map((h) => h.memoryId))
     for (const hit of batch) {
       const c = current.get(hit.memoryId)
