@@ -8,6 +8,7 @@ import {
   PREPARE_MAX_BYTES_DEFAULT,
   PREPARE_MAX_BYTES_MAX,
   PREPARE_MAX_BYTES_MIN,
+  PREPARE_MAX_ITEMS,
   prepareItems,
   shownCandidates,
 } from '../core/prepared-context.js'
@@ -147,13 +148,19 @@ async function marksOf(
   return marks
 }
 
-/** The candidates with the stale marks of those {@link prepareItems} may show (the first ones). */
+/**
+ * The candidates with the stale marks of those {@link prepareItems} may show (the first ones):
+ * a shown candidate the search already looked up (`looked`, its ref key) keeps what the search
+ * found; the others are looked up now.
+ */
 async function markShown(
   backend: MemoryBackend,
   primary: string,
   candidates: readonly PreparedCandidate[],
+  looked: ReadonlySet<string>,
 ): Promise<PreparedCandidate[]> {
-  const shown = shownCandidates(candidates)
+  const shown = shownCandidates(candidates).filter((c) => !looked.has(refKey(c.memoryRef)))
+  if (shown.length === 0) return [...candidates]
   const marks = await marksOf(
     backend,
     shown.map((c) => ({ scopeId: c.scopeId ?? primary, memoryRef: c.memoryRef })),
@@ -187,6 +194,9 @@ export async function prepareContext(
   })
   const excluded = checkExcluded(cmd)
   let candidates: Ranked[]
+  // Hits whose stale marks the searches looked up: the first of each scope, which are the items
+  // shown when nothing is excluded or repeated (the common case costs no second lookup).
+  let looked = new Set<string>()
   if (cmd.query === undefined) {
     const memories = await briefMemories(backend, scopes, excluded.size)
     const marks = await marksOf(backend, memories)
@@ -201,8 +211,11 @@ export async function prepareContext(
     const limit = Math.min(PREPARE_SEARCH_LIMIT + excluded.size, SEARCH_LIMIT_MAX)
     const results = await Promise.all(
       scopes.map((scopeId) =>
-        backend.search({ scopeId, query, limit, mode: 'auto', staleMarks: false }),
+        backend.search({ scopeId, query, limit, mode: 'auto', staleMarks: PREPARE_MAX_ITEMS }),
       ),
+    )
+    looked = new Set(
+      results.flatMap((r) => r.hits.slice(0, PREPARE_MAX_ITEMS).map((h) => refKey(h.memoryRef))),
     )
     candidates = rankTogether(
       scopes,
@@ -210,7 +223,7 @@ export async function prepareContext(
     )
   }
   let fresh = distinct(candidates.filter((r) => !excluded.has(refKey(r.candidate.memoryRef))))
-  if (cmd.query !== undefined) fresh = await markShown(backend, scopes[0] as string, fresh)
+  if (cmd.query !== undefined) fresh = await markShown(backend, scopes[0] as string, fresh, looked)
   const render = prepareItems(fresh, maxBytes, scopes[0])
   const chosen = shownCandidates(fresh).length
   const whole = render.items.length === chosen && render.items.every((i) => !i.truncated)

@@ -85,6 +85,25 @@ function recheckAnswers(check: Record<string, unknown>) {
 }
 
 describe('a memory anchored to src/payments/retry.ts', () => {
+  it('is marked in recall when it is shown from past the hits the search looked up', async () => {
+    const scopeId = scope()
+    const memoryId = await learn(scopeId)
+    // Eight memories that outrank it for the query; recall that excludes them shows it first.
+    const louder = Array.from({ length: 8 }, (_, i) => ({
+      kind: 'fact',
+      text: `Payments retry payments retry note ${i}: payments retry.`,
+    }))
+    await rt.remember({ scopeId, entries: louder })
+    await commitLater(scopeId)
+    const search = await rt.search({ scopeId, query: 'payments retry', limit: 16 })
+    const at = search.hits.findIndex((h) => h.memoryRef.artifactId === memoryId)
+    expect(at).toBeGreaterThanOrEqual(8)
+    const excludeRefs = search.hits.slice(0, at).map((h) => h.memoryRef)
+    const recall = await rt.prepareContext({ scopeId, query: 'payments retry', excludeRefs })
+    expect(recall.items[0]!.memoryRef.artifactId).toBe(memoryId)
+    expect(recall.items[0]!.stale?.commits.map((c) => c.commit)).toEqual([LATER])
+  })
+
   it('is marked stale by a later commit in recall, brief and search; the next flush updates it', async () => {
     const scopeId = scope()
     const memoryId = await learn(scopeId)

@@ -4,7 +4,7 @@
  * the lookup the backend answers.
  */
 import type { StaleMark } from '../../core/freshness.js'
-import type { ArtifactRef, Memory } from '../../core/memory-model.js'
+import type { ArtifactRef, Memory, MemoryState } from '../../core/memory-model.js'
 
 /** One path a captured source names: a Git change's changed path or a task outcome's. */
 export interface SourcePathRow {
@@ -42,7 +42,22 @@ export interface FreshnessCheckRow {
 }
 
 /** The path-change projection's verbs of one transaction. */
+/** What the freshness lookup reads of a memory's current version (not its text). */
+export interface CitedVersionRow {
+  readonly memoryId: string
+  readonly scopeId: string
+  readonly state: MemoryState
+  readonly version: number
+  readonly createdAt: string
+  readonly sourcesJson: string
+}
+
 export interface FreshnessTx {
+  /**
+   * The current version of each given memory, only the columns the lookup needs (one indexed
+   * read; an unknown id has no row).
+   */
+  citedVersions(memoryIds: readonly string[]): Promise<CitedVersionRow[]>
   /** Adds the rows of one captured source (a repeat of the same row is a no-op). */
   putSourcePaths(rows: readonly SourcePathRow[]): Promise<void>
   /** The rows of the given sources of the scope (a memory's anchors). */

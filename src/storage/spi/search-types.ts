@@ -17,9 +17,10 @@ export interface SearchCommand {
   readonly kinds?: readonly string[] | undefined
   /**
    * False: the hits carry no stale marks (a caller that shows only some of them looks those up
-   * with `freshness`). Default true.
+   * with `freshness`). A number n: only the first n hits are looked up (in the search's own
+   * transaction), the others carry none. Default true: every hit.
    */
-  readonly staleMarks?: boolean | undefined
+  readonly staleMarks?: boolean | number | undefined
 }
 
 export interface SearchHit {

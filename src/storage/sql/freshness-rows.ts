@@ -5,6 +5,7 @@
  */
 import type {
   AnchoredChangeRow,
+  CitedVersionRow,
   FreshnessCheckRow,
   FreshnessTx,
   SourcePathRow,
@@ -27,6 +28,19 @@ export class FreshnessRows implements FreshnessTx {
   constructor(session: SqlSession, dialect: SqlDialect) {
     this.#s = session
     this.#d = dialect
+  }
+
+  async citedVersions(memoryIds: readonly string[]): Promise<CitedVersionRow[]> {
+    if (memoryIds.length === 0) return []
+    const rows = await this.#s.all<CitedVersionRow>(
+      `SELECT m.memory_id AS memoryId, m.scope_id AS scopeId, m.state, v.version,
+         v.created_at AS createdAt, v.sources_json AS sourcesJson
+       FROM memories m
+       JOIN memory_versions v ON v.memory_id = m.memory_id AND v.version = m.current_version
+       WHERE m.memory_id IN ${this.#d.inList.sql}`,
+      [this.#d.inList.bind(memoryIds)],
+    )
+    return rows.map((r) => ({ ...r, version: Number(r.version) }))
   }
 
   async putSourcePaths(rows: readonly SourcePathRow[]): Promise<void> {

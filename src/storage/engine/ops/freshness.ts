@@ -16,7 +16,7 @@ import {
 import { checkScopeId } from '../../../core/ids.js'
 import type { ArtifactRef } from '../../../core/memory-model.js'
 import { isActive } from '../../../core/memory-state.js'
-import type { DialectTx, SourceRow, VersionRow } from '../../spi/dialect-tx.js'
+import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
 import type { FreshnessCommand, SourcePathRow, StaleMemory } from '../../spi/freshness-types.js'
 import type { RankedSearchResult } from '../../spi/search-types.js'
 import { viewOf } from '../version-codec.js'
@@ -75,7 +75,7 @@ export async function rebuildSourcePathsInTx(tx: DialectTx): Promise<number> {
   }
 }
 
-const sourceIdsOf = (v: VersionRow): string[] =>
+const sourceIdsOf = (v: { readonly sourcesJson: string }): string[] =>
   (JSON.parse(v.sourcesJson) as { source_id: string }[]).map((s) => s.source_id)
 
 /** Rows read per lookup at most (beyond, the newest changes of the anchored paths). */
@@ -182,13 +182,12 @@ export async function freshnessInTx(
   revisions?: ReadonlyMap<string, number>,
 ): Promise<Map<string, StaleMark>> {
   const marks = new Map<string, StaleMark>()
-  const cited: Cited[] = [...(await tx.loadCurrent(memoryIds)).values()].flatMap((c) => {
-    const version = c.version.version
-    if (c.row.scopeId !== scopeId || !isActive(c.row.state)) return []
-    if ((revisions?.get(c.row.memoryId) ?? version) !== version) return []
-    const evidence = new Set(sourceIdsOf(c.version))
+  const cited: Cited[] = (await tx.freshness.citedVersions(memoryIds)).flatMap((c) => {
+    if (c.scopeId !== scopeId || !isActive(c.state)) return []
+    if ((revisions?.get(c.memoryId) ?? c.version) !== c.version) return []
+    const evidence = new Set(sourceIdsOf(c))
     if (evidence.size === 0) return []
-    return [{ memoryId: c.row.memoryId, version, createdAt: c.version.createdAt, evidence }]
+    return [{ memoryId: c.memoryId, version: c.version, createdAt: c.createdAt, evidence }]
   })
   if (cited.length === 0) return marks
   const ids = [...new Set(cited.flatMap((c) => [...c.evidence]))]
@@ -331,17 +330,22 @@ export async function staleAnchoredInTx(
   return out
 }
 
-/** Search hits with the stale mark of each possibly stale one, read in the search's transaction. */
+/**
+ * Search hits with the stale mark of each possibly stale one of the `first` hits, read in the
+ * search's transaction.
+ */
 export async function markStaleHits(
   tx: DialectTx,
   scopeId: string,
   result: RankedSearchResult,
+  first: number,
 ): Promise<RankedSearchResult> {
-  if (result.hits.length === 0) return result
+  const looked = result.hits.slice(0, Math.max(0, first))
+  if (looked.length === 0) return result
   const marks = await freshnessOfRefs(
     tx,
     scopeId,
-    result.hits.map((h) => h.memoryRef),
+    looked.map((h) => h.memoryRef),
   )
   if (marks.size === 0) return result
   const hits = result.hits.map((h) => {

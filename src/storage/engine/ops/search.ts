@@ -48,7 +48,13 @@ export async function search(
     // Possibly stale hits say so, read in the search's own transaction (docs/agents.md "Freshness").
     cmd.staleMarks === false
       ? undefined
-      : (tx, result) => markStaleHits(tx, checked.scopeId, result),
+      : (tx, result) =>
+          markStaleHits(
+            tx,
+            checked.scopeId,
+            result,
+            typeof cmd.staleMarks === 'number' ? cmd.staleMarks : result.hits.length,
+          ),
   )
   return { mode: used, hits }
 }
