@@ -87,7 +87,7 @@ describe('secret rules', () => {
     expect(refused(clean)).toBeUndefined()
   })
 
-  it('sliced for a request: the same verdict and error, pausing before each metadata string', async () => {
+  it('sliced for a request: the same verdict and error, pausing after the content and before each metadata string', async () => {
     const cases: [string, unknown][] = [
       [
         'plain content',
@@ -119,8 +119,9 @@ describe('secret rules', () => {
         (err: unknown) => err,
       )
       expect(sliced).toEqual(outcome(() => refuseSourceSecrets(content, metadata)))
-      // Clean metadata: one pause per string it holds (500 in the second case).
-      if (metadata === cases[1]![1]) expect(pauses).toBe(500)
+      // Clean metadata: one pause after the content, then one per string it holds (500 in the
+      // second case).
+      if (metadata === cases[1]![1]) expect(pauses).toBe(501)
     }
   })
 })
