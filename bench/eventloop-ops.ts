@@ -4,7 +4,8 @@
  * operation, a worker thread polls `GET /health/live` every 10 ms (a request, then a 10 ms pause)
  * and samples the server's RSS (`/proc/<pid>/status`) every 20 ms while the operation runs. The
  * longest time between two liveness answers is what a probe or any other client waited at worst.
- * Bodies are read as streams and parsed only when small, so the bench's own thread stays free.
+ * Bodies are read as streams and parsed whole only when small (of a large one, only the
+ * continuation at its end), so the bench's own thread stays free.
  *
  * `--bin <path>` runs another build of the CLI (e.g. `/work/main/bin/powercontext.js` for the
  * "before" figures); its answers are read the same way (a missing continuation means done).
@@ -103,7 +104,27 @@ process.on('SIGUSR2', () => {
   gcLongest = 0
 })`
 
-/** Posts JSON; returns the body's byte count, and the parsed body when it is under 4 MiB. */
+/**
+ * Answers over this many bytes are not parsed whole: the bench reads only the continuation
+ * (`remaining_source_ids`, the answer's last field) from their tail, so parsing four answers of a
+ * megabyte at once does not take the bench's thread, nor a core the server could use.
+ */
+const PARSE_WHOLE_BYTES = 64 * 1024
+const CONTINUATION = '"remaining_source_ids":'
+
+/** The continuation at the end of a large answer (its last `PARSE_WHOLE_BYTES` or more). */
+function continuationOf(tail: readonly Uint8Array[]): { remaining_source_ids?: string[] } {
+  const text = Buffer.concat(tail).toString('latin1')
+  const at = text.lastIndexOf(CONTINUATION)
+  if (at < 0) return {}
+  const from = at + CONTINUATION.length
+  return { remaining_source_ids: JSON.parse(text.slice(from, text.indexOf(']', from) + 1)) }
+}
+
+/**
+ * Posts JSON; returns the body's byte count and the parsed body (of a large one, only its
+ * continuation: see {@link PARSE_WHOLE_BYTES}).
+ */
 async function post(
   url: string,
   path: string,
@@ -114,19 +135,24 @@ async function post(
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   })
-  const chunks: Buffer[] = []
+  // The body's last PARSE_WHOLE_BYTES or more (all of a small one), chunks as they came.
+  const tail: Uint8Array[] = []
+  let tailBytes = 0
   let bytes = 0
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     bytes += chunk.byteLength
-    if (bytes <= 4 * 1024 * 1024) chunks.push(Buffer.from(chunk))
+    tail.push(chunk)
+    tailBytes += chunk.byteLength
+    while (tailBytes - tail[0]!.byteLength >= PARSE_WHOLE_BYTES)
+      tailBytes -= tail.shift()!.byteLength
   }
   if (res.status >= 300) {
     failures.push(`${res.status}`)
     return { bytes }
   }
-  return bytes <= 4 * 1024 * 1024
-    ? { bytes, json: JSON.parse(Buffer.concat(chunks).toString()) }
-    : { bytes }
+  return bytes <= PARSE_WHOLE_BYTES
+    ? { bytes, json: JSON.parse(Buffer.concat(tail).toString()) }
+    : { bytes, json: continuationOf(tail) }
 }
 
 /** Words of a text of `bytes` bytes, distinct per `seed`, sharing common words for queries. */

@@ -8,7 +8,7 @@
  * connection's mutex, so nothing else touches the database during a yield inside one).
  */
 import { performance } from 'node:perf_hooks'
-import { setImmediate } from 'node:timers/promises'
+import { setImmediate } from 'node:timers'
 
 /** Awaited between items of a long loop: yields when the slice's budget is spent. */
 export type Pause = () => Promise<void>
@@ -30,6 +30,35 @@ export const SLICE_BUDGET_MS = 5
 let stretchStart = performance.now()
 let idleSeen = performance.eventLoopUtilization().idle
 
+/**
+ * Pauses waiting for the next turn (one immediate for all of them). Pauses resumed by the same
+ * turn (four readers that yielded together) run one after another in it: the turn's stretch
+ * starts once, and a pause that finds the budget already spent by those resumed before it waits
+ * for the next turn, at the front of it (`deferred`), rather than adding its own work to the same
+ * stretch or waiting behind a request that keeps going first.
+ */
+let deferred: (() => void)[] = []
+let waiting: (() => void)[] = []
+let turnScheduled = false
+
+function awaitNextTurn(front: boolean): Promise<void> {
+  return new Promise((resolve) => {
+    if (front) deferred.push(resolve)
+    else waiting.push(resolve)
+    if (turnScheduled) return
+    turnScheduled = true
+    setImmediate(() => {
+      turnScheduled = false
+      const resumed = [...deferred, ...waiting]
+      deferred = []
+      waiting = []
+      stretchStart = performance.now()
+      idleSeen = performance.eventLoopUtilization().idle
+      for (const resume of resumed) resume()
+    })
+  })
+}
+
 /** A pause for one long piece of work, sharing the thread's stretch (see {@link stretchStart}). */
 export function timeSlicer(budgetMs = SLICE_BUDGET_MS): Pause {
   return async () => {
@@ -41,8 +70,7 @@ export function timeSlicer(budgetMs = SLICE_BUDGET_MS): Pause {
       stretchStart = now
       if (budgetMs > 0) return
     }
-    await setImmediate()
-    stretchStart = performance.now()
-    idleSeen = performance.eventLoopUtilization().idle
+    await awaitNextTurn(false)
+    while (budgetMs > 0 && performance.now() - stretchStart >= budgetMs) await awaitNextTurn(true)
   }
 }

@@ -12,6 +12,7 @@ import Fastify, {
 import { OPENAPI_DOCUMENT } from '../contract/openapi-document.js'
 import { OPERATIONS } from '../contract/operations.js'
 import { PowerContextError } from '../core/errors.js'
+import { timeSlicer } from '../core/event-loop-slices.js'
 import { type ClaudeCodeHookPayload, ClaudeCodeHooks } from '../wire/claude-code-hook.js'
 import { ContractValidator } from '../wire/contract-validator.js'
 import { toWireError } from '../wire/memory-wire.js'
@@ -32,6 +33,7 @@ import {
 import { consolePlugin, PUBLIC_ROUTE } from './console-plugin.js'
 import { toErrorResponse } from './error-response.js'
 import { checkHostAndOrigin, DEFAULT_HOST_POLICY, type HostPolicy } from './host-guard.js'
+import { jsonAnswerBytes } from './json-answer.js'
 import { clientError, parseJsonBody } from './json-body.js'
 import { loggerOptions, type LogSettings } from './log-format.js'
 import { AppMetrics, type MetricsOptions } from './metrics.js'
@@ -66,6 +68,8 @@ const LOOPBACK_ADDRESS = /^(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1)$/u
 
 /** `Content-Encoding` values that leave the body as sent (RFC 9110: `identity`, or nothing). */
 const IDENTITY = /^\s*(identity\s*)?$/i
+/** The content type Fastify gives an object it serialises (answers keep it: same bytes on the wire). */
+const JSON_TYPE = 'application/json; charset=utf-8'
 
 /**
  * Refuses a request without the bearer token when one is configured (public routes excepted);
@@ -272,8 +276,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     app.route({
       method: op.method,
       url: op.path,
-      handler: async (req, reply) =>
-        reply.code(op.successStatus).send(await invokeOperation(id, req.body, call)),
+      handler: async (req, reply) => {
+        const answer = await invokeOperation(id, req.body, call)
+        const bytes = await jsonAnswerBytes(answer, timeSlicer())
+        return reply.code(op.successStatus).type(JSON_TYPE).send(bytes)
+      },
     })
   }
 

@@ -123,8 +123,8 @@ async function viewOfSource(
 /**
  * Adds source views while they fit the answer's byte budget (the first always fits). Each source
  * is sized from its stored length first (`payloadBytes`), so one that cannot fit is never read;
- * `load` reads one row at a time, with a yield to the event loop between rows once a slice's
- * budget is spent. Returns how many of `count` were taken.
+ * `load` reads one row at a time, with a yield to the event loop between rows (and between a
+ * row's read and its decoding) once a slice's budget is spent. Returns how many of `count` were taken.
  */
 async function takeWithinBudget(
   tx: DialectTx,
@@ -145,6 +145,8 @@ async function takeWithinBudget(
       Buffer.byteLength(row.payload) + (legacy === undefined ? 0 : legacy.payload.byteLength)
     if (i > 0 && bytes + size > SOURCES_RESPONSE_BYTES_MAX) return i
     bytes += size
+    // Reading a row of a megabyte and parsing its payload are each milliseconds: a pause between.
+    await pause()
     into.push(await view(row, legacy))
   }
   return count
