@@ -88,19 +88,29 @@ export function storageFailure(err: unknown): PowerContextError | undefined {
   return known === undefined ? undefined : storageUnavailable(known[0], known[1], err)
 }
 
-/** The driver of one connection; reads and writes differ only in how they begin. */
-export function sqliteDriver(db: Database.Database, session: SqlSession): SqlDriver {
-  const connection = (begin: string): SqlConnection => ({
+/**
+ * The driver of one connection; reads and writes differ only in how they begin (and `afterWrite`
+ * runs after each committed write: the WAL checkpointer's cue, sqlite-checkpointer.ts).
+ */
+export function sqliteDriver(
+  db: Database.Database,
+  session: SqlSession,
+  afterWrite: () => void = () => {},
+): SqlDriver {
+  const connection = (begin: string, after: () => void): SqlConnection => ({
     session,
     begin: async () => void db.exec(begin),
-    commit: async () => void db.exec('COMMIT'),
+    commit: async () => {
+      db.exec('COMMIT')
+      after()
+    },
     rollback: async () => {
       if (db.inTransaction) db.exec('ROLLBACK')
     },
     release: () => {},
   })
-  const write = connection('BEGIN IMMEDIATE')
-  const read = connection('BEGIN')
+  const write = connection('BEGIN IMMEDIATE', afterWrite)
+  const read = connection('BEGIN', () => {})
   return {
     connect: async (mode) => (mode === 'write' ? write : read),
     isRetryable: isBusy,

@@ -16,6 +16,7 @@ import type { AnnScopeStatus } from './sqlite-ann-types.js'
 import type { AnnSettings } from './sqlite-ann-types.js'
 import { ANN_DEFAULTS } from './sqlite-ann-types.js'
 import { loadHnswlib } from './sqlite-ann-types.js'
+import { WalCheckpointer } from './sqlite-checkpointer.js'
 import { runDamageCheck } from './sqlite-damage-check.js'
 import { sqliteDialect } from './sqlite-dialect.js'
 import { diskProblem, openFailureOfDisk } from './sqlite-disk.js'
@@ -84,19 +85,26 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
   readonly #runner: TransactionRunner
   readonly #compaction: FtsCompaction
   readonly #file: string
+  readonly #checkpointer: WalCheckpointer | undefined
   #damageTimer: NodeJS.Timeout | undefined
   #damageRun: Promise<void> | undefined
 
   private constructor(
     db: Database.Database,
     options: SqliteBackendOptions,
-    parts: { vectors: SqliteVectorTx; runner: TransactionRunner; dialect: SqlDialect },
+    parts: {
+      vectors: SqliteVectorTx
+      runner: TransactionRunner
+      dialect: SqlDialect
+      checkpointer: WalCheckpointer | undefined
+    },
   ) {
     super(options, { runner: parts.runner, dialect: parts.dialect })
     this.#db = db
     this.#file = options.database
     this.#vectors = parts.vectors
     this.#runner = parts.runner
+    this.#checkpointer = parts.checkpointer
     this.#compaction = new FtsCompaction(db, (work) =>
       parts.runner.run('write', async () => work()),
     )
@@ -107,10 +115,15 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
     const { index, problem } = loadSqliteVectorIndex(db, options.vectorExtension)
     const vectors = new SqliteVectorTx(db, index, problem)
     const statements = new SqliteStatements(db)
-    const driver = sqliteDriver(db, sqliteSession(statements))
+    // A file's WAL is checkpointed by a worker thread, never inside a request's COMMIT.
+    const checkpointer =
+      options.database === ':memory:' ? undefined : new WalCheckpointer(db, options.database)
+    const driver = sqliteDriver(db, sqliteSession(statements), () => {
+      if (checkpointer?.due() === true) void runner.afterQueued(() => checkpointer.checkpoint())
+    })
     const runner = new TransactionRunner(driver, sqliteRetry(options.lockWaitMs), new AsyncMutex())
     const dialect = sqliteDialect(statements, vectors)
-    return new SqliteMemoryBackend(db, options, { vectors, runner, dialect })
+    return new SqliteMemoryBackend(db, options, { vectors, runner, dialect, checkpointer })
   }
 
   /** Turns on the approximate-search graphs of large scopes unless `vectorAnn` is false. */
@@ -268,6 +281,7 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
     this.#vectors.closeAnn()
     await this.#compaction.stop()
     await this.#runner.afterQueued(async () => {
+      await this.#checkpointer?.stop()
       if (this.#db.open) this.#db.close()
     })
   }
