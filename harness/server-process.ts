@@ -25,6 +25,16 @@ export interface ServerProcess {
   readonly stderr: () => string
 }
 
+/**
+ * Every server child still running: killed when this process exits, even by a crash that skips
+ * `stopAll` (an uncaught error in a benchmark would otherwise leave servers running, and
+ * ticking, under the next run's measurements).
+ */
+const running = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const p of running) p.kill('SIGKILL')
+})
+
 /** Servers started by one test file; `stopAll` in afterAll. */
 export class ServerProcesses {
   readonly #procs: ChildProcess[] = []
@@ -66,6 +76,8 @@ export class ServerProcesses {
       },
     )
     this.#procs.push(proc)
+    running.add(proc)
+    proc.once('exit', () => running.delete(proc))
     let stderr = ''
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 60_000)

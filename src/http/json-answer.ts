@@ -7,26 +7,34 @@
  * (`JSON.stringify`, UTF-8).
  */
 import type { Pause } from '../core/event-loop-slices.js'
+import { stringifyPieces } from '../core/json-text.js'
 
 /** Characters encoded between two pauses (≈ a few hundred µs of work). */
 const PIECE_CHARS = 64 * 1024
 
-/** `JSON.stringify(value)` as UTF-8, encoded in pieces with `pause()` awaited between them. */
+/**
+ * `JSON.stringify(value)` as UTF-8, encoded in pieces with `pause()` awaited between them. Members
+ * kept as their stored JSON text (a source's content, `withJsonText`) are copied in as stored.
+ */
 export async function jsonAnswerBytes(value: unknown, pause: Pause): Promise<Buffer> {
   await pause()
-  const text = JSON.stringify(value)
-  if (text.length <= PIECE_CHARS) return Buffer.from(text)
+  const texts = stringifyPieces(value)
+  if (texts.length === 1 && texts[0]!.length <= PIECE_CHARS) return Buffer.from(texts[0]!)
   await pause()
-  const bytes = Buffer.allocUnsafe(Buffer.byteLength(text))
+  let size = 0
+  for (const text of texts) size += Buffer.byteLength(text)
+  const bytes = Buffer.allocUnsafe(size)
   let offset = 0
-  for (let start = 0; start < text.length;) {
-    await pause()
-    let end = Math.min(start + PIECE_CHARS, text.length)
-    // A piece never ends between the two halves of a surrogate pair (each would become U+FFFD).
-    const last = text.charCodeAt(end - 1)
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1
-    offset += bytes.write(text.slice(start, end), offset)
-    start = end
+  for (const text of texts) {
+    for (let start = 0; start < text.length;) {
+      await pause()
+      let end = Math.min(start + PIECE_CHARS, text.length)
+      // A piece never ends between the two halves of a surrogate pair (each would become U+FFFD).
+      const last = text.charCodeAt(end - 1)
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1
+      offset += bytes.write(text.slice(start, end), offset)
+      start = end
+    }
   }
   return bytes
 }

@@ -3,6 +3,7 @@
  * `POST /v1/sources/get` and `POST /v1/sources/list`, their requests and responses.
  */
 import type { components } from '../contract/powercontext-types.js'
+import { copyMember } from '../core/json-text.js'
 import type * as L from '../storage/spi/listing-types.js'
 import { toWireRedaction } from './redaction-wire.js'
 
@@ -45,10 +46,14 @@ export const toWireListScopes = (r: L.ListScopesResult): Wire['ListScopesRespons
   next_after: r.nextAfter,
 })
 
-const toWireSource = (s: L.SourceView): Wire['SourceView'] => ({
+// A large content goes out as its stored JSON text, unparsed (`copyMember`, json-text.ts).
+const toWireSource = (s: L.SourceView): Wire['SourceView'] =>
+  copyMember(s, toWireSourceWithout(s), 'content')
+
+const toWireSourceWithout = (s: L.SourceView): Wire['SourceView'] => ({
   source: { name: s.source.name, source_id: s.source.sourceId },
   position: s.position,
-  content: s.content,
+  content: '',
   media_type: s.mediaType,
   metadata: { ...s.metadata },
   occurred_at: s.occurredAt,

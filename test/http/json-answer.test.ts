@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 
+import { withJsonText } from '../../src/core/json-text.js'
 import { jsonAnswerBytes } from '../../src/http/json-answer.js'
 
 /** Encodes `value` with a pause that counts its calls. */
@@ -46,5 +47,23 @@ describe('jsonAnswerBytes', () => {
     const { bytes, pauses } = await encode(value)
     expect(bytes.equals(Buffer.from(JSON.stringify(value)))).toBe(true)
     expect(pauses).toBeGreaterThan(Math.floor(JSON.stringify(value).length / PIECE))
+  })
+})
+
+describe('jsonAnswerBytes with members kept as JSON text', () => {
+  it('copies the stored text in and gives the bytes of JSON.stringify', async () => {
+    const content = `${'a'.repeat(PIECE - 3)}🎉 "q" \\ ${'é'.repeat(PIECE)} 会议`
+    const kept = withJsonText(
+      { position: 1, content: '', status: 'processed' },
+      'content',
+      JSON.stringify(content),
+    )
+    const { bytes, pauses } = await encode({ sources: [kept], remaining_source_ids: ['x'] })
+    const plain = {
+      sources: [{ position: 1, content, status: 'processed' }],
+      remaining_source_ids: ['x'],
+    }
+    expect(bytes.equals(Buffer.from(JSON.stringify(plain)))).toBe(true)
+    expect(pauses).toBeGreaterThan(2)
   })
 })

@@ -5,9 +5,15 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
+import {
+  CHECKPOINT_PAGES,
+  WAL_KEPT_BYTES,
+  WalCheckpointer,
+} from '../../src/storage/sqlite/sqlite-checkpointer.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pc-checkpoint-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -58,5 +64,54 @@ describe('SQLite WAL checkpoints', () => {
     const hits = await reopened.search({ scopeId: 'ckpt', query: 'gateway', limit: 5 })
     expect(hits.hits.length).toBe(5)
     await reopened.close()
+  })
+
+  /** A WAL-mode file with one table of blobs, under the checkpointer. */
+  function walFile(name: string, driver?: string): { db: Database.Database; c: WalCheckpointer } {
+    const db = new Database(join(dir, name))
+    db.pragma('journal_mode = WAL')
+    db.exec('CREATE TABLE t (b BLOB)')
+    return { db, c: new WalCheckpointer(db, join(dir, name), driver) }
+  }
+  const insert = (db: Database.Database, n: number, bytes: number) =>
+    db.transaction(() => {
+      const stmt = db.prepare('INSERT INTO t VALUES (randomblob(?))')
+      for (let i = 0; i < n; i++) stmt.run(bytes)
+    })()
+  const walSize = (name: string) => statSync(join(dir, `${name}-wal`)).size
+
+  it('ask for no checkpoint after a small write once the WAL was copied and started over', async () => {
+    const { db, c } = walFile('restart.sqlite')
+    const page = db.pragma('page_size', { simple: true }) as number
+    insert(db, 2 * CHECKPOINT_PAGES, page / 2)
+    expect(c.due()).toBe(true)
+    await c.checkpoint()
+    // The next write more than the least gap later starts the WAL over and trims the file.
+    await new Promise((r) => setTimeout(r, 1100))
+    insert(db, 1, 100)
+    expect(walSize('restart.sqlite')).toBeLessThanOrEqual(WAL_KEPT_BYTES)
+    expect(c.due()).toBe(false)
+    insert(db, 2 * CHECKPOINT_PAGES, page / 2)
+    expect(c.due()).toBe(true)
+    await c.stop()
+    db.close()
+  })
+
+  it('fall back to the connection checkpointing itself when the worker cannot run', async () => {
+    const { db, c } = walFile('fallback.sqlite', join(dir, 'no-such-driver.cjs'))
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0)
+    const page = db.pragma('page_size', { simple: true }) as number
+    insert(db, 2 * CHECKPOINT_PAGES, page / 2)
+    expect(c.due()).toBe(true)
+    await c.checkpoint() // resolves, though the worker failed to start
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(CHECKPOINT_PAGES)
+    expect(c.due()).toBe(false)
+    // SQLite's own checkpoint now keeps the WAL bounded: a commit past 1,000 pages copies it.
+    insert(db, 2 * CHECKPOINT_PAGES, page / 2)
+    insert(db, 1, 100)
+    const [r] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[]
+    expect(r!.checkpointed).toBe(r!.log)
+    await c.stop()
+    db.close()
   })
 })

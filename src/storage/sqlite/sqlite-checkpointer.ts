@@ -20,8 +20,15 @@ import type Database from 'better-sqlite3'
 export const CHECKPOINT_PAGES = 1000
 
 /**
- * Least time between two checkpoints, ms (the WAL file keeps its size once grown, so its size
- * alone would ask for one after every write): the writes of that time are copied by the next.
+ * Bytes of WAL file kept when a write starts the WAL over after a checkpoint (`journal_size_limit`):
+ * SQLite otherwise keeps the file at its largest, and its size would stop telling how much the
+ * WAL holds — every later write would look due. Small writes still reuse the kept megabyte.
+ */
+export const WAL_KEPT_BYTES = 1024 * 1024
+
+/**
+ * Least time between two checkpoints, ms: when one cannot copy the whole WAL (a reader still uses
+ * it), the WAL is not started over and stays large; the writes of that time go with the next.
  */
 const CHECKPOINT_GAP_MS = 1000
 
@@ -57,6 +64,7 @@ parentPort.on('message', (m) => {
 export class WalCheckpointer {
   readonly #db: Database.Database
   readonly #file: string
+  readonly #driver: string
   readonly #threshold: number
   #worker: Worker | undefined
   #failed = false
@@ -64,12 +72,21 @@ export class WalCheckpointer {
   #lastRun = 0
   #done: (() => void) | undefined
 
-  /** Turns the connection's automatic checkpoint off; {@link checkpoint} takes over. */
-  constructor(db: Database.Database, file: string) {
+  /**
+   * Turns the connection's automatic checkpoint off; {@link checkpoint} takes over. `driver` is the
+   * module the worker loads (better-sqlite3; a test names a missing one to see the fallback).
+   */
+  constructor(
+    db: Database.Database,
+    file: string,
+    driver = createRequire(import.meta.url).resolve('better-sqlite3'),
+  ) {
     this.#db = db
     this.#file = file
+    this.#driver = driver
     this.#threshold = CHECKPOINT_PAGES * (db.pragma('page_size', { simple: true }) as number)
     db.pragma('wal_autocheckpoint = 0')
+    db.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`)
   }
 
   /** After a committed write: true when a checkpoint should run (the WAL is large). */
@@ -99,8 +116,8 @@ export class WalCheckpointer {
   }
 
   #start(): Worker {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3')
-    const worker = new Worker(WORKER, { eval: true, workerData: { file: this.#file, driver } })
+    const workerData = { file: this.#file, driver: this.#driver }
+    const worker = new Worker(WORKER, { eval: true, workerData })
     worker.unref()
     worker.on('message', (m: string) => {
       if (m !== 'done') this.#fail()

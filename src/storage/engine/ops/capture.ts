@@ -4,6 +4,7 @@ import { canonicalJson, canonicalJsonSliced } from '../../../core/canonical.js'
 import { invalidRequest, PowerContextError } from '../../../core/errors.js'
 import { timeSlicer } from '../../../core/event-loop-slices.js'
 import { checkScopeId, checkSourceId } from '../../../core/ids.js'
+import { leadingStringLiteral, withJsonText } from '../../../core/json-text.js'
 import { refuseSourceSecrets, refuseSourceSecretsSliced } from '../../../core/secret-rules.js'
 import { assertStorableString, normalizeTimestamp, utf8Length } from '../../../core/text-rules.js'
 import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
@@ -170,21 +171,42 @@ export async function captureInTx(
   return { status: 'accepted', source, position, created: true }
 }
 
-/** A stored source row with its canonical payload decoded (window sources, source reads). */
+/** Payloads over this many characters keep their content as stored JSON text until it is read. */
+const LAZY_CONTENT_CHARS = 64 * 1024
+
+/** The canonical payload's first member (keys sorted): its content. */
+const CONTENT_MEMBER = '{"content":'
+
+/**
+ * A stored source row with its canonical payload decoded (window sources, source reads). The
+ * content of a large payload is not parsed here: it is parsed when read, and an answer copies
+ * its stored JSON text as it is (`withJsonText`; a source of a megabyte was otherwise parsed,
+ * then stringified again, for every read).
+ */
 export function decodeSource(row: SourceRow): WindowSource {
-  const p = JSON.parse(row.payload) as {
-    content: string
+  const literal =
+    row.payload.length > LAZY_CONTENT_CHARS
+      ? leadingStringLiteral(row.payload, CONTENT_MEMBER)
+      : undefined
+  const rest = literal === undefined ? row.payload : row.payload.slice(literal.end)
+  // After the content: `,"media_type":…}` (its other members) or `}`.
+  const others = literal === undefined ? rest : rest.startsWith(',') ? `{${rest.slice(1)}` : '{}'
+  const p = JSON.parse(others) as {
+    content?: string
     media_type: string
     metadata: Record<string, unknown>
     occurred_at: string | null
   }
-  return Object.freeze({
+  const source = {
     sourceId: row.sourceId,
     position: row.position,
-    content: p.content,
+    content: p.content as string,
     mediaType: p.media_type,
     metadata: Object.freeze(p.metadata ?? {}),
     occurredAt: p.occurred_at ?? null,
     capturedAt: row.createdAt,
-  })
+  }
+  return Object.freeze(
+    literal === undefined ? source : withJsonText(source, 'content', literal.text),
+  )
 }

@@ -2,6 +2,7 @@ import { checkLimit } from '../../../core/command-rules.js'
 import { invalidRequest, PowerContextError } from '../../../core/errors.js'
 import { timeSlicer } from '../../../core/event-loop-slices.js'
 import { checkScopeId, checkSourceId } from '../../../core/ids.js'
+import { copyMember } from '../../../core/json-text.js'
 import { MEMORY_STATES, type MemoryState } from '../../../core/memory-model.js'
 import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
 import type { FailureRow } from '../../spi/journal-tx.js'
@@ -101,12 +102,18 @@ async function viewOfSource(
   failure: FailureRow | undefined,
 ): Promise<L.SourceView> {
   const redaction = await sourceRedaction(tx, row)
-  const { sourceId, ...payload } = decodeSource(row)
+  const decoded = decodeSource(row)
   const status: L.SourceView['status'] =
     failure?.state === 'skipped' ? 'skipped' : row.position <= cursor ? 'processed' : 'pending'
-  return Object.freeze({
-    source: Object.freeze({ name: 'content' as const, sourceId }),
-    ...payload,
+  // Member by member, not spread: a large content stays unparsed (see `decodeSource`).
+  const view = {
+    source: Object.freeze({ name: 'content' as const, sourceId: decoded.sourceId }),
+    position: decoded.position,
+    content: '',
+    mediaType: decoded.mediaType,
+    metadata: decoded.metadata,
+    occurredAt: decoded.occurredAt,
+    capturedAt: decoded.capturedAt,
     status,
     failure:
       failure === undefined
@@ -117,7 +124,8 @@ async function viewOfSource(
           },
     legacyPayload: legacy === undefined ? null : Buffer.from(legacy.payload).toString('utf8'),
     ...(redaction === null ? {} : { redaction }),
-  })
+  }
+  return Object.freeze(copyMember(decoded, view, 'content'))
 }
 
 /**
