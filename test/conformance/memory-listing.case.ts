@@ -253,5 +253,25 @@ export function listingArea(suite: ConformanceSuite): void {
       )
       await expectCode(t.backend.listSources({ scopeId: '' }), 'invalid_request')
     })
+
+    t.test('a large source reads back exactly, escapes and multi-byte text included', async () => {
+      const scopeId = newScope('browse-large')
+      const content = `${'line "quoted" \\ tab\t 会议纪要 🎉\n'.repeat(4000)}end \\`
+      await t.backend.captureSource({
+        scopeId,
+        sourceId: 'big',
+        content,
+        mediaType: 'text/markdown',
+        metadata: { b: 'two', a: ['"one"'] },
+      })
+      const [got] = (await t.backend.getSources({ scopeId, sourceIds: ['big'] })).sources
+      const [listed] = (await t.backend.listSources({ scopeId, limit: 1 })).sources
+      for (const view of [got!, listed!]) {
+        expect(view.content).toBe(content)
+        expect(view.mediaType).toBe('text/markdown')
+        expect(view.metadata).toEqual({ a: ['"one"'], b: 'two' })
+        expect(JSON.parse(JSON.stringify(view)).content).toBe(content)
+      }
+    })
   })
 }

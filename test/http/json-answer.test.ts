@@ -56,7 +56,7 @@ describe('jsonAnswerBytes with members kept as JSON text', () => {
     const kept = withJsonText(
       { position: 1, content: '', status: 'processed' },
       'content',
-      JSON.stringify(content),
+      Buffer.from(JSON.stringify(content)),
     )
     const { bytes, pauses } = await encode({ sources: [kept], remaining_source_ids: ['x'] })
     const plain = {

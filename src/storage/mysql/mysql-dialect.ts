@@ -134,6 +134,7 @@ export function mysqlSqlDialect(
 ): SqlDialect {
   return {
     inList: { sql: '(?)', bind: (values) => values },
+    asBytes: (column) => `CAST(${column} AS BINARY)`,
     upsert: (_conflict, update) =>
       `ON DUPLICATE KEY UPDATE ${update.map((c) => `${c} = VALUES(${c})`).join(', ')}`,
     ignoreDuplicate: (conflict) => `ON DUPLICATE KEY UPDATE ${conflict[0]} = ${conflict[0]}`,

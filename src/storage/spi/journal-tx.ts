@@ -2,7 +2,7 @@
  * Row verbs of the source journal (cursor, failures, decision records) an adapter offers inside
  * one transaction: SQL only, no decision. `DialectTx.journal` carries them.
  */
-import type { SourceRow } from './source-row.js'
+import type { SourceBytesRow, SourceRow } from './source-row.js'
 
 /** A scope's flush cursor: the last processed journal position, CAS on `generation`. */
 export interface CursorRow {
@@ -69,6 +69,8 @@ export interface JournalTx {
    * the payload out: a reader sizes a source before it decides to read it.
    */
   payloadBytes(scopeId: string, position: number): Promise<number | undefined>
+  /** The source at `position` with its payload as stored UTF-8 bytes (undefined when none). */
+  sourceAt(scopeId: string, position: number): Promise<SourceBytesRow | undefined>
   /** Positions of the given content source ids of the scope (absent ids are missing). */
   positionsOf(scopeId: string, sourceIds: readonly string[]): Promise<Map<string, number>>
   getFailure(scopeId: string, position: number): Promise<FailureRow | undefined>

@@ -22,6 +22,10 @@ export const CHANGE_COLUMNS = `scope_id AS scopeId, seq, op, memory_id AS memory
 export const SOURCE_COLUMNS = `scope_id AS scopeId, source_type AS sourceType, source_id AS sourceId,
   position, payload_hash AS payloadHash, payload, created_at AS createdAt`
 
+/** {@link SOURCE_COLUMNS} with the payload read as bytes (`asBytes` of the dialect). */
+export const sourceBytesColumns = (asBytes: (column: string) => string): string =>
+  SOURCE_COLUMNS.replace(/\bpayload,/, `${asBytes('payload')} AS payload,`)
+
 export const MERGE_COLUMNS = `merge_id AS mergeId, scope_id AS scopeId, result_memory_id AS resultId, state,
   created_at AS createdAt, operation_id AS operationId, undone_at AS undoneAt,
   undone_operation_id AS undoneOperationId`

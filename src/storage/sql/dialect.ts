@@ -51,6 +51,8 @@ export interface SqlDialect {
    * (the verbs answer an empty list without a statement).
    */
   readonly inList: { readonly sql: string; bind(values: readonly unknown[]): unknown }
+  /** A text column read as its bytes (the driver answers a Buffer). */
+  asBytes(column: string): string
   /** The clause that turns an INSERT into an upsert on `conflict`, updating `update` columns. */
   upsert(conflict: readonly string[], update: readonly string[]): string
   /** The clause that makes an INSERT a no-op when a row with the same `conflict` key exists. */

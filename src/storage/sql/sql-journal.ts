@@ -1,6 +1,13 @@
 import type { SourceRow } from '../spi/dialect-tx.js'
 import type { CursorRow, FailureRow, FlushRecordRow, JournalTx } from '../spi/journal-tx.js'
-import { CURSOR_COLUMNS, FAILURE_COLUMNS, RECORD_COLUMNS, SOURCE_COLUMNS } from './columns.js'
+import type { SourceBytesRow } from '../spi/source-row.js'
+import {
+  CURSOR_COLUMNS,
+  FAILURE_COLUMNS,
+  RECORD_COLUMNS,
+  SOURCE_COLUMNS,
+  sourceBytesColumns,
+} from './columns.js'
 import type { SqlDialect } from './dialect.js'
 import type { SqlSession } from './session.js'
 import { SELECT_FAILURES_BETWEEN } from './statements.js'
@@ -86,6 +93,14 @@ export class SqlJournal implements JournalTx {
       [scopeId, position],
     )
     return row === undefined ? undefined : Number(row.n)
+  }
+
+  sourceAt(scopeId: string, position: number): Promise<SourceBytesRow | undefined> {
+    return this.#sql.get(
+      `SELECT ${sourceBytesColumns(this.#dialect.asBytes)} FROM sources
+       WHERE scope_id = ? AND position = ?`,
+      [scopeId, position],
+    )
   }
 
   async positionsOf(scopeId: string, sourceIds: readonly string[]): Promise<Map<string, number>> {

@@ -76,6 +76,7 @@ function fts5(sql: SqliteStatements, vectors: SqliteVectorTx): FullTextDialect {
 export function sqliteDialect(sql: SqliteStatements, vectors: SqliteVectorTx): SqlDialect {
   return {
     inList: { sql: '(SELECT value FROM json_each(?))', bind: (values) => JSON.stringify(values) },
+    asBytes: (column) => `CAST(${column} AS BLOB)`,
     upsert: (conflict, update) =>
       `ON CONFLICT (${conflict.join(', ')}) DO UPDATE SET ${update.map((c) => `${c} = excluded.${c}`).join(', ')}`,
     ignoreDuplicate: (conflict) => `ON CONFLICT (${conflict.join(', ')}) DO NOTHING`,

@@ -15,6 +15,7 @@ import {
   MAX_CAPTURE_METADATA_VALUES,
   MAX_SOURCE_CONTENT_BYTES,
 } from '../../spi/memory-backend.js'
+import type { SourceBytesRow } from '../../spi/source-row.js'
 import { insertSourceProjected } from './freshness.js'
 
 const SOURCE_PAYLOAD_DOMAIN = 'powercontext:source-payload:v1'
@@ -171,42 +172,51 @@ export async function captureInTx(
   return { status: 'accepted', source, position, created: true }
 }
 
-/** Payloads over this many characters keep their content as stored JSON text until it is read. */
-const LAZY_CONTENT_CHARS = 64 * 1024
+/** A stored source row with its canonical payload decoded (window sources). */
+export function decodeSource(row: SourceRow): WindowSource {
+  return sourceOf(row, JSON.parse(row.payload) as StoredPayload)
+}
+
+/** Payloads over this many bytes keep their content as stored JSON text until it is read. */
+const LAZY_CONTENT_BYTES = 64 * 1024
 
 /** The canonical payload's first member (keys sorted): its content. */
 const CONTENT_MEMBER = '{"content":'
 
 /**
- * A stored source row with its canonical payload decoded (window sources, source reads). The
- * content of a large payload is not parsed here: it is parsed when read, and an answer copies
- * its stored JSON text as it is (`withJsonText`; a source of a megabyte was otherwise parsed,
- * then stringified again, for every read).
+ * {@link decodeSource} of a row read as bytes (source reads). The content of a large payload is
+ * neither decoded nor parsed here: it is when something reads it, and an answer copies its stored
+ * bytes as they are (`withJsonText`).
  */
-export function decodeSource(row: SourceRow): WindowSource {
+export function decodeSourceBytes(row: SourceBytesRow): WindowSource {
+  const bytes = Buffer.from(row.payload.buffer, row.payload.byteOffset, row.payload.byteLength)
   const literal =
-    row.payload.length > LAZY_CONTENT_CHARS
-      ? leadingStringLiteral(row.payload, CONTENT_MEMBER)
-      : undefined
-  const rest = literal === undefined ? row.payload : row.payload.slice(literal.end)
+    bytes.length > LAZY_CONTENT_BYTES ? leadingStringLiteral(bytes, CONTENT_MEMBER) : undefined
+  if (literal === undefined)
+    return sourceOf(row, JSON.parse(bytes.toString('utf8')) as StoredPayload)
   // After the content: `,"media_type":…}` (its other members) or `}`.
-  const others = literal === undefined ? rest : rest.startsWith(',') ? `{${rest.slice(1)}` : '{}'
-  const p = JSON.parse(others) as {
-    content?: string
-    media_type: string
-    metadata: Record<string, unknown>
-    occurred_at: string | null
-  }
-  const source = {
+  const rest = bytes.toString('utf8', literal.end)
+  const others = rest.startsWith(',') ? `{${rest.slice(1)}` : '{}'
+  const source = sourceOf(row, { ...(JSON.parse(others) as StoredPayload), content: '' })
+  return Object.freeze(withJsonText({ ...source }, 'content', literal.text))
+}
+
+/** A source payload as stored (canonical JSON of the capture's document). */
+interface StoredPayload {
+  content: string
+  media_type: string
+  metadata: Record<string, unknown>
+  occurred_at: string | null
+}
+
+function sourceOf(row: Omit<SourceRow, 'payload'>, p: StoredPayload): WindowSource {
+  return Object.freeze({
     sourceId: row.sourceId,
     position: row.position,
-    content: p.content as string,
+    content: p.content,
     mediaType: p.media_type,
     metadata: Object.freeze(p.metadata ?? {}),
     occurredAt: p.occurred_at ?? null,
     capturedAt: row.createdAt,
-  }
-  return Object.freeze(
-    literal === undefined ? source : withJsonText(source, 'content', literal.text),
-  )
+  })
 }

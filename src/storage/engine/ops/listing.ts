@@ -4,7 +4,7 @@ import { timeSlicer } from '../../../core/event-loop-slices.js'
 import { checkScopeId, checkSourceId } from '../../../core/ids.js'
 import { copyMember } from '../../../core/json-text.js'
 import { MEMORY_STATES, type MemoryState } from '../../../core/memory-model.js'
-import type { DialectTx, SourceRow } from '../../spi/dialect-tx.js'
+import type { DialectTx } from '../../spi/dialect-tx.js'
 import type { FailureRow } from '../../spi/journal-tx.js'
 import type { LegacyPayloadRow } from '../../spi/legacy-tx.js'
 import type * as L from '../../spi/listing-types.js'
@@ -15,8 +15,9 @@ import {
   SOURCES_LIMIT_MAX,
   SOURCES_RESPONSE_BYTES_MAX,
 } from '../../spi/listing-types.js'
+import type { SourceBytesRow } from '../../spi/source-row.js'
 import { sourceRedaction } from '../redaction/redaction-reads.js'
-import { decodeSource } from './capture.js'
+import { decodeSourceBytes } from './capture.js'
 
 /** Validates a scopes listing: `after` a scope id, `limit` 1–500 (default 100). */
 export function checkListScopes(cmd: L.ListScopesCommand): { after: string; limit: number } {
@@ -96,16 +97,16 @@ const zeroCounts = (): Record<MemoryState, number> => ({
 /** A source row as a reader sees it: decoded payload plus its flush status against the cursor. */
 async function viewOfSource(
   tx: DialectTx,
-  row: SourceRow,
+  row: SourceBytesRow,
   legacy: LegacyPayloadRow | undefined,
   cursor: number,
   failure: FailureRow | undefined,
 ): Promise<L.SourceView> {
   const redaction = await sourceRedaction(tx, row)
-  const decoded = decodeSource(row)
+  const decoded = decodeSourceBytes(row)
   const status: L.SourceView['status'] =
     failure?.state === 'skipped' ? 'skipped' : row.position <= cursor ? 'processed' : 'pending'
-  // Member by member, not spread: a large content stays unparsed (see `decodeSource`).
+  // Member by member, not spread: a large content stays unparsed (see `decodeSourceBytes`).
   const view = {
     source: Object.freeze({ name: 'content' as const, sourceId: decoded.sourceId }),
     position: decoded.position,
@@ -129,28 +130,34 @@ async function viewOfSource(
 }
 
 /**
- * Adds source views while they fit the answer's byte budget (the first always fits). Each source
- * is sized from its stored length first (`payloadBytes`), so one that cannot fit is never read;
- * `load` reads one row at a time, with a yield to the event loop between rows (and between a
- * row's read and its decoding) once a slice's budget is spent. Returns how many of `count` were taken.
+ * Adds the views of the sources at `count` positions of the scope while they fit the answer's byte
+ * budget (the first always fits). Each source is sized from its stored length first
+ * (`payloadBytes`), so one that cannot fit is never read; rows are read one at a time, their
+ * payload as bytes (`sourceAt`), with a yield to the event loop between rows (and between a row's
+ * read and its decoding) once a slice's budget is spent. Returns how many of `count` were taken.
  */
 async function takeWithinBudget(
   tx: DialectTx,
+  scopeId: string,
   count: number,
-  payloadBytes: (i: number) => Promise<number | undefined>,
-  load: (i: number) => Promise<SourceRow>,
-  view: (row: SourceRow, legacy: LegacyPayloadRow | undefined) => Promise<L.SourceView>,
+  positionOf: (i: number) => number,
+  view: (row: SourceBytesRow, legacy: LegacyPayloadRow | undefined) => Promise<L.SourceView>,
   into: L.SourceView[],
 ): Promise<number> {
   const pause = timeSlicer()
   let bytes = 0
   for (let i = 0; i < count; i += 1) {
-    if (i > 0 && bytes + ((await payloadBytes(i)) ?? 0) > SOURCES_RESPONSE_BYTES_MAX) return i
+    const position = positionOf(i)
+    if (
+      i > 0 &&
+      bytes + ((await tx.journal.payloadBytes(scopeId, position)) ?? 0) > SOURCES_RESPONSE_BYTES_MAX
+    )
+      return i
     await pause()
-    const row = await load(i)
+    const row = await tx.journal.sourceAt(scopeId, position)
+    if (row === undefined) throw new Error('a journal position vanished inside a read transaction')
     const legacy = await tx.legacy.getPayload(row.scopeId, row.sourceType, row.sourceId)
-    const size =
-      Buffer.byteLength(row.payload) + (legacy === undefined ? 0 : legacy.payload.byteLength)
+    const size = row.payload.byteLength + (legacy === undefined ? 0 : legacy.payload.byteLength)
     if (i > 0 && bytes + size > SOURCES_RESPONSE_BYTES_MAX) return i
     bytes += size
     // Reading a row of a megabyte and parsing its payload are each milliseconds: a pause between.
@@ -180,13 +187,9 @@ export async function getSourcesInTx(
   const sources: L.SourceView[] = []
   const taken = await takeWithinBudget(
     tx,
+    q.scopeId,
     q.sourceIds.length,
-    (i) => tx.journal.payloadBytes(q.scopeId, positions.get(q.sourceIds[i]!)!),
-    async (i) => {
-      const row = await tx.getSource(q.scopeId, 'content', q.sourceIds[i]!)
-      if (row === undefined) throw new Error('a source vanished inside a read transaction')
-      return row
-    },
+    (i) => positions.get(q.sourceIds[i]!)!,
     async (row, legacy) =>
       viewOfSource(tx, row, legacy, cursor, await tx.journal.getFailure(q.scopeId, row.position)),
     sources,
@@ -212,14 +215,9 @@ export async function listSourcesInTx(
   const sources: L.SourceView[] = []
   const taken = await takeWithinBudget(
     tx,
+    q.scopeId,
     through - q.after,
-    (i) => tx.journal.payloadBytes(q.scopeId, q.after + i + 1),
-    async (i) => {
-      const [row] = await tx.journal.listSources(q.scopeId, q.after + i, q.after + i + 1)
-      if (row === undefined)
-        throw new Error('a journal position vanished inside a read transaction')
-      return row
-    },
+    (i) => q.after + i + 1,
     async (row, legacy) => viewOfSource(tx, row, legacy, cursor, failures.get(row.position)),
     sources,
   )

@@ -10,6 +10,7 @@ import { REDACTED_TEXT, type RedactionInfo } from '../../../core/redaction.js'
 import type { DialectTx, MemoryRow, SourceRow, VersionRow } from '../../spi/dialect-tx.js'
 import type { FlushRecordRow } from '../../spi/journal-tx.js'
 import type { RedactionRow } from '../../spi/redaction-types.js'
+import type { SourceBytesRow } from '../../spi/source-row.js'
 import { isRedactedVersionRow, viewOf } from '../version-codec.js'
 
 /** A record as the reads show it. */
@@ -69,14 +70,17 @@ const REDACTED_PAYLOAD_START = ((sample: string) => {
 /** The record of a source that reads as the marker, or null (also for a source that was not erased). */
 export async function sourceRedaction(
   tx: DialectTx,
-  row: SourceRow,
+  row: SourceRow | SourceBytesRow,
 ): Promise<RedactionInfo | null> {
   // The prefix test spares a source read (up to 1 MiB) a second parse of its payload.
-  if (
-    !row.payload.startsWith(REDACTED_PAYLOAD_START) ||
-    row.payload !== redactedSourcePayload(row.payload)
-  )
-    return null
+  const head =
+    typeof row.payload === 'string'
+      ? row.payload.slice(0, REDACTED_PAYLOAD_START.length)
+      : Buffer.from(row.payload.subarray(0, REDACTED_PAYLOAD_START.length)).toString('latin1')
+  if (head !== REDACTED_PAYLOAD_START) return null
+  const payload =
+    typeof row.payload === 'string' ? row.payload : Buffer.from(row.payload).toString('utf8')
+  if (payload !== redactedSourcePayload(payload)) return null
   const record = await tx.redactions.ofSource(row.scopeId, row.sourceType, row.sourceId)
   return record === undefined ? null : redactionInfoOf(record)
 }
