@@ -174,7 +174,7 @@ export async function captureInTx(
 
 /** A stored source row with its canonical payload decoded (window sources). */
 export function decodeSource(row: SourceRow): WindowSource {
-  return sourceOf(row, JSON.parse(row.payload) as StoredPayload)
+  return Object.freeze(sourceOf(row, JSON.parse(row.payload) as StoredPayload))
 }
 
 /** Payloads over this many bytes keep their content as stored JSON text until it is read. */
@@ -193,12 +193,12 @@ export function decodeSourceBytes(row: SourceBytesRow): WindowSource {
   const literal =
     bytes.length > LAZY_CONTENT_BYTES ? leadingStringLiteral(bytes, CONTENT_MEMBER) : undefined
   if (literal === undefined)
-    return sourceOf(row, JSON.parse(bytes.toString('utf8')) as StoredPayload)
+    return Object.freeze(sourceOf(row, JSON.parse(bytes.toString('utf8')) as StoredPayload))
   // After the content: `,"media_type":…}` (its other members) or `}`.
   const rest = bytes.toString('utf8', literal.end)
   const others = rest.startsWith(',') ? `{${rest.slice(1)}` : '{}'
   const source = sourceOf(row, { ...(JSON.parse(others) as StoredPayload), content: '' })
-  return Object.freeze(withJsonText({ ...source }, 'content', literal.text))
+  return Object.freeze(withJsonText(source, 'content', literal.text))
 }
 
 /** A source payload as stored (canonical JSON of the capture's document). */
@@ -209,8 +209,9 @@ interface StoredPayload {
   occurred_at: string | null
 }
 
+/** The decoded fields of a source row (not frozen: a caller may still keep its content as text). */
 function sourceOf(row: Omit<SourceRow, 'payload'>, p: StoredPayload): WindowSource {
-  return Object.freeze({
+  return {
     sourceId: row.sourceId,
     position: row.position,
     content: p.content,
@@ -218,5 +219,5 @@ function sourceOf(row: Omit<SourceRow, 'payload'>, p: StoredPayload): WindowSour
     metadata: Object.freeze(p.metadata ?? {}),
     occurredAt: p.occurred_at ?? null,
     capturedAt: row.createdAt,
-  })
+  }
 }
