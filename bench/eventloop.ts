@@ -144,9 +144,13 @@ if (PARTS.includes('flush')) {
   console.log(JSON.stringify({ bench: 'eventloop', load: os.loadavg()[0], rows }))
 }
 if (PARTS.includes('ops')) {
-  const rows = await runOperations(BIN === '' ? undefined : BIN, !PARTS.includes('no-sources'))
+  const { rows, pollerNiced } = await runOperations(
+    BIN === '' ? undefined : BIN,
+    !PARTS.includes('no-sources'),
+  )
+  const priority = pollerNiced ? 'poller at nice -10' : 'poller at normal priority (not permitted)'
   console.log(
-    `server process, /health/live every 10 ms during each operation${BIN === '' ? '' : ` (${BIN})`}, load ${os.loadavg()[0]!.toFixed(2)}`,
+    `server process, /health/live every 10 ms during each operation${BIN === '' ? '' : ` (${BIN})`}, ${priority}, load ${os.loadavg()[0]!.toFixed(2)}`,
   )
   console.log(
     '| operation | ms | longest liveness gap ms | server stall ms | main thread ran in one stall ms | longest GC pause ms | server RSS before MB | server RSS peak MB | non-2xx |',
@@ -157,6 +161,12 @@ if (PARTS.includes('ops')) {
       `| ${r.op} | ${f1(r.ms)} | ${f1(r.longestGapMs)} | ${f1(r.serverStallMs)} | ${f1(r.mainThreadRanMs)} | ${f1(r.gcPauseMs)} | ${int(r.rssBeforeMb)} | ${int(r.rssPeakMb)} | ${r.failures || 'none'} |`,
     )
   console.log(
-    JSON.stringify({ bench: 'eventloop-ops', bin: BIN || null, load: os.loadavg()[0], rows }),
+    JSON.stringify({
+      bench: 'eventloop-ops',
+      bin: BIN || null,
+      pollerNiced,
+      load: os.loadavg()[0],
+      rows,
+    }),
   )
 }

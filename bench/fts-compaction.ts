@@ -91,7 +91,7 @@ for (const size of opts.sizes) {
     const [q0, q1, s0, s1] = [...t.query, ...t.search].map(stats)
     console.log(`\n${size.toLocaleString('en')} memories (remember batches of ${opts.batch})`)
     console.log(
-      `compaction: ${report.steps} steps, ${f2(report.ms)} ms; FTS5 idx rows ${rows.before} → ${rows.after}`,
+      `compaction: ${report.steps} steps, ${f2(report.ms)} ms (longest step ${f2(report.longestStepMs)} ms); FTS5 idx rows ${rows.before} → ${rows.after}`,
     )
     console.log(
       `${''.padEnd(28)}${'as written p50/p95'.padStart(22)}${'compacted p50/p95'.padStart(22)}`,

@@ -2,6 +2,7 @@ import { PowerContextError } from '../core/errors.js'
 import { mcpPlugin } from '../mcp/mcp-plugin.js'
 import { AUTO_FLUSH_DEBOUNCE_MS_DEFAULT } from '../runtime/flush-scheduler.js'
 import { MemoryRuntime } from '../runtime/memory-runtime.js'
+import { lowerBackgroundThreads } from '../runtime/thread-priority.js'
 import { buildApp, type RuntimeSlot } from './app.js'
 import { connectionLimits } from './connection-limits.js'
 import { checkServerSettings, type ServerSettings } from './server-settings.js'
@@ -66,6 +67,9 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       { cause: err },
     )
   }
+  // Garbage-collection helpers and other background threads yield to the event loop.
+  const lowered = lowerBackgroundThreads()
+  if (lowered > 0) app.log.debug({ threads: lowered }, 'background threads at lower priority')
   runtime.startBackgroundReindex({
     ...(settings.reindexIntervalMs === undefined ? {} : { intervalMs: settings.reindexIntervalMs }),
     onError: (err) => app.log.warn({ err }, 'background reindex: embedding model unavailable'),
@@ -78,7 +82,15 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   })
   runtime.startIndexMaintenance({
     onDone: (r) =>
-      app.log.info({ index: r.index, steps: r.steps, ms: Math.round(r.ms) }, 'index compacted'),
+      app.log.info(
+        {
+          index: r.index,
+          steps: r.steps,
+          ms: Math.round(r.ms),
+          longest_step_ms: Math.round(r.longestStepMs),
+        },
+        'index compacted',
+      ),
     onError: (err) => app.log.warn({ err }, 'index compaction failed'),
     onDamage: (problems) =>
       app.log.error(

@@ -1,6 +1,7 @@
 /**
  * Answers encoded in pieces (src/http/json-answer.ts) are byte for byte what `JSON.stringify`
- * gives as UTF-8, whatever falls on a piece boundary, and the pause runs between pieces.
+ * gives as UTF-8, whatever falls on a piece boundary, the pause runs between pieces, and a member
+ * kept as stored JSON text is a piece of its own, not a copy.
  */
 import { describe, expect, it } from 'vitest'
 
@@ -8,12 +9,16 @@ import { withJsonText } from '../../src/core/json-text.js'
 import { jsonAnswerBytes } from '../../src/http/json-answer.js'
 
 /** Encodes `value` with a pause that counts its calls. */
-async function encode(value: unknown): Promise<{ bytes: Buffer; pauses: number }> {
+async function encode(
+  value: unknown,
+): Promise<{ bytes: Buffer; pieces: readonly Buffer[]; pauses: number }> {
   let pauses = 0
-  const bytes = await jsonAnswerBytes(value, async () => {
+  const answer = await jsonAnswerBytes(value, async () => {
     pauses += 1
   })
-  return { bytes, pauses }
+  const bytes = Buffer.concat(answer.pieces)
+  expect(answer.length).toBe(bytes.length)
+  return { bytes, pieces: answer.pieces, pauses }
 }
 
 const PIECE = 64 * 1024
@@ -53,17 +58,21 @@ describe('jsonAnswerBytes', () => {
 describe('jsonAnswerBytes with members kept as JSON text', () => {
   it('copies the stored text in and gives the bytes of JSON.stringify', async () => {
     const content = `${'a'.repeat(PIECE - 3)}🎉 "q" \\ ${'é'.repeat(PIECE)} 会议`
-    const kept = withJsonText(
-      { position: 1, content: '', status: 'processed' },
-      'content',
-      Buffer.from(JSON.stringify(content)),
-    )
-    const { bytes, pauses } = await encode({ sources: [kept], remaining_source_ids: ['x'] })
+    const stored = Buffer.from(JSON.stringify(content))
+    const kept = withJsonText({ position: 1, content: '', status: 'processed' }, 'content', stored)
+    const { bytes, pieces, pauses } = await encode({
+      sources: [kept],
+      remaining_source_ids: ['x'],
+    })
     const plain = {
       sources: [{ position: 1, content, status: 'processed' }],
       remaining_source_ids: ['x'],
     }
     expect(bytes.equals(Buffer.from(JSON.stringify(plain)))).toBe(true)
     expect(pauses).toBeGreaterThan(2)
+    // The stored bytes themselves are sent: same memory, nothing copied.
+    expect(
+      pieces.some((p) => p.buffer === stored.buffer && p.byteOffset === stored.byteOffset),
+    ).toBe(true)
   })
 })

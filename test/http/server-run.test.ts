@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { getPriority, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -79,6 +79,29 @@ describe('powercontext server run', () => {
     )
     expect(logged.map((l) => l.msg)).toContain('shutdown: complete')
   })
+
+  // Per-thread nice values are read from /proc: Linux only.
+  it.skipIf(!existsSync('/proc/self/task'))(
+    'runs its background threads below the event loop (Linux: thread nice values)',
+    async () => {
+      const server = startCli(['server', 'run', '--port', '0', '--data-dir', dataDir])
+      await waitFor(() => /listening on (http:\/\/\S+)/.exec(server.stderr())?.[1])
+      const pid = server.child.pid!
+      // Field 19 of a thread's stat is its nice value (fields counted after the command name).
+      const nice = (tid: string) =>
+        Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16])
+      const main = nice(String(pid))
+      const others = readdirSync(`/proc/${pid}/task`)
+        .filter((tid) => tid !== String(pid))
+        .map(nice)
+      expect(main).toBe(getPriority(process.pid))
+      // V8's helper threads (four by default) and libuv's pool: ten lower, or the lowest there is.
+      const lowered = others.filter((n) => n === Math.min(19, main + 10))
+      expect(lowered.length).toBeGreaterThanOrEqual(4)
+      server.child.kill('SIGTERM')
+      expect(await server.exited).toBe(0)
+    },
+  )
 
   it('refuses an unknown log format as a usage error', async () => {
     const server = startCli(['server', 'run', '--port', '0', '--data-dir', dataDir], {

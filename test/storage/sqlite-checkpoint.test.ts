@@ -1,9 +1,11 @@
 /* WAL checkpoints off the event loop (sqlite-checkpointer.ts): the server's connection never
  * checkpoints inside a COMMIT; a worker thread copies the WAL into the database file once it is
  * large, and every acknowledged write is there after a reopen. */
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -14,6 +16,8 @@ import {
   WAL_KEPT_BYTES,
   WalCheckpointer,
 } from '../../src/storage/sqlite/sqlite-checkpointer.js'
+
+const DIST_ENTRY = fileURLToPath(new URL('../../dist/storage/sqlite/index.js', import.meta.url))
 
 const dir = mkdtempSync(join(tmpdir(), 'pc-checkpoint-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -113,5 +117,23 @@ describe('SQLite WAL checkpoints', () => {
     expect(r!.checkpointed).toBe(r!.log)
     await c.stop()
     db.close()
+  })
+
+  it('let a process whose last step is close finish it (the worker is held while it closes)', () => {
+    // A script's own process: in the test runner other handles keep the loop alive. Writes past
+    // the checkpoint threshold start the worker; `close` must resolve before the process exits.
+    const script = join(dir, 'close-last.mjs')
+    writeFileSync(
+      script,
+      `import { openSqliteBackend } from ${JSON.stringify(DIST_ENTRY)}
+const backend = await openSqliteBackend({ database: ${JSON.stringify(join(dir, 'close-last.sqlite'))} })
+for (let r = 0; r < 3; r++)
+  await backend.remember({ scopeId: 'c', entries: Array.from({ length: 100 }, (_, i) => ({ kind: 'fact', text: 'w'.repeat(7000) + r + ' ' + i })) })
+await backend.close()
+process.stdout.write('closed')
+`,
+    )
+    const out = execFileSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000 })
+    expect(out).toBe('closed')
   })
 })

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 
 import type { SqliteMemoryBackend } from '../../src/storage/sqlite/index.js'
 import { openSqliteBackend } from '../../src/storage/sqlite/index.js'
-import { FtsCompaction } from '../../src/storage/sqlite/sqlite-fts-compaction.js'
+import { FtsCompaction, nextStepPages } from '../../src/storage/sqlite/sqlite-fts-compaction.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pc-fts-compaction-'))
 const opened: SqliteMemoryBackend[] = []
@@ -22,11 +22,13 @@ const WORDS = ['deploy', 'build', 'cache', 'release', 'schema', 'review', 'vecto
 const QUERIES = ['deploy cache', 'release schema review', 'vector token build', 'cache']
 
 /** A file database written one memory per transaction (the layout an agent's writes leave). */
-async function fragmented(name: string, count: number): Promise<SqliteMemoryBackend> {
+async function fragmented(name: string, count: number, terms = 0): Promise<SqliteMemoryBackend> {
   const backend = await openSqliteBackend({ database: join(dir, `${name}.sqlite`) })
   opened.push(backend)
   for (let i = 0; i < count; i++) {
-    const text = `note ${i}: ${WORDS[i % WORDS.length]} ${WORDS[(i * 3 + 1) % WORDS.length]} step${i}`
+    // `terms` distinct words more per memory make an index of many pages.
+    const more = Array.from({ length: terms }, (_, k) => ` t${i}x${k}`).join('')
+    const text = `note ${i}: ${WORDS[i % WORDS.length]} ${WORDS[(i * 3 + 1) % WORDS.length]} step${i}${more}`
     await backend.remember({ scopeId: 'proj', entries: [{ kind: 'fact', text }] })
   }
   return backend
@@ -51,6 +53,14 @@ const writer = (b: SqliteMemoryBackend) => {
 const segmentRows = (b: SqliteMemoryBackend): number =>
   (b.rawDatabase.prepare('SELECT count(*) AS n FROM memory_fts_idx').get() as { n: number }).n
 
+/** Segments of the index (each holds at least one leaf page, so one `idx` row). */
+const segments = (b: SqliteMemoryBackend): number =>
+  (
+    b.rawDatabase.prepare('SELECT count(DISTINCT segid) AS n FROM memory_fts_idx').get() as {
+      n: number
+    }
+  ).n
+
 describe('full-text index compaction', () => {
   it('merges a fragmented index in several steps, then finds nothing left to do', async () => {
     const b = await fragmented('merge', 400)
@@ -68,6 +78,40 @@ describe('full-text index compaction', () => {
     // Writes after a compaction are indexed as before.
     await b.remember({ scopeId: 'proj', entries: [{ kind: 'fact', text: 'a fresh zebra note' }] })
     expect((await b.search({ scopeId: 'proj', query: 'zebra', limit: 5 })).hits).toHaveLength(1)
+  })
+
+  it('sizes each step by the time the step before took', async () => {
+    // Two copies of one fragmented index: with no time to spend, every step after the first is
+    // the fewest pages; with plenty, steps grow. Both end as one segment with the same answers.
+    const slow = await fragmented('paced-small', 300, 100)
+    const fast = await fragmented('paced-large', 300, 100)
+    const before = new Map([
+      [slow, await answers(slow)],
+      [fast, await answers(fast)],
+    ])
+    expect(segments(slow)).toBeGreaterThan(1)
+    const small = await new FtsCompaction(slow.rawDatabase, writer(slow), {
+      pagesPerStep: 4,
+      stepTargetMs: 0,
+    }).compact()
+    const large = await new FtsCompaction(fast.rawDatabase, writer(fast), {
+      pagesPerStep: 4,
+      stepTargetMs: 10_000,
+    }).compact()
+    expect(small.steps).toBeGreaterThan(large.steps)
+    for (const b of [slow, fast]) {
+      expect(segments(b)).toBe(1)
+      expect(await answers(b)).toEqual(before.get(b))
+    }
+    expect(small.longestStepMs).toBeGreaterThan(0)
+    expect(small.longestStepMs).toBeLessThanOrEqual(small.ms)
+  })
+
+  it('paces the next step to the target, at most doubling, within bounds', () => {
+    expect(nextStepPages(500, 50, 8)).toBe(80) // 500 pages in 50 ms: 80 in 8 ms
+    expect(nextStepPages(64, 1, 8)).toBe(128) // a quick step: at most twice as many next
+    expect(nextStepPages(64, 1_000, 8)).toBe(4) // never below a few pages
+    expect(nextStepPages(4096, 0, 8)).toBe(4096) // never above the cap
   })
 
   it('reports nothing when the index is already compact', async () => {

@@ -70,6 +70,8 @@ export interface IndexMaintenanceEvents {
     readonly index: string
     readonly steps: number
     readonly ms: number
+    /** The longest single step, ms (each holds the event loop). */
+    readonly longestStepMs: number
   }) => void
   readonly onError?: (err: unknown) => void
   /**

@@ -69,7 +69,7 @@ export class WalCheckpointer {
   #worker: Worker | undefined
   #failed = false
   #running = false
-  #lastRun = 0
+  #lastRun = Number.NEGATIVE_INFINITY
   #done: (() => void) | undefined
 
   /**
@@ -149,6 +149,9 @@ export class WalCheckpointer {
     this.#failed = true
     if (worker === undefined) return
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
+    // Held while it closes: unreferenced, a process with nothing else to do would exit here,
+    // before the close resolves (a script's last `await backend.close()` left unsettled).
+    worker.ref()
     worker.postMessage('close')
     await exited
   }

@@ -10,21 +10,33 @@ export interface FtsCompactionSettings {
   readonly checkEveryMs: number
   /** Rows this connection changed since the last compaction that make the next look compact. */
   readonly minChanges: number
-  /** Leaf pages one merge step may write (one short write transaction each). */
+  /** Leaf pages the first merge step may write; later steps are sized to `stepTargetMs`. */
   readonly pagesPerStep: number
+  /**
+   * Time one merge step should take, ms: each step holds the event loop and the write lock for
+   * all of it, so later steps write as many pages as took this long in the step before.
+   */
+  readonly stepTargetMs: number
 }
 
 export const FTS_COMPACTION_DEFAULTS: FtsCompactionSettings = {
   firstCheckMs: 2_000,
   checkEveryMs: 30_000,
   minChanges: 200,
-  pagesPerStep: 500,
+  pagesPerStep: 64,
+  stepTargetMs: 8,
 }
+
+/** Bounds of a step's page count (a step below a few pages spends more on its commit). */
+const MIN_PAGES_PER_STEP = 4
+const MAX_PAGES_PER_STEP = 4096
 
 /** What one compaction did (tests and the log). */
 export interface FtsCompactionReport {
   readonly steps: number
   readonly ms: number
+  /** The longest merge statement of one step, ms (what the event loop waited at most). */
+  readonly longestStepMs: number
 }
 
 // FTS5's incremental merge: a negative page count starts an incremental optimize (every
@@ -98,27 +110,43 @@ export class FtsCompaction {
     return report.steps > 1 ? report : undefined
   }
 
-  /** Merges the index into one segment, step by step, until a step does no work. */
+  /**
+   * Merges the index into one segment, step by step, until a step does no work. A step's page
+   * count follows the time the previous step's merge took (`stepTargetMs`): 500 pages took
+   * 45-56 ms here, over the event-loop budget of a request.
+   */
   async compact(): Promise<FtsCompactionReport> {
     const started = performance.now()
-    const pages = this.#settings.pagesPerStep
+    const { stepTargetMs } = this.#settings
+    let pages = this.#settings.pagesPerStep
     let steps = 0
+    let longestStepMs = 0
     for (;;) {
       if (this.#stopped) break
       const first = steps === 0
-      const changed = await this.#runWrite(() => {
+      const { changed, ms } = await this.#runWrite(() => {
         const before = this.#totalChanges()
+        const t = performance.now()
         this.#db.prepare(MERGE_SQL).run(first ? -pages : pages)
-        return this.#totalChanges() - before
+        return { changed: this.#totalChanges() - before, ms: performance.now() - t }
       })
       steps += 1
+      longestStepMs = Math.max(longestStepMs, ms)
       if (changed < 2) break
+      pages = nextStepPages(pages, ms, stepTargetMs)
       await yieldToEventLoop()
     }
-    return { steps, ms: performance.now() - started }
+    return { steps, ms: performance.now() - started, longestStepMs }
   }
 
   #totalChanges(): number {
     return (this.#db.prepare('SELECT total_changes() AS n').get() as { n: number }).n
   }
+}
+
+/** Pages for the next step: as many as `targetMs` of merging at the last step's pace, bounded. */
+export function nextStepPages(pages: number, ms: number, targetMs: number): number {
+  const paced = Math.floor((pages * targetMs) / Math.max(ms, 0.01))
+  // At most double per step: one quick step (a small segment) does not make the next one huge.
+  return Math.min(MAX_PAGES_PER_STEP, Math.max(MIN_PAGES_PER_STEP, Math.min(paced, pages * 2)))
 }

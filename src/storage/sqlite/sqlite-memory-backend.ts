@@ -252,10 +252,7 @@ export class SqliteMemoryBackend extends SqlMemoryBackend {
    * `damageCheckIntervalMs` (sqlite-damage-check.ts); `close` stops both.
    */
   startIndexMaintenance(events: IndexMaintenanceEvents = {}): void {
-    this.#compaction.start(
-      (r) => events.onDone?.({ index: 'full_text', steps: r.steps, ms: r.ms }),
-      events.onError,
-    )
+    this.#compaction.start((r) => events.onDone?.({ index: 'full_text', ...r }), events.onError)
     const interval = events.damageCheckIntervalMs ?? DAMAGE_CHECK_INTERVAL_MS
     if (this.#file === ':memory:' || interval <= 0 || this.#damageTimer !== undefined) return
     const check = async (): Promise<void> => {
