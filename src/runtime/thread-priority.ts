@@ -1,8 +1,8 @@
 /**
  * The event-loop thread first. A server's other threads — V8's garbage-collection and compiler
- * helpers (one per core by default), libuv's pool — are background work, but on a small machine
- * they take cores from the one thread that answers requests: during a major garbage collection
- * on 2 cores the event loop waited 20-36 ms for a core while the helpers marked. On Linux each
+ * helpers (four by default), libuv's pool — are background work, but on a small machine they
+ * take cores from the one thread that answers requests: during a major garbage collection on 2
+ * cores the event loop waited 15-36 ms for a core while the helpers marked. On Linux each
  * thread has its own nice value; raising one's own (lowering priority) needs no privilege.
  */
 import { readdirSync } from 'node:fs'
